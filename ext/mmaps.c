@@ -1,0 +1,158 @@
+/*
+ * perf_mmaps: one row per PERF_RECORD_MMAP and PERF_RECORD_MMAP2, in file order.
+ *
+ *   MMAP:  u32 pid, tid; u64 start, len, pgoff; char filename[]
+ *   MMAP2: u32 pid, tid; u64 start, len, pgoff;
+ *          { u32 maj, min; u64 ino, ino_generation; }
+ *            or, with misc MMAP_BUILD_ID, { u8 build_id_size; u8 pad[3]; u8 build_id[20]; }
+ *          u32 prot, flags; char filename[]
+ *   both followed by the sample_id trailer.
+ */
+#include "perf_abi.h"
+#include "pv_cursor.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "vtab_common.h"
+
+enum {
+    COL_RECORD, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_START, COL_LEN, COL_PGOFF,
+    COL_FILENAME, COL_KIND, COL_MAJ, COL_MIN, COL_INO, COL_INO_GENERATION, COL_PROT,
+    COL_FLAGS, COL_BUILD_ID, COL_CPUMODE, COL_EXECUTABLE,
+};
+
+typedef struct MmapsState {
+    pv_walk walk;
+    pv_record record;
+    pv_sample_id trailer;
+    uint32_t pid, tid;
+    uint64_t start, len, pgoff;
+    uint32_t maj, min, prot, flags;
+    uint64_t ino, ino_generation;
+    const uint8_t *build_id;
+    uint8_t build_id_size;
+    const char *filename;
+    uint64_t filename_len;
+} MmapsState;
+
+#define MMAP2_BUILD_ID_MAX 20
+
+static int decode_mmap(pv_file *f, MmapsState *st, pv_error *err)
+{
+    const pv_record *r = &st->record;
+    if (pv_sample_id_decode(f, r, &st->trailer, err))
+        return -1;
+    pv_cursor c;
+    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
+                   r->file_offset + 8, f->swap);
+    st->pid = pv_cursor_u32(&c);
+    st->tid = pv_cursor_u32(&c);
+    st->start = pv_cursor_u64(&c);
+    st->len = pv_cursor_u64(&c);
+    st->pgoff = pv_cursor_u64(&c);
+    st->build_id = NULL;
+    st->build_id_size = 0;
+    if (r->type == PV_RECORD_MMAP2) {
+        if (r->misc & PV_MISC_MMAP_BUILD_ID) {
+            st->build_id_size = pv_cursor_u8(&c);
+            pv_cursor_skip(&c, 3);
+            st->build_id = pv_cursor_bytes(&c, MMAP2_BUILD_ID_MAX);
+            if (st->build_id_size > MMAP2_BUILD_ID_MAX)
+                return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx has a build-id of %u bytes (> 20)",
+                                    f->data_path, (unsigned long long)r->file_offset, st->build_id_size);
+        } else {
+            st->maj = pv_cursor_u32(&c);
+            st->min = pv_cursor_u32(&c);
+            st->ino = pv_cursor_u64(&c);
+            st->ino_generation = pv_cursor_u64(&c);
+        }
+        st->prot = pv_cursor_u32(&c);
+        st->flags = pv_cursor_u32(&c);
+    }
+    st->filename = pv_cursor_padded_string(&c, pv_cursor_left(&c), &st->filename_len);
+    if (c.failed || !st->filename)
+        return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
+                            f->data_path, pv_record_type_name(r->type),
+                            (unsigned long long)r->file_offset, r->size);
+    return 0;
+}
+
+static int mmaps_next(PvCursor *cur, pv_error *err)
+{
+    MmapsState *st = cur->state;
+    for (;;) {
+        int rc = pv_walk_next(&st->walk, &st->record, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            cur->eof = true;
+            return 0;
+        }
+        if (st->record.type == PV_RECORD_MMAP || st->record.type == PV_RECORD_MMAP2) {
+            cur->rowid = (sqlite3_int64)st->record.index;
+            return decode_mmap(cur->file, st, err);
+        }
+    }
+}
+
+static int mmaps_first(PvCursor *cur, pv_error *err)
+{
+    MmapsState *st = cur->state;
+    pv_walk_start(&st->walk, cur->file);
+    return mmaps_next(cur, err);
+}
+
+static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    MmapsState *st = cur->state;
+    bool mmap2 = st->record.type == PV_RECORD_MMAP2;
+    bool inode_form = mmap2 && !(st->record.misc & PV_MISC_MMAP_BUILD_ID);
+    switch (i) {
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index); break;
+    case COL_TIME:
+        if (st->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, st->trailer.time);
+        break;
+    case COL_PID: sqlite3_result_int(ctx, (int32_t)st->pid); break;
+    case COL_TID: sqlite3_result_int(ctx, (int32_t)st->tid); break;
+    case COL_CPU:
+        if (st->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, st->trailer.cpu);
+        break;
+    case COL_START: pv_result_u64(ctx, st->start); break;
+    case COL_LEN: pv_result_u64(ctx, st->len); break;
+    case COL_PGOFF: pv_result_u64(ctx, st->pgoff); break;
+    case COL_FILENAME: pv_result_mapped_text(ctx, st->filename, st->filename_len); break;
+    case COL_KIND: sqlite3_result_text(ctx, mmap2 ? "MMAP2" : "MMAP", -1, SQLITE_STATIC); break;
+    case COL_MAJ: if (inode_form) pv_result_u64(ctx, st->maj); break;
+    case COL_MIN: if (inode_form) pv_result_u64(ctx, st->min); break;
+    case COL_INO: if (inode_form) pv_result_u64(ctx, st->ino); break;
+    case COL_INO_GENERATION: if (inode_form) pv_result_u64(ctx, st->ino_generation); break;
+    case COL_PROT: if (mmap2) pv_result_u64(ctx, st->prot); break;
+    case COL_FLAGS: if (mmap2) pv_result_u64(ctx, st->flags); break;
+    case COL_BUILD_ID:
+        if (st->build_id) {
+            pv_strbuf_reset(&cur->text);
+            pv_strbuf_hex(&cur->text, st->build_id, st->build_id_size);
+            pv_result_text_buffer(cur, ctx);
+        }
+        break;
+    case COL_CPUMODE:
+        sqlite3_result_text(ctx, pv_cpumode_name(st->record.misc & PV_MISC_CPUMODE_MASK), -1,
+                            SQLITE_STATIC);
+        break;
+    case COL_EXECUTABLE:
+        sqlite3_result_int(ctx, !(st->record.misc & PV_MISC_MMAP_DATA));
+        break;
+    }
+    return SQLITE_OK;
+}
+
+const PvTableDef pv_mmaps_table = {
+    .name = "perf_mmaps",
+    .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
+               "start INTEGER, len INTEGER, pgoff INTEGER, filename TEXT, kind TEXT, "
+               "maj INTEGER, min INTEGER, ino INTEGER, ino_generation INTEGER, prot INTEGER, "
+               "flags INTEGER, build_id TEXT, cpumode TEXT, executable INTEGER",
+    .state_size = sizeof(MmapsState),
+    .first = mmaps_first,
+    .next = mmaps_next,
+    .column = mmaps_column,
+};

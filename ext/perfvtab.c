@@ -1,0 +1,42 @@
+/*
+ * perfvtab: Linux perf.data profiles as SQLite tables.
+ *
+ *   .load perfvtab
+ *   SELECT event, count(*), sum(period) FROM perf_samples('perf.data') GROUP BY event;
+ *
+ * The entry point registers one module per table (ext/<table>.c), all
+ * sharing this connection's cache of opened files.
+ */
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include "vtab_common.h"
+
+extern const PvTableDef pv_samples_table;
+extern const PvTableDef pv_mmaps_table;
+extern const PvTableDef pv_comms_table;
+extern const PvTableDef pv_records_table;
+extern const PvTableDef pv_events_table;
+extern const PvTableDef pv_features_table;
+extern const PvTableDef pv_build_ids_table;
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api)
+{
+    SQLITE_EXTENSION_INIT2(api);
+    (void)errmsg;
+    static const PvTableDef *const tables[] = {
+        &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
+        &pv_events_table, &pv_features_table, &pv_build_ids_table,
+    };
+    PvCache *cache = pv_cache_new();
+    if (!cache)
+        return SQLITE_NOMEM;
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0] && rc == SQLITE_OK; i++)
+        rc = pv_register_table(db, tables[i], cache);
+    pv_cache_release(cache);
+    return rc;
+}

@@ -1,0 +1,137 @@
+/*
+ * perf_records: every record of the stream, in file order, with the
+ * sample_id fields every table shares and the body decoded as JSON.
+ */
+#include "perf_abi.h"
+#include "record_fields.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "vtab_common.h"
+
+enum {
+    COL_RECORD, COL_FILE_OFFSET, COL_TYPE, COL_NAME, COL_MISC, COL_SIZE, COL_TIME,
+    COL_PID, COL_TID, COL_CPU, COL_ID, COL_FIELDS, COL_DATA, COL_EVENT,
+};
+
+typedef struct RecordsState {
+    pv_walk walk;
+    pv_record record;
+    bool ids_decoded;
+    /* What the record says of time, pid, tid, cpu and id: from the sample
+     * for SAMPLE, from the sample_id trailer for other kernel records. */
+    uint64_t have;   /* PV_SAMPLE_* bits */
+    int attr_index;
+    uint32_t pid, tid, cpu;
+    uint64_t time, id;
+} RecordsState;
+
+static int records_next(PvCursor *cur, pv_error *err)
+{
+    RecordsState *st = cur->state;
+    st->ids_decoded = false;
+    int rc = pv_walk_next(&st->walk, &st->record, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        cur->eof = true;
+    else
+        cur->rowid = (sqlite3_int64)st->record.index;
+    return 0;
+}
+
+static int records_first(PvCursor *cur, pv_error *err)
+{
+    RecordsState *st = cur->state;
+    pv_walk_start(&st->walk, cur->file);
+    return records_next(cur, err);
+}
+
+static int decode_ids(PvCursor *cur, RecordsState *st, pv_error *err)
+{
+    if (st->ids_decoded)
+        return 0;
+    const pv_record *r = &st->record;
+    if (r->type == PV_RECORD_SAMPLE) {
+        pv_sample s;
+        if (pv_sample_decode(cur->file, r, &s, err))
+            return -1;
+        st->attr_index = s.attr_index;
+        st->have = s.sample_type & (PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_CPU |
+                                    PV_SAMPLE_ID | PV_SAMPLE_IDENTIFIER);
+        st->pid = s.pid;
+        st->tid = s.tid;
+        st->cpu = s.cpu;
+        st->time = s.time;
+        st->id = (s.sample_type & PV_SAMPLE_ID) ? s.id : s.identifier;
+    } else {
+        pv_sample_id t;
+        if (pv_sample_id_decode(cur->file, r, &t, err))
+            return -1;
+        st->attr_index = t.fields ? t.attr_index : -1;
+        st->have = t.fields;
+        st->pid = t.pid;
+        st->tid = t.tid;
+        st->cpu = t.cpu;
+        st->time = t.time;
+        st->id = (t.fields & PV_SAMPLE_ID) ? t.id : t.identifier;
+    }
+    st->ids_decoded = true;
+    return 0;
+}
+
+static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    RecordsState *st = cur->state;
+    const pv_record *r = &st->record;
+    pv_error err;
+    switch (i) {
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)r->index); return SQLITE_OK;
+    case COL_FILE_OFFSET: sqlite3_result_int64(ctx, (sqlite3_int64)r->file_offset); return SQLITE_OK;
+    case COL_TYPE: sqlite3_result_int64(ctx, r->type); return SQLITE_OK;
+    case COL_NAME: {
+        const char *name = pv_record_type_name(r->type);
+        if (name)
+            sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
+        return SQLITE_OK;
+    }
+    case COL_MISC: sqlite3_result_int(ctx, r->misc); return SQLITE_OK;
+    case COL_SIZE: sqlite3_result_int(ctx, r->size); return SQLITE_OK;
+    case COL_DATA: pv_result_mapped_blob(ctx, r->bytes, r->size); return SQLITE_OK;
+    case COL_FIELDS:
+        pv_strbuf_reset(&cur->text);
+        if (pv_record_fields_json(cur->file, r, &cur->text, &err))
+            return pv_result_error(ctx, &err);
+        pv_result_text_buffer(cur, ctx);
+        return SQLITE_OK;
+    default:
+        break;
+    }
+    if (decode_ids(cur, st, &err))
+        return pv_result_error(ctx, &err);
+    switch (i) {
+    case COL_TIME: if (st->have & PV_SAMPLE_TIME) pv_result_u64(ctx, st->time); break;
+    case COL_PID: if (st->have & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)st->pid); break;
+    case COL_TID: if (st->have & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)st->tid); break;
+    case COL_CPU: if (st->have & PV_SAMPLE_CPU) pv_result_u64(ctx, st->cpu); break;
+    case COL_ID:
+        if (st->have & (PV_SAMPLE_ID | PV_SAMPLE_IDENTIFIER)) pv_result_u64(ctx, st->id);
+        break;
+    case COL_EVENT:
+        if (st->attr_index >= 0)
+            sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)st->attr_index), -1,
+                                SQLITE_TRANSIENT);
+        break;
+    }
+    return SQLITE_OK;
+}
+
+const PvTableDef pv_records_table = {
+    .name = "perf_records",
+    .columns = "record INTEGER, file_offset INTEGER, type INTEGER, name TEXT, misc INTEGER, "
+               "size INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, id INTEGER, "
+               "fields TEXT, data BLOB, event TEXT",
+    .state_size = sizeof(RecordsState),
+    .first = records_first,
+    .next = records_next,
+    .column = records_column,
+};

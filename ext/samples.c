@@ -1,0 +1,201 @@
+/*
+ * perf_samples: one row per PERF_RECORD_SAMPLE, in file order.
+ *
+ * The walk touches only record headers; a sample is decoded the first time
+ * one of its columns (other than record) is read, so count(*) never decodes.
+ */
+#include <string.h>
+
+#include "perf_abi.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "vtab_common.h"
+
+enum {
+    COL_RECORD, COL_EVENT, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_ADDR,
+    COL_PERIOD, COL_ID, COL_STREAM_ID, COL_CPUMODE, COL_CALLCHAIN, COL_RAW,
+    COL_BRANCH_STACK, COL_WEIGHT, COL_DATA_SRC, COL_TRANSACTION, COL_PHYS_ADDR,
+    COL_CGROUP, COL_DATA_PAGE_SIZE, COL_CODE_PAGE_SIZE, COL_REGS_USER, COL_REGS_INTR,
+    COL_STACK_USER, COL_READ, COL_AUX, COL_IDENTIFIER, COL_BRANCH_HW_IDX, COL_INS_LAT,
+    COL_RETIRE_LAT, COL_STACK_USER_DYN_SIZE, COL_FILE_OFFSET, COL_MISC,
+};
+
+typedef struct SamplesState {
+    pv_walk walk;
+    pv_record record;
+    bool decoded;
+    pv_sample sample;
+} SamplesState;
+
+static int samples_next(PvCursor *cur, pv_error *err)
+{
+    SamplesState *st = cur->state;
+    st->decoded = false;
+    for (;;) {
+        int rc = pv_walk_next(&st->walk, &st->record, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            cur->eof = true;
+            return 0;
+        }
+        if (st->record.type == PV_RECORD_SAMPLE) {
+            cur->rowid = (sqlite3_int64)st->record.index;
+            return 0;
+        }
+    }
+}
+
+static int samples_first(PvCursor *cur, pv_error *err)
+{
+    SamplesState *st = cur->state;
+    pv_walk_start(&st->walk, cur->file);
+    return samples_next(cur, err);
+}
+
+static void result_if(sqlite3_context *ctx, const pv_sample *s, uint64_t bit, uint64_t v)
+{
+    if (s->sample_type & bit)
+        pv_result_u64(ctx, v);
+}
+
+static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    SamplesState *st = cur->state;
+    const pv_record *r = &st->record;
+    switch (i) {
+    case COL_RECORD:
+        sqlite3_result_int64(ctx, (sqlite3_int64)r->index);
+        return SQLITE_OK;
+    case COL_FILE_OFFSET:
+        sqlite3_result_int64(ctx, (sqlite3_int64)r->file_offset);
+        return SQLITE_OK;
+    case COL_MISC:
+        sqlite3_result_int(ctx, r->misc);
+        return SQLITE_OK;
+    case COL_CPUMODE:
+        sqlite3_result_text(ctx, pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK), -1, SQLITE_STATIC);
+        return SQLITE_OK;
+    default:
+        break;
+    }
+    if (!st->decoded) {
+        pv_error err;
+        if (pv_sample_decode(cur->file, r, &st->sample, &err))
+            return pv_result_error(ctx, &err);
+        st->decoded = true;
+    }
+    const pv_sample *s = &st->sample;
+    if (s->attr_index < 0)
+        return SQLITE_OK;  /* an id no event owns: nothing but the record is known */
+    uint64_t t = s->sample_type;
+    pv_strbuf *text = &cur->text;
+    pv_strbuf_reset(text);
+    switch (i) {
+    case COL_EVENT:
+        sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,
+                            SQLITE_TRANSIENT);
+        break;
+    case COL_TIME: result_if(ctx, s, PV_SAMPLE_TIME, s->time); break;
+    case COL_PID:
+        if (t & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->pid);
+        break;
+    case COL_TID:
+        if (t & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->tid);
+        break;
+    case COL_CPU: result_if(ctx, s, PV_SAMPLE_CPU, s->cpu); break;
+    case COL_IP: result_if(ctx, s, PV_SAMPLE_IP, s->ip); break;
+    case COL_ADDR: result_if(ctx, s, PV_SAMPLE_ADDR, s->addr); break;
+    case COL_PERIOD: result_if(ctx, s, PV_SAMPLE_PERIOD, s->period); break;
+    case COL_ID:
+        if (t & PV_SAMPLE_ID)
+            pv_result_u64(ctx, s->id);
+        else if (t & PV_SAMPLE_IDENTIFIER)
+            pv_result_u64(ctx, s->identifier);
+        break;
+    case COL_IDENTIFIER: result_if(ctx, s, PV_SAMPLE_IDENTIFIER, s->identifier); break;
+    case COL_STREAM_ID: result_if(ctx, s, PV_SAMPLE_STREAM_ID, s->stream_id); break;
+    case COL_CALLCHAIN:
+        if (t & PV_SAMPLE_CALLCHAIN) {
+            pv_sample_callchain_json(s, text);
+            pv_result_text_buffer(cur, ctx);
+        }
+        break;
+    case COL_RAW:
+        if (t & PV_SAMPLE_RAW) pv_result_mapped_blob(ctx, s->raw, s->raw_size);
+        break;
+    case COL_BRANCH_STACK:
+        if (t & PV_SAMPLE_BRANCH_STACK) {
+            pv_sample_branch_stack_json(s, text);
+            pv_result_text_buffer(cur, ctx);
+        }
+        break;
+    case COL_BRANCH_HW_IDX:
+        if (s->has_branch_hw_idx) pv_result_u64(ctx, s->branch_hw_idx);
+        break;
+    case COL_WEIGHT:
+        if (t & PV_SAMPLE_WEIGHT_STRUCT)
+            pv_result_u64(ctx, s->weight & 0xffffffffu);
+        else
+            result_if(ctx, s, PV_SAMPLE_WEIGHT, s->weight);
+        break;
+    case COL_INS_LAT:
+        if (t & PV_SAMPLE_WEIGHT_STRUCT) sqlite3_result_int(ctx, (int)((s->weight >> 32) & 0xffff));
+        break;
+    case COL_RETIRE_LAT:
+        if (t & PV_SAMPLE_WEIGHT_STRUCT) sqlite3_result_int(ctx, (int)((s->weight >> 48) & 0xffff));
+        break;
+    case COL_DATA_SRC: result_if(ctx, s, PV_SAMPLE_DATA_SRC, s->data_src); break;
+    case COL_TRANSACTION: result_if(ctx, s, PV_SAMPLE_TRANSACTION, s->transaction); break;
+    case COL_PHYS_ADDR: result_if(ctx, s, PV_SAMPLE_PHYS_ADDR, s->phys_addr); break;
+    case COL_CGROUP: result_if(ctx, s, PV_SAMPLE_CGROUP, s->cgroup); break;
+    case COL_DATA_PAGE_SIZE: result_if(ctx, s, PV_SAMPLE_DATA_PAGE_SIZE, s->data_page_size); break;
+    case COL_CODE_PAGE_SIZE: result_if(ctx, s, PV_SAMPLE_CODE_PAGE_SIZE, s->code_page_size); break;
+    case COL_REGS_USER:
+        if (t & PV_SAMPLE_REGS_USER) {
+            pv_sample_regs_json(s, &s->regs_user, text);
+            pv_result_text_buffer(cur, ctx);
+        }
+        break;
+    case COL_REGS_INTR:
+        if (t & PV_SAMPLE_REGS_INTR) {
+            pv_sample_regs_json(s, &s->regs_intr, text);
+            pv_result_text_buffer(cur, ctx);
+        }
+        break;
+    case COL_STACK_USER:
+        if (t & PV_SAMPLE_STACK_USER) pv_result_mapped_blob(ctx, s->stack_user, s->stack_user_size);
+        break;
+    case COL_STACK_USER_DYN_SIZE:
+        if ((t & PV_SAMPLE_STACK_USER) && s->stack_user_size) pv_result_u64(ctx, s->stack_user_dyn_size);
+        break;
+    case COL_READ:
+        if (t & PV_SAMPLE_READ) {
+            pv_sample_read_json(s, text);
+            pv_result_text_buffer(cur, ctx);
+        }
+        break;
+    case COL_AUX:
+        if (t & PV_SAMPLE_AUX) pv_result_mapped_blob(ctx, s->aux, s->aux_size);
+        break;
+    default:
+        break;
+    }
+    return SQLITE_OK;
+}
+
+const PvTableDef pv_samples_table = {
+    .name = "perf_samples",
+    .columns = "record INTEGER, event TEXT, time INTEGER, pid INTEGER, tid INTEGER, "
+               "cpu INTEGER, ip INTEGER, addr INTEGER, period INTEGER, id INTEGER, "
+               "stream_id INTEGER, cpumode TEXT, callchain TEXT, raw BLOB, branch_stack TEXT, "
+               "weight INTEGER, data_src INTEGER, \"transaction\" INTEGER, phys_addr INTEGER, "
+               "cgroup INTEGER, data_page_size INTEGER, code_page_size INTEGER, regs_user TEXT, "
+               "regs_intr TEXT, stack_user BLOB, read TEXT, aux BLOB, identifier INTEGER, "
+               "branch_hw_idx INTEGER, ins_lat INTEGER, retire_lat INTEGER, "
+               "stack_user_dyn_size INTEGER, file_offset INTEGER, misc INTEGER",
+    .state_size = sizeof(SamplesState),
+    .first = samples_first,
+    .next = samples_next,
+    .column = samples_column,
+};

@@ -1,0 +1,76 @@
+/*
+ * What every perfvtab table shares: the hidden `path` argument, the
+ * per-connection cache of opened files, cursor plumbing and errors.
+ *
+ * A table is a PvTableDef: its columns and four callbacks that position a
+ * cursor on rows.  vtab_common.c turns each into a SQLite module that works
+ * both as a table-valued function and with CREATE VIRTUAL TABLE.
+ */
+#ifndef PV_VTAB_COMMON_H
+#define PV_VTAB_COMMON_H
+
+#include <sqlite3ext.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perf_file.h"
+#include "pv_error.h"
+#include "pv_strbuf.h"
+
+SQLITE_EXTENSION_INIT3
+
+typedef struct PvCache PvCache;
+typedef struct PvTableDef PvTableDef;
+
+typedef struct PvCursor {
+    sqlite3_vtab_cursor base;   /* must be first */
+    const PvTableDef *def;
+    PvCache *cache;
+    pv_file *file;
+    bool eof;
+    sqlite3_int64 rowid;
+    uint64_t columns_used;      /* bit i: column i is read (63: any beyond) */
+    pv_strbuf text;             /* scratch for JSON/text values, reused per row */
+    void *state;                /* the table's own, def->state_size bytes */
+} PvCursor;
+
+struct PvTableDef {
+    const char *name;
+    /* Column declarations, without the hidden path column. */
+    const char *columns;
+    size_t state_size;
+    /* Positions on the first row (or sets eof).  0 or -1 with err set. */
+    int (*first)(PvCursor *cur, pv_error *err);
+    int (*next)(PvCursor *cur, pv_error *err);
+    /* Results column i of the current row. */
+    int (*column)(PvCursor *cur, sqlite3_context *ctx, int i);
+    /* Frees what first/next allocated in state (may be NULL). */
+    void (*reset)(PvCursor *cur);
+};
+
+static inline bool pv_column_used(const PvCursor *cur, int i)
+{
+    return (cur->columns_used >> (i < 63 ? i : 63)) & 1;
+}
+
+/* Results for u64 file values: the same 64 bits as a signed INTEGER. */
+static inline void pv_result_u64(sqlite3_context *ctx, uint64_t v)
+{
+    sqlite3_result_int64(ctx, (sqlite3_int64)v);
+}
+
+/* Text of the scratch buffer as the result (copied), or an error. */
+void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx);
+/* A text or blob that lives in the mapped file (not copied). */
+void pv_result_mapped_text(sqlite3_context *ctx, const char *s, uint64_t n);
+void pv_result_mapped_blob(sqlite3_context *ctx, const void *p, uint64_t n);
+/* Reports a reader error from xColumn. */
+int pv_result_error(sqlite3_context *ctx, const pv_error *err);
+
+int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache);
+/* A cache with one reference, the caller's; each registered module takes
+ * its own, and the last release frees the cache and closes its files. */
+PvCache *pv_cache_new(void);
+void pv_cache_release(PvCache *cache);
+
+#endif

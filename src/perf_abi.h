@@ -1,0 +1,117 @@
+/*
+ * Numbers of the perf.data ABI: sample_type and read_format bits, record
+ * types, misc bits, callchain context markers.  Values from the kernel's
+ * <linux/perf_event.h> and perf's tools/perf/util/event.h, kept here so
+ * that the reader builds against any kernel headers.
+ */
+#ifndef PV_PERF_ABI_H
+#define PV_PERF_ABI_H
+
+#include <stdint.h>
+
+enum {
+    PV_SAMPLE_IP = 1u << 0,
+    PV_SAMPLE_TID = 1u << 1,
+    PV_SAMPLE_TIME = 1u << 2,
+    PV_SAMPLE_ADDR = 1u << 3,
+    PV_SAMPLE_READ = 1u << 4,
+    PV_SAMPLE_CALLCHAIN = 1u << 5,
+    PV_SAMPLE_ID = 1u << 6,
+    PV_SAMPLE_CPU = 1u << 7,
+    PV_SAMPLE_PERIOD = 1u << 8,
+    PV_SAMPLE_STREAM_ID = 1u << 9,
+    PV_SAMPLE_RAW = 1u << 10,
+    PV_SAMPLE_BRANCH_STACK = 1u << 11,
+    PV_SAMPLE_REGS_USER = 1u << 12,
+    PV_SAMPLE_STACK_USER = 1u << 13,
+    PV_SAMPLE_WEIGHT = 1u << 14,
+    PV_SAMPLE_DATA_SRC = 1u << 15,
+    PV_SAMPLE_IDENTIFIER = 1u << 16,
+    PV_SAMPLE_TRANSACTION = 1u << 17,
+    PV_SAMPLE_REGS_INTR = 1u << 18,
+    PV_SAMPLE_PHYS_ADDR = 1u << 19,
+    PV_SAMPLE_AUX = 1u << 20,
+    PV_SAMPLE_CGROUP = 1u << 21,
+    PV_SAMPLE_DATA_PAGE_SIZE = 1u << 22,
+    PV_SAMPLE_CODE_PAGE_SIZE = 1u << 23,
+    PV_SAMPLE_WEIGHT_STRUCT = 1u << 24,
+    PV_SAMPLE_BIT_COUNT = 25,
+};
+
+enum {
+    PV_FORMAT_TOTAL_TIME_ENABLED = 1u << 0,
+    PV_FORMAT_TOTAL_TIME_RUNNING = 1u << 1,
+    PV_FORMAT_ID = 1u << 2,
+    PV_FORMAT_GROUP = 1u << 3,
+    PV_FORMAT_LOST = 1u << 4,
+};
+
+#define PV_BRANCH_HW_INDEX (1u << 17)
+
+enum {
+    PV_RECORD_MMAP = 1,
+    PV_RECORD_LOST = 2,
+    PV_RECORD_COMM = 3,
+    PV_RECORD_EXIT = 4,
+    PV_RECORD_THROTTLE = 5,
+    PV_RECORD_UNTHROTTLE = 6,
+    PV_RECORD_FORK = 7,
+    PV_RECORD_READ = 8,
+    PV_RECORD_SAMPLE = 9,
+    PV_RECORD_MMAP2 = 10,
+    PV_RECORD_AUX = 11,
+    PV_RECORD_ITRACE_START = 12,
+    PV_RECORD_LOST_SAMPLES = 13,
+    PV_RECORD_SWITCH = 14,
+    PV_RECORD_SWITCH_CPU_WIDE = 15,
+    PV_RECORD_NAMESPACES = 16,
+    PV_RECORD_KSYMBOL = 17,
+    PV_RECORD_BPF_EVENT = 18,
+    PV_RECORD_CGROUP = 19,
+    PV_RECORD_TEXT_POKE = 20,
+    PV_RECORD_AUX_OUTPUT_HW_ID = 21,
+    PV_RECORD_KERNEL_TYPE_END = 64,  /* types below carry a sample_id_all trailer */
+    PV_RECORD_HEADER_ATTR = 64,
+    PV_RECORD_HEADER_EVENT_TYPE = 65,
+    PV_RECORD_HEADER_TRACING_DATA = 66,
+    PV_RECORD_HEADER_BUILD_ID = 67,
+    PV_RECORD_FINISHED_ROUND = 68,
+    PV_RECORD_ID_INDEX = 69,
+    PV_RECORD_AUXTRACE_INFO = 70,
+    PV_RECORD_AUXTRACE = 71,
+    PV_RECORD_AUXTRACE_ERROR = 72,
+    PV_RECORD_THREAD_MAP = 73,
+    PV_RECORD_CPU_MAP = 74,
+    PV_RECORD_STAT_CONFIG = 75,
+    PV_RECORD_STAT = 76,
+    PV_RECORD_STAT_ROUND = 77,
+    PV_RECORD_EVENT_UPDATE = 78,
+    PV_RECORD_TIME_CONV = 79,
+    PV_RECORD_HEADER_FEATURE = 80,
+    PV_RECORD_COMPRESSED = 81,
+    PV_RECORD_FINISHED_INIT = 82,
+};
+
+/* misc */
+#define PV_MISC_CPUMODE_MASK 7u
+#define PV_MISC_MMAP_BUILD_ID (1u << 14)
+#define PV_MISC_COMM_EXEC (1u << 13)
+#define PV_MISC_MMAP_DATA (1u << 13)
+#define PV_MISC_SWITCH_OUT (1u << 13)
+#define PV_MISC_BUILD_ID_SIZE (1u << 15)
+
+/* Callchain entries at or above this are context markers, not addresses. */
+#define PV_CONTEXT_MAX ((uint64_t)-4095)
+#define PV_CONTEXT_HV ((uint64_t)-32)
+#define PV_CONTEXT_KERNEL ((uint64_t)-128)
+#define PV_CONTEXT_USER ((uint64_t)-512)
+#define PV_CONTEXT_GUEST ((uint64_t)-2048)
+#define PV_CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
+#define PV_CONTEXT_GUEST_USER ((uint64_t)-2560)
+
+/* Name of a cpumode (misc & 7) as the SQL contract spells it. */
+const char *pv_cpumode_name(unsigned cpumode);
+/* perf's name for a record type ("MMAP", "SAMPLE", ...) or NULL if unknown. */
+const char *pv_record_type_name(uint32_t type);
+
+#endif

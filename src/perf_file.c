@@ -1,0 +1,363 @@
+#include "perf_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attr.h"
+#include "pv_cursor.h"
+
+#define PERF_MAGIC_LE "PERFILE2"
+#define PERF_MAGIC_BE "2ELIFREP"
+#define PERF_MAGIC_V1 "PERFFILE"
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+#define IDS_SECTION_SIZE 16
+/* No real recording has more events than this; beyond it the file lies. */
+#define MAX_ATTRS 65536
+
+static char *dup_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+static bool is_regular_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A directory names its profile: `data` for perf's directory format,
+ * else a perf.data inside it. */
+static char *resolve_data_path(const char *path, pv_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return pv_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    if (S_ISREG(st.st_mode))
+        return dup_string(path);
+    if (!S_ISDIR(st.st_mode)) {
+        pv_error_set(err, "%s: not a regular file or a perf.data directory", path);
+        return NULL;
+    }
+    static const char *const names[] = {"data", "perf.data"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *candidate = join_path(path, names[i]);
+        if (!candidate)
+            return pv_error_set(err, "%s: out of memory", path), NULL;
+        if (is_regular_file(candidate))
+            return candidate;
+        free(candidate);
+    }
+    pv_error_set(err, "%s: is a directory with neither a perf.data nor a data file inside", path);
+    return NULL;
+}
+
+static int map_file(pv_file *f, pv_error *err)
+{
+    f->fd = open(f->data_path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0)
+        return pv_error_set(err, "%s: cannot open: %s", f->data_path, strerror(errno));
+    struct stat st;
+    if (fstat(f->fd, &st) != 0)
+        return pv_error_set(err, "%s: cannot stat: %s", f->data_path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return pv_error_set(err, "%s: not a regular file", f->data_path);
+    f->dev = (uint64_t)st.st_dev;
+    f->ino = (uint64_t)st.st_ino;
+    f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    f->map_size = (uint64_t)st.st_size;
+    if (f->map_size == 0)
+        return pv_error_set(err, "%s: empty file (offset 0): not a perf.data file", f->data_path);
+    void *m = mmap(NULL, (size_t)f->map_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+    if (m == MAP_FAILED)
+        return pv_error_set(err, "%s: cannot map: %s", f->data_path, strerror(errno));
+    f->map = m;
+    return 0;
+}
+
+/* A section must lie inside the file; checked without overflow. */
+static int check_section(const pv_file *f, const pv_section *s, const char *what,
+                         uint64_t where, pv_error *err)
+{
+    if (s->offset > f->map_size || f->map_size - s->offset < s->size)
+        return pv_error_set(err,
+            "%s: %s section at offset 0x%llx size 0x%llx (declared at offset 0x%llx) "
+            "goes past the end of the file (size 0x%llx): truncated or corrupt",
+            f->data_path, what, (unsigned long long)s->offset,
+            (unsigned long long)s->size, (unsigned long long)where,
+            (unsigned long long)f->map_size);
+    return 0;
+}
+
+static pv_section read_section(pv_cursor *c)
+{
+    pv_section s;
+    s.offset = pv_cursor_u64(c);
+    s.size = pv_cursor_u64(c);
+    return s;
+}
+
+static int read_header(pv_file *f, pv_error *err)
+{
+    if (f->map_size < 8)
+        return pv_error_set(err, "%s: file of %llu bytes is too short for the perf.data magic at offset 0",
+                            f->data_path, (unsigned long long)f->map_size);
+    if (memcmp(f->map, PERF_MAGIC_LE, 8) == 0)
+        f->swap = false;
+    else if (memcmp(f->map, PERF_MAGIC_BE, 8) == 0)
+        f->swap = true;
+    else if (memcmp(f->map, PERF_MAGIC_V1, 8) == 0)
+        return pv_error_set(err, "%s: magic PERFFILE at offset 0: the version 1 perf.data format "
+                            "(perf before Linux 2.6.35) is not supported", f->data_path);
+    else
+        return pv_error_set(err, "%s: bad magic at offset 0: not a perf.data file", f->data_path);
+
+    pv_cursor c;
+    pv_cursor_init(&c, f->map, f->map_size, 0, f->swap);
+    pv_cursor_skip(&c, 8);
+    f->header_size = pv_cursor_u64(&c);
+    if (c.failed)
+        return pv_error_set(err, "%s: truncated header: file ends at offset 0x%llx",
+                            f->data_path, (unsigned long long)f->map_size);
+    if (f->header_size == PIPE_HEADER_SIZE)
+        return pv_error_set(err, "%s: pipe-mode perf.data (header size 16 at offset 0x8) is not supported yet",
+                            f->data_path);
+    if (f->header_size > f->map_size)
+        return pv_error_set(err, "%s: truncated header: header size %llu at offset 0x8 but the file ends at offset 0x%llx",
+                                f->data_path, (unsigned long long)f->header_size,
+                                (unsigned long long)f->map_size);
+    if (f->header_size < FILE_HEADER_SIZE - 32)
+        return pv_error_set(err, "%s: header size %llu at offset 0x8 is too small for a perf.data header",
+                            f->data_path, (unsigned long long)f->header_size);
+    pv_cursor_init(&c, f->map, f->header_size, 0, f->swap);
+    pv_cursor_skip(&c, 16);
+    f->attr_size = pv_cursor_u64(&c);
+    f->attr_section = read_section(&c);
+    f->data_section = read_section(&c);
+    f->event_types_section = read_section(&c);
+    /* Files from before the feature bitmap have a shorter header. */
+    for (int i = 0; i < PV_FEATURE_BITS / 64 && pv_cursor_left(&c) >= 8; i++) {
+        f->feature_bitmap[i] = pv_cursor_u64(&c);
+    }
+    if (c.failed)
+        return pv_error_set(err, "%s: truncated header at offset 0x%llx",
+                            f->data_path, (unsigned long long)c.fail_offset);
+    if (check_section(f, &f->attr_section, "attr", 24, err) ||
+        check_section(f, &f->data_section, "data", 40, err))
+        return -1;
+    return 0;
+}
+
+static int read_attrs(pv_file *f, pv_error *err)
+{
+    if (f->attr_size <= IDS_SECTION_SIZE || f->attr_size - IDS_SECTION_SIZE < PV_ATTR_SIZE_VER0)
+        return pv_error_set(err, "%s: attr_size %llu at offset 0x10 is too small for a perf_event_attr",
+                            f->data_path, (unsigned long long)f->attr_size);
+    if (f->attr_section.size % f->attr_size != 0)
+        return pv_error_set(err, "%s: attr section at offset 0x%llx has size %llu, not a multiple of attr_size %llu",
+                            f->data_path, (unsigned long long)f->attr_section.offset,
+                            (unsigned long long)f->attr_section.size, (unsigned long long)f->attr_size);
+    uint64_t nr = f->attr_section.size / f->attr_size;
+    if (nr == 0)
+        return pv_error_set(err, "%s: attr section at offset 0x%llx is empty: the file records no event",
+                            f->data_path, (unsigned long long)f->attr_section.offset);
+    if (nr > MAX_ATTRS)
+        return pv_error_set(err, "%s: attr section at offset 0x%llx declares %llu events (more than %d)",
+                            f->data_path, (unsigned long long)f->attr_section.offset,
+                            (unsigned long long)nr, MAX_ATTRS);
+    f->attrs = calloc((size_t)nr, sizeof *f->attrs);
+    if (!f->attrs)
+        return pv_error_set(err, "%s: out of memory", f->data_path);
+    f->nr_attrs = (size_t)nr;
+    uint64_t total_ids = 0;
+    for (uint64_t i = 0; i < nr; i++) {
+        uint64_t at = f->attr_section.offset + i * f->attr_size;
+        pv_attr *a = &f->attrs[i];
+        pv_cursor c;
+        pv_cursor_init(&c, f->map + at, f->attr_size, at, f->swap);
+        if (pv_attr_decode(&c, f->attr_size - IDS_SECTION_SIZE, a, f->data_path, err))
+            return -1;
+        pv_section ids = read_section(&c);
+        if (ids.size % 8 != 0)
+            return pv_error_set(err, "%s: id list of event %llu (declared at offset 0x%llx) has size %llu, not a multiple of 8",
+                                f->data_path, (unsigned long long)i,
+                                (unsigned long long)(at + f->attr_size - 16), (unsigned long long)ids.size);
+        if (check_section(f, &ids, "event id", at + f->attr_size - 16, err))
+            return -1;
+        a->nr_ids = ids.size / 8;
+        if (a->nr_ids) {
+            a->ids = malloc((size_t)ids.size);
+            if (!a->ids)
+                return pv_error_set(err, "%s: out of memory", f->data_path);
+            pv_cursor idc;
+            pv_cursor_init(&idc, f->map + ids.offset, ids.size, ids.offset, f->swap);
+            for (uint64_t k = 0; k < a->nr_ids; k++)
+                a->ids[k] = pv_cursor_u64(&idc);
+        }
+        total_ids += a->nr_ids;
+    }
+    f->id_map = calloc(total_ids ? (size_t)total_ids : 1, sizeof *f->id_map);
+    if (!f->id_map)
+        return pv_error_set(err, "%s: out of memory", f->data_path);
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        for (uint64_t k = 0; k < f->attrs[i].nr_ids; k++) {
+            f->id_map[f->nr_id_map].id = f->attrs[i].ids[k];
+            f->id_map[f->nr_id_map].attr_index = (uint32_t)i;
+            f->nr_id_map++;
+        }
+    return 0;
+}
+
+static int compare_id_entries(const void *a, const void *b)
+{
+    uint64_t x = ((const struct pv_id_entry *)a)->id;
+    uint64_t y = ((const struct pv_id_entry *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+int pv_file_attr_for_id(const pv_file *f, uint64_t id)
+{
+    size_t lo = 0, hi = f->nr_id_map;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->id_map[mid].id < id)
+            lo = mid + 1;
+        else if (f->id_map[mid].id > id)
+            hi = mid;
+        else
+            return (int)f->id_map[mid].attr_index;
+    }
+    return -1;
+}
+
+static int read_feature_index(pv_file *f, pv_error *err)
+{
+    uint64_t data_end = f->data_section.offset + f->data_section.size;
+    pv_cursor c;
+    pv_cursor_init(&c, f->map + data_end, f->map_size - data_end, data_end, f->swap);
+    for (unsigned bit = 0; bit < PV_FEATURE_BITS; bit++) {
+        if (!((f->feature_bitmap[bit / 64] >> (bit % 64)) & 1))
+            continue;
+        uint64_t where = pv_cursor_offset(&c);
+        pv_section s = read_section(&c);
+        if (c.failed)
+            return pv_error_set(err, "%s: truncated feature index: entry for feature %u at offset 0x%llx "
+                                "goes past the end of the file (size 0x%llx)",
+                                f->data_path, bit, (unsigned long long)where,
+                                (unsigned long long)f->map_size);
+        f->feature_sections[bit] = s;
+    }
+    return 0;
+}
+
+bool pv_file_has_feature(const pv_file *f, unsigned id)
+{
+    return id < PV_FEATURE_BITS && ((f->feature_bitmap[id / 64] >> (id % 64)) & 1);
+}
+
+int pv_file_feature_bytes(const pv_file *f, unsigned id, const uint8_t **bytes,
+                          uint64_t *size, uint64_t *offset, pv_error *err)
+{
+    if (!pv_file_has_feature(f, id))
+        return pv_error_set(err, "%s: has no feature %u", f->data_path, id);
+    const pv_section *s = &f->feature_sections[id];
+    if (check_section(f, s, "feature", s->offset, err))
+        return -1;
+    *bytes = f->map + s->offset;
+    *size = s->size;
+    *offset = s->offset;
+    return 0;
+}
+
+/* Which u64 of a record carries the event id, from a sample_type. */
+static void locate_ids(pv_file *f)
+{
+    uint64_t t = f->attrs[0].sample_type;
+    f->sample_id_word = -1;
+    f->trailer_id_word = -1;
+    if (t & PV_SAMPLE_IDENTIFIER) {
+        f->sample_id_word = 0;
+        f->trailer_id_word = 1;
+    } else if (t & PV_SAMPLE_ID) {
+        int before = 0;
+        if (t & PV_SAMPLE_IP) before++;
+        if (t & PV_SAMPLE_TID) before++;
+        if (t & PV_SAMPLE_TIME) before++;
+        if (t & PV_SAMPLE_ADDR) before++;
+        f->sample_id_word = before;
+        int after = 1;
+        if (t & PV_SAMPLE_CPU) after++;
+        if (t & PV_SAMPLE_STREAM_ID) after++;
+        f->trailer_id_word = after;
+    }
+}
+
+int pv_file_open(const char *path, pv_file **out, pv_error *err)
+{
+    *out = NULL;
+    pv_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return pv_error_set(err, "%s: out of memory", path);
+    f->fd = -1;
+    f->path = dup_string(path);
+    if (!f->path) {
+        pv_file_close(f);
+        return pv_error_set(err, "%s: out of memory", path);
+    }
+    f->data_path = resolve_data_path(path, err);
+    if (!f->data_path || map_file(f, err) || read_header(f, err) ||
+        read_attrs(f, err) || read_feature_index(f, err)) {
+        pv_file_close(f);
+        return -1;
+    }
+    qsort(f->id_map, f->nr_id_map, sizeof *f->id_map, compare_id_entries);
+    locate_ids(f);
+    *out = f;
+    return 0;
+}
+
+void pv_file_close(pv_file *f)
+{
+    if (!f)
+        return;
+    if (f->map)
+        munmap((void *)f->map, (size_t)f->map_size);
+    if (f->fd >= 0)
+        close(f->fd);
+    for (size_t i = 0; i < f->nr_attrs; i++) {
+        free(f->attrs[i].ids);
+        free(f->attrs[i].name);
+    }
+    free(f->attrs);
+    free(f->id_map);
+    free(f->path);
+    free(f->data_path);
+    free(f);
+}
+
+const char *pv_read_header_string(pv_cursor *c, uint64_t *len)
+{
+    uint32_t n = pv_cursor_u32(c);
+    return pv_cursor_padded_string(c, n, len);
+}

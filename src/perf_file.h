@@ -1,0 +1,140 @@
+/*
+ * A perf.data file as laid out on disk: header, attrs, feature index, data.
+ *
+ * Opening reads only the header, the attr section, the attrs' id lists and
+ * the feature index, so it costs the same whatever the size of the data.
+ * Records are walked by record_walk.h; samples decoded by sample.h; feature
+ * sections by features.h, only when asked.
+ *
+ * File-mode layout (all integers in the writer's byte order):
+ *
+ *   offset  size  field
+ *   0       8     magic "PERFILE2" (little-endian writer) or "2ELIFREP" (big)
+ *   8       8     size of this header (104)
+ *   16      8     attr_size: bytes per entry of the attr section
+ *   24      16    attrs: {offset, size} of the attr section
+ *   40      16    data: {offset, size} of the record stream
+ *   56      16    event_types: {offset, size} (unused since 2.6.3x)
+ *   72      32    adds_features: 256-bit bitmap of the feature sections
+ *
+ * An attr-section entry is a perf_event_attr of (attr_size - 16) bytes
+ * followed by {offset, size} of an array of u64 sample ids.  After the data
+ * section comes one {offset, size} per set bit of adds_features, in bit order.
+ */
+#ifndef PV_PERF_FILE_H
+#define PV_PERF_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pv_error.h"
+
+#define PV_FEATURE_BITS 256
+
+typedef struct pv_section {
+    uint64_t offset;
+    uint64_t size;
+} pv_section;
+
+/* perf_event_attr, every field perf ever defined; fields past the size the
+ * writer used read as zero, as the kernel treats them. */
+typedef struct pv_attr {
+    uint32_t type;
+    uint32_t size;              /* attr.size as written */
+    uint64_t config;
+    uint64_t sample_period;     /* or sample_freq when flags has freq */
+    uint64_t sample_type;
+    uint64_t read_format;
+    uint64_t flags;             /* the bit field, in little-endian bit order */
+    uint32_t wakeup_events;
+    uint32_t bp_type;
+    uint64_t config1;
+    uint64_t config2;
+    uint64_t branch_sample_type;
+    uint64_t sample_regs_user;
+    uint32_t sample_stack_user;
+    int32_t clockid;
+    uint64_t sample_regs_intr;
+    uint32_t aux_watermark;
+    uint16_t sample_max_stack;
+    uint32_t aux_sample_size;
+    uint64_t sig_data;
+    uint64_t config3;
+
+    uint64_t *ids;              /* sample ids of this event */
+    uint64_t nr_ids;
+    uint64_t file_offset;       /* where the attr was read, for messages */
+    char *name;                 /* as perf report names it; see pv_file_event_name */
+} pv_attr;
+
+/* Bits of pv_attr.flags. */
+enum {
+    PV_ATTR_FREQ = 10,
+    PV_ATTR_PRECISE_IP = 15,    /* two bits */
+    PV_ATTR_SAMPLE_ID_ALL = 18,
+};
+
+static inline bool pv_attr_flag(const pv_attr *a, int bit)
+{
+    return (a->flags >> bit) & 1;
+}
+
+typedef struct pv_file pv_file;
+
+struct pv_file {
+    char *path;                 /* what the user gave */
+    char *data_path;            /* the file actually read */
+    int fd;
+    const uint8_t *map;
+    uint64_t map_size;
+    /* identity of the file when opened, to notice it being replaced */
+    uint64_t dev, ino, mtime_ns;
+
+    bool swap;                  /* written on a machine of the other byte order */
+    uint64_t header_size;
+    uint64_t attr_size;
+    pv_section attr_section;
+    pv_section data_section;
+    pv_section event_types_section;
+    uint64_t feature_bitmap[PV_FEATURE_BITS / 64];
+    pv_section feature_sections[PV_FEATURE_BITS];
+
+    pv_attr *attrs;
+    size_t nr_attrs;
+
+    /* id -> attr index, sorted by id */
+    struct pv_id_entry { uint64_t id; uint32_t attr_index; } *id_map;
+    size_t nr_id_map;
+
+    /* Where a record's event id sits, from the first attr's sample_type:
+     * sample_id_word: u64 index after the header in a sample, or -1;
+     * trailer_id_word: u64 index counted from the record's end in the
+     * sample_id_all trailer (1 = last word), or -1. */
+    int sample_id_word;
+    int trailer_id_word;
+
+    bool names_loaded;
+};
+
+int pv_file_open(const char *path, pv_file **out, pv_error *err);
+void pv_file_close(pv_file *f);
+
+bool pv_file_has_feature(const pv_file *f, unsigned id);
+/* The bytes of a feature section, bounds-checked against the file. */
+int pv_file_feature_bytes(const pv_file *f, unsigned id, const uint8_t **bytes,
+                          uint64_t *size, uint64_t *offset, pv_error *err);
+
+/* The attr whose id list holds id, or -1. */
+int pv_file_attr_for_id(const pv_file *f, uint64_t id);
+
+/* The event name as `perf report` shows it: from HEADER_EVENT_DESC when the
+ * file has it, else derived from type and config.  Loaded on first call. */
+const char *pv_file_event_name(pv_file *f, size_t attr_index);
+
+/* Reads a perf_header_string (u32 len, then len bytes, NUL padded) at the
+ * cursor; used by features and EVENT_DESC. */
+struct pv_cursor;
+const char *pv_read_header_string(struct pv_cursor *c, uint64_t *len);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * A bounds-checked reader over a window of file bytes.
+ *
+ * Every integer the reader takes from a perf.data file goes through here, so
+ * that bounds and byte order are handled in one place.  A failed read does not
+ * abort: it returns 0, marks the cursor failed and remembers the file offset
+ * of the first bad read, so a decoder can read a whole structure and check
+ * once at the end.
+ */
+#ifndef PV_CURSOR_H
+#define PV_CURSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct pv_cursor {
+    const uint8_t *data;   /* first byte of the window */
+    uint64_t size;         /* bytes in the window */
+    uint64_t pos;          /* next byte to read, relative to data */
+    uint64_t file_offset;  /* file offset of data[0], for error messages */
+    bool swap;             /* file written on a machine of the other byte order */
+    bool failed;           /* a read went past the window */
+    uint64_t fail_offset;  /* file offset of the first read that failed */
+} pv_cursor;
+
+void pv_cursor_init(pv_cursor *c, const uint8_t *data, uint64_t size,
+                    uint64_t file_offset, bool swap);
+
+/* Bytes left in the window (0 once failed). */
+uint64_t pv_cursor_left(const pv_cursor *c);
+/* File offset of the next byte to read. */
+uint64_t pv_cursor_offset(const pv_cursor *c);
+
+uint8_t pv_cursor_u8(pv_cursor *c);
+uint16_t pv_cursor_u16(pv_cursor *c);
+uint32_t pv_cursor_u32(pv_cursor *c);
+uint64_t pv_cursor_u64(pv_cursor *c);
+/* Returns a pointer to n bytes in the window and steps over them, or NULL. */
+const uint8_t *pv_cursor_bytes(pv_cursor *c, uint64_t n);
+bool pv_cursor_skip(pv_cursor *c, uint64_t n);
+/* n bytes, possibly NUL-padded: the string is what precedes the first NUL,
+ * its length in *len.  NULL when the window is too short. */
+const char *pv_cursor_padded_string(pv_cursor *c, uint64_t n, uint64_t *len);
+
+/* Byte-order helpers for bytes already known to be in bounds; inline
+ * because the record walk calls them for every record. */
+static inline uint16_t pv_load_u16(const uint8_t *p, bool swap)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return swap ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t pv_load_u32(const uint8_t *p, bool swap)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t pv_load_u64(const uint8_t *p, bool swap)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return swap ? __builtin_bswap64(v) : v;
+}
+
+#endif

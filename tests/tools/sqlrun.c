@@ -1,0 +1,114 @@
+/*
+ * sqlrun: the test suite's SQL driver.  It runs SQL with perfvtab linked in
+ * (so the sanitizer build checks the extension and the reader together) and
+ * prints rows the way `sqlite3 -batch -separator TAB` does.
+ *
+ *   sqlrun [-n NULLTEXT] [-H] [-f FILE] [SQL ...]
+ *
+ * -n sets the text printed for NULL (default empty), -H prints a header line,
+ * -f runs the statements of FILE.  Errors go to stderr as "Error: <msg>" and
+ * make the exit status 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+int sqlite3_perfvtab_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
+
+static const char *null_text = "";
+static int show_header = 0;
+
+static int run(sqlite3 *db, const char *sql)
+{
+    const char *tail = sql;
+    while (tail && *tail) {
+        sqlite3_stmt *stmt = NULL;
+        if (sqlite3_prepare_v2(db, tail, -1, &stmt, &tail) != SQLITE_OK) {
+            fprintf(stderr, "Error: %s\n", sqlite3_errmsg(db));
+            return 1;
+        }
+        if (!stmt)
+            continue;
+        int columns = sqlite3_column_count(stmt);
+        if (show_header && columns > 0) {
+            for (int i = 0; i < columns; i++)
+                printf("%s%s", i ? "\t" : "", sqlite3_column_name(stmt, i));
+            printf("\n");
+        }
+        int rc;
+        while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+            for (int i = 0; i < columns; i++) {
+                const unsigned char *text = sqlite3_column_text(stmt, i);
+                printf("%s%s", i ? "\t" : "", text ? (const char *)text : null_text);
+            }
+            printf("\n");
+        }
+        if (rc != SQLITE_DONE) {
+            fprintf(stderr, "Error: %s\n", sqlite3_errmsg(db));
+            sqlite3_finalize(stmt);
+            return 1;
+        }
+        sqlite3_finalize(stmt);
+    }
+    return 0;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    size_t n;
+    while (text && (n = fread(text + len, 1, cap - len - 1, fp)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            char *bigger = realloc(text, cap * 2);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(fp);
+    if (text)
+        text[len] = 0;
+    return text;
+}
+
+int main(int argc, char **argv)
+{
+    sqlite3_auto_extension((void (*)(void))sqlite3_perfvtab_init);
+    sqlite3 *db;
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
+        fprintf(stderr, "Error: cannot open a database\n");
+        return 1;
+    }
+    int status = 0;
+    for (int i = 1; i < argc && status == 0; i++) {
+        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+            null_text = argv[++i];
+        } else if (strcmp(argv[i], "-H") == 0) {
+            show_header = 1;
+        } else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc) {
+            char *sql = read_file(argv[++i]);
+            if (!sql) {
+                fprintf(stderr, "Error: cannot read %s\n", argv[i]);
+                status = 1;
+            } else {
+                status = run(db, sql);
+                free(sql);
+            }
+        } else {
+            status = run(db, argv[i]);
+        }
+    }
+    sqlite3_close(db);
+    return status;
+}

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Turn the output of the local `perf` tool into the expected outputs of the
+perf-oracle test (tests/t_perf_oracle.sh).
+
+    perf_expect.py PERF.DATA OUTDIR [SOURCE-LABEL]
+
+writes into OUTDIR:
+  samples.tsv   time pid tid ip period callchain, one line per SAMPLE, file order
+  mmaps.tsv     pid tid start len pgoff filename (MMAP and MMAP2), file order
+  comms.tsv     pid tid comm, file order
+  stats.tsv     name count, from `perf report --stats` (Aggregated stats)
+  buildids.tsv  build_id filename, from `perf buildid-list`, sorted
+  header.tsv    name value for hostname..total_mem, from `perf report --header-only -I`
+  meta.tsv      key value: source label, perf version, how buildids.tsv was made
+Exit status 2 when perf refuses the file (`perf script -D` fails).
+
+Only perf's printed text is used (its decoded record lines, not its hex dumps);
+the sample_type of each event (from `perf evlist -v`) decides which cells are
+empty (a field the recording did not capture).  Standard library only.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+U64 = 1 << 64
+CONTEXT_MIN = U64 - 4095          # PERF_CONTEXT_* markers are >= (u64)-4095
+
+
+def s64(v):
+    return v - U64 if v >= (1 << 63) else v
+
+
+def s32(v):
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= (1 << 31) else v
+
+
+def dec(b):
+    return b.decode('utf-8', 'surrogateescape')
+
+
+def enc(s):
+    return s.encode('utf-8', 'surrogateescape')
+
+
+def run_to_file(args, tmpdir, name):
+    """Run perf with stdout to a temp file (perf output can be large)."""
+    path = os.path.join(tmpdir, name)
+    with open(path, 'wb') as out, open(path + '.err', 'wb') as err:
+        rc = subprocess.call(args, stdout=out, stderr=err,
+                             stdin=subprocess.DEVNULL)
+    return rc, path
+
+
+# ---------------------------------------------------------------- evlist
+def parse_evlist(path):
+    """[(name, set(sample_type bits))] from `perf evlist -v`."""
+    events = []
+    with open(path, 'rb') as f:
+        for raw in f:
+            line = dec(raw.rstrip(b'\n'))
+            m = re.search(r'sample_type: ([A-Z_0-9|]+)', line)
+            if not m or ': ' not in line:
+                continue
+            name = line.split(': ', 1)[0]
+            events.append((name, set(m.group(1).split('|'))))
+    return events
+
+
+# ---------------------------------------------------------- perf script -D
+# "<cpu> <time> 0x<off> [0x<size>]: PERF_RECORD_<NAME>..." (prefix tokens optional)
+HDR_RE = re.compile(rb'^((?:-?\d+ )*)0x([0-9a-f]+) \[0x([0-9a-f]+)\]: PERF_RECORD_([A-Z0-9_]+)(.*)$')
+SAMPLE_RE = re.compile(r'^\(IP, 0x[0-9a-f]+\): (-?\d+)/(-?\d+): (0x[0-9a-f]+|0) period: (\d+) addr: (0x[0-9a-f]+|0)$')
+CHAIN_RE = re.compile(rb'^\.\.\. FP chain: nr:(\d+)$')
+CHAIN_IP_RE = re.compile(rb'^\.\.\.\.\. +(\d+): ([0-9a-f]+)$')
+MMAP_RE = re.compile(r'^ (-?\d+)/(-?\d+): \[(0x[0-9a-f]+|0)\((0x[0-9a-f]+|0)\) @ (0x[0-9a-f]+|0)( [^\]]*)?\]: (\S+) (.*)$')
+COMM_RE = re.compile(r'^(?: exec)?: (.*):(-?\d+)/(-?\d+)$')
+# the line `perf script -F event` prints for a sample: "<event name>: "
+EVENT_LINE_RE = re.compile(rb'^\s*(\S.*?): *$')
+
+
+def parse_dump(path, events):
+    """Parse `perf script -D -F event` output.  Returns dicts keyed by file
+    offset: samples, mmaps, comms."""
+    samples, mmaps, comms, mmap_bids = {}, {}, {}, {}
+    names = set(n for n, _ in events)
+    cur = None          # the sample being collected
+    chain_left = 0
+    with open(path, 'rb') as f:
+        for raw in f:
+            line = raw.rstrip(b'\n')
+            m = HDR_RE.match(line)
+            if m:
+                cur = None
+                chain_left = 0
+                prefix = dec(m.group(1)).split()
+                off = int(m.group(2), 16)
+                kind = dec(m.group(4))
+                rest = dec(m.group(5))
+                if kind == 'SAMPLE':
+                    sm = SAMPLE_RE.match(rest)
+                    if not sm:
+                        raise SystemExit('unparsed sample line: %r' % line)
+                    if off in samples:
+                        raise SystemExit('duplicate sample offset 0x%x' % off)
+                    cur = {'prefix': prefix, 'pid': int(sm.group(1)),
+                           'tid': int(sm.group(2)), 'ip': int(sm.group(3), 16),
+                           'period': int(sm.group(4)), 'chain': None,
+                           'event': None}
+                    samples[off] = cur
+                elif kind in ('MMAP', 'MMAP2'):
+                    mm = MMAP_RE.match(rest)
+                    if not mm:
+                        raise SystemExit('unparsed mmap line: %r' % line)
+                    mmaps[off] = (s32(int(mm.group(1))), s32(int(mm.group(2))),
+                                  s64(int(mm.group(3), 16)),
+                                  s64(int(mm.group(4), 16)),
+                                  s64(int(mm.group(5), 16)), mm.group(8))
+                    bm = re.match(r'^ <([0-9a-f]*)>$', mm.group(6) or '')
+                    if kind == 'MMAP2' and bm:
+                        mmap_bids[off] = (mmaps[off], bm.group(1))
+                elif kind == 'COMM':
+                    cm = COMM_RE.match(rest)
+                    if not cm:
+                        raise SystemExit('unparsed comm line: %r' % line)
+                    comms[off] = (s32(int(cm.group(2))), s32(int(cm.group(3))),
+                                  cm.group(1))
+                continue
+            if cur is None:
+                continue
+            if chain_left:
+                cm = CHAIN_IP_RE.match(line)
+                if not cm:
+                    raise SystemExit('short callchain before %r' % line)
+                cur['chain'].append(int(cm.group(2), 16))
+                chain_left -= 1
+                continue
+            cm = CHAIN_RE.match(line)
+            if cm and cur['chain'] is None:
+                cur['chain'] = []
+                chain_left = int(cm.group(1))
+                continue
+            em = EVENT_LINE_RE.match(line)
+            if em and cur['event'] is None and dec(em.group(1)) in names:
+                cur['event'] = dec(em.group(1))
+    return samples, mmaps, comms, mmap_bids
+
+
+def sample_rows(samples, events):
+    """Render samples as TSV lines, in file order."""
+    relevant = ('IP', 'TID', 'TIME', 'PERIOD', 'CALLCHAIN')
+    by_name = {}
+    for name, bits in events:
+        key = frozenset(b for b in bits if b in relevant)
+        by_name.setdefault(name, set()).add(key)
+    kinds = set(k for ks in by_name.values() for k in ks)
+    rows = []
+    for off in sorted(samples):
+        s = samples[off]
+        if len(kinds) == 1:
+            bits = next(iter(kinds))
+        else:
+            ks = by_name.get(s['event'])
+            if not ks or len(ks) != 1:
+                raise SystemExit('cannot tell the event of the sample at 0x%x '
+                                 '(event %r)' % (off, s['event']))
+            bits = next(iter(ks))
+        time = s['prefix'][-1] if 'TIME' in bits and s['prefix'] else ''
+        if 'TIME' in bits and not s['prefix']:
+            raise SystemExit('no time printed for the sample at 0x%x' % off)
+        pid = str(s['pid']) if 'TID' in bits else ''
+        tid = str(s['tid']) if 'TID' in bits else ''
+        ip = str(s64(s['ip'])) if 'IP' in bits else ''
+        period = str(s['period']) if 'PERIOD' in bits else ''
+        chain = ''
+        if 'CALLCHAIN' in bits:
+            if s['chain'] is None:
+                raise SystemExit('no callchain printed for the sample at 0x%x' % off)
+            chain = '[' + ','.join(str(s64(v)) for v in s['chain']
+                                   if v < CONTEXT_MIN) + ']'
+        rows.append('\t'.join((time, pid, tid, ip, period, chain)))
+    return rows
+
+
+# ------------------------------------------------------------------ stats
+STAT_RE = re.compile(r'^\s*([A-Z0-9_]+) events:\s+(\d+)')
+
+
+def parse_stats(path):
+    out = {}
+    in_block = False
+    with open(path, 'rb') as f:
+        for raw in f:
+            line = dec(raw.rstrip(b'\n'))
+            if line.startswith('Aggregated stats'):
+                in_block = True
+                continue
+            if not in_block:
+                continue
+            m = STAT_RE.match(line)
+            if not m:
+                if line.strip():
+                    break       # the per-event blocks follow
+                continue
+            if m.group(1) != 'TOTAL':
+                out[m.group(1)] = int(m.group(2))
+    return ['%s\t%d' % (k, out[k]) for k in sorted(out)]
+
+
+# --------------------------------------------------------------- buildids
+def parse_buildids(path):
+    rows = set()
+    with open(path, 'rb') as f:
+        for raw in f:
+            line = dec(raw.rstrip(b'\n'))
+            m = re.match(r'^([0-9a-f]+) (.*)$', line)
+            if m:
+                rows.add('%s\t%s' % (m.group(1), m.group(2)))
+    return sorted(rows)
+
+
+# ----------------------------------------------------------------- header
+# perf's printed label -> (our feature name, HEADER_* id)
+HEADER_KEYS = {
+    'hostname': ('hostname', 7),
+    'os release': ('osrelease', 8),
+    'perf version': ('version', 9),
+    'arch': ('arch', 10),
+    'cpudesc': ('cpudesc', 12),
+    'cpuid': ('cpuid', 13),
+    'total memory': ('total_mem', 14),
+}
+
+
+def parse_header(path):
+    vals = {}
+    online = avail = None
+    with open(path, 'rb') as f:
+        for raw in f:
+            line = dec(raw.rstrip(b'\n'))
+            m = re.match(r'^# ([a-z ]+?) : (.*)$', line)
+            if not m:
+                continue
+            key, val = m.group(1), m.group(2)
+            if key == 'nrcpus online':
+                online = int(val)
+            elif key == 'nrcpus avail':
+                avail = int(val)
+            elif key in HEADER_KEYS and HEADER_KEYS[key][0] not in vals:
+                name = HEADER_KEYS[key][0]
+                if name == 'total_mem':
+                    mm = re.match(r'^(\d+) kB$', val)
+                    if not mm:
+                        raise SystemExit('unparsed total memory: %r' % val)
+                    val = mm.group(1)
+                vals[name] = (HEADER_KEYS[key][1], val)
+    if online is not None and avail is not None:
+        vals['nrcpus'] = (11, '{"online":%d,"available":%d}' % (online, avail))
+    return ['%s\t%s' % (k, v[1]) for k, v in sorted(vals.items(), key=lambda kv: kv[1][0])]
+
+
+def write(outdir, name, rows):
+    with open(os.path.join(outdir, name), 'wb') as f:
+        for r in rows:
+            f.write(enc(r) + b'\n')
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__)
+    data, outdir = sys.argv[1], sys.argv[2]
+    label = sys.argv[3] if len(sys.argv) == 4 else data
+    perf = os.environ.get('PERF', 'perf')
+    with tempfile.TemporaryDirectory(prefix='perf_expect.') as tmp:
+        rc, dump = run_to_file([perf, 'script', '-D', '-F', 'event', '-i', data], tmp, 'dump')
+        if rc != 0:
+            rc, dump = run_to_file([perf, 'script', '-D', '-i', data], tmp, 'dump')
+        if rc != 0:
+            print('perf script -D refuses %s (exit %d)' % (data, rc), file=sys.stderr)
+            sys.exit(2)
+        _, evl = run_to_file([perf, 'evlist', '-v', '-i', data], tmp, 'evlist')
+        events = parse_evlist(evl)
+        if not events:
+            raise SystemExit('perf evlist -v printed no sample_type for %s' % data)
+        samples, mmaps, comms, mmap_bids = parse_dump(dump, events)
+        rc, st = run_to_file([perf, 'report', '--stats', '-i', data], tmp, 'stats')
+        if rc != 0:
+            raise SystemExit('perf report --stats failed on %s' % data)
+        rc, bid = run_to_file([perf, 'buildid-list', '-i', data], tmp, 'buildids')
+        if rc != 0:
+            raise SystemExit('perf buildid-list failed on %s' % data)
+        rc, hdr = run_to_file([perf, 'report', '--header-only', '-I', '-i', data], tmp, 'header')
+        if rc != 0:
+            raise SystemExit('perf report --header-only failed on %s' % data)
+        header = parse_header(hdr)
+        with open(hdr, 'rb') as f:
+            missing = re.search(rb'^# missing features: (.*)$', f.read(), re.M)
+        has_bid_feature = not (missing and b'BUILD_ID' in missing.group(1).split())
+        if has_bid_feature:
+            buildids = parse_buildids(bid)
+            bid_mode = 'feature: perf buildid-list'
+        else:
+            # Without the BUILD_ID feature perf buildid-list lists only DSOs
+            # hit by samples (and may add build ids read from local files):
+            # use the build ids perf -D prints in MMAP2 records instead.
+            buildids = sorted(set('%s\t%s' % (b, m[5]) for o, (m, b) in mmap_bids.items()))
+            bid_mode = 'mmap2: perf script -D MMAP2 <build-id>'
+        os.makedirs(outdir, exist_ok=True)
+        write(outdir, 'samples.tsv', sample_rows(samples, events))
+        write(outdir, 'mmaps.tsv', ['\t'.join(str(x) for x in mmaps[o]) for o in sorted(mmaps)])
+        write(outdir, 'comms.tsv', ['\t'.join(str(x) for x in comms[o]) for o in sorted(comms)])
+        write(outdir, 'stats.tsv', parse_stats(st))
+        write(outdir, 'buildids.tsv', buildids)
+        write(outdir, 'header.tsv', header)
+        ver = subprocess.run([perf, '--version'], capture_output=True, text=True).stdout.strip()
+        meta = [('source', label), ('perf', ver), ('buildids', bid_mode)]
+        write(outdir, 'meta.tsv', ['%s\t%s' % kv for kv in meta])
+
+
+if __name__ == '__main__':
+    main()

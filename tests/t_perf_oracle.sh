@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Perf oracle: compares what the extension returns for each fixture and corpus
+# file with what Linux perf 6.1 printed for it (tests/expected/<name>/, made by
+# tests/gen_expected.sh from `perf script -D`, `perf report --stats`,
+# `perf buildid-list` and `perf report --header-only -I`).
+#
+# Env: PV_ROOT (repo root), PV_SHARED (../shared, holds corpus/), PV_SQLRUN
+# (runs one SQL statement, prints rows tab-separated, NULL as an empty cell).
+# Prints "ok - <file> <what>" / "not ok - <file> <what>: <reason>" per check
+# and one "# <source>: N files, M checks" line per source.
+#
+# Notes on the comparisons:
+#  - callchain is passed through json() (minified) so only the JSON value,
+#    not its spacing, is compared; nrcpus likewise.
+#  - stats: every name perf lists must be in perf_records with the same
+#    count.  perf_records may have extra names only for record types perf 6.1
+#    does not know (and so never counts, e.g. simpleperf's own records); an
+#    extra name perf knows means perf saw none of it and we did: a failure.
+#  - buildids: for a file with the BUILD_ID feature the expected rows are
+#    `perf buildid-list`; for a file without it (--buildid-mmap) they are the
+#    build ids perf -D prints in MMAP2 records (buildid-list would only list
+#    DSOs hit by samples, and may add build ids read from local files).
+set -u
+: "${PV_ROOT:?}" "${PV_SHARED:?}" "${PV_SQLRUN:?}"
+exp_root=$PV_ROOT/tests/expected
+corpus=$PV_SHARED/corpus
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Record names perf 6.1 knows (its --stats counts every record of these).
+PERF_KNOWN=" MMAP LOST COMM EXIT THROTTLE UNTHROTTLE FORK READ SAMPLE MMAP2 AUX
+ITRACE_START LOST_SAMPLES SWITCH SWITCH_CPU_WIDE NAMESPACES KSYMBOL BPF_EVENT
+CGROUP TEXT_POKE AUX_OUTPUT_HW_ID HEADER_ATTR HEADER_EVENT_TYPE
+HEADER_TRACING_DATA HEADER_BUILD_ID FINISHED_ROUND ID_INDEX AUXTRACE_INFO
+AUXTRACE AUXTRACE_ERROR THREAD_MAP CPU_MAP STAT_CONFIG STAT STAT_ROUND
+EVENT_UPDATE TIME_CONV HEADER_FEATURE COMPRESSED FINISHED_INIT "
+
+declare -A nfiles=() nchecks=()
+order=()
+
+sqlq() {  # sql-escaped path
+    printf '%s' "$1" | sed "s/'/''/g"
+}
+
+# run_sql <out> <sql>: returns 0 and fills <out>, or 1 with the error in $tmp/err
+run_sql() {
+    timeout 120 "$PV_SQLRUN" "$2" >"$1" 2>"$tmp/err"
+}
+
+report_diff() {  # label what expected actual
+    local label=$1 what=$2 e=$3 a=$4
+    local ne na first
+    ne=$(wc -l <"$e")
+    na=$(wc -l <"$a")
+    first=$(diff "$e" "$a" | awk '/^[0-9]/{print $1; exit}')
+    local line=${first%%[acd,]*}
+    echo "not ok - $label $what: differs from perf (expected $ne rows, got $na; first difference at line ${line:-?}: expected '$(sed -n "${line:-1}p" "$e" | cut -c1-200)' got '$(sed -n "${line:-1}p" "$a" | cut -c1-200)')"
+    diff "$e" "$a" | head -n 8 | sed 's/^/    /'
+}
+
+check_exact() {  # label what expected sql
+    local label=$1 what=$2 e=$3 sql=$4
+    if ! run_sql "$tmp/act" "$sql"; then
+        echo "not ok - $label $what: SQL error: $(head -c 300 "$tmp/err" | tr '\n' ' ')"
+        return
+    fi
+    if cmp -s "$e" "$tmp/act"; then
+        echo "ok - $label $what"
+    else
+        report_diff "$label" "$what" "$e" "$tmp/act"
+    fi
+}
+
+check_stats() {  # label expected sql
+    local label=$1 e=$2 sql=$3
+    if ! run_sql "$tmp/act" "$sql"; then
+        echo "not ok - $label stats: SQL error: $(head -c 300 "$tmp/err" | tr '\n' ' ')"
+        return
+    fi
+    local res
+    res=$(awk -F'\t' -v known="$PERF_KNOWN" '
+        BEGIN { gsub(/\n/, " ", known); known = " " known " " }
+        FNR == NR { want[$1] = $2; next }
+        {
+            got[$1] = $2
+            if ($1 in want) {
+                if (want[$1] != $2) bad = bad sprintf("%s: perf %s, ours %s; ", $1, want[$1], $2)
+            } else if (index(known, " " $1 " ")) {
+                bad = bad sprintf("%s: perf 0, ours %s; ", $1, $2)
+            }
+        }
+        END {
+            for (k in want) if (!(k in got)) bad = bad sprintf("%s: perf %s, ours 0; ", k, want[k])
+            printf "%s", bad
+        }' "$e" "$tmp/act")
+    if [ -z "$res" ]; then
+        echo "ok - $label stats"
+    else
+        echo "not ok - $label stats: record counts differ from perf report --stats: $res"
+    fi
+}
+
+for dir in "$exp_root"/*/; do
+    dir=${dir%/}
+    name=$(basename "$dir")
+    [ -f "$dir/meta.tsv" ] || continue
+    src=$(awk -F'\t' '$1 == "source" { print $2 }' "$dir/meta.tsv")
+    case $src in
+        fixture:*)
+            file=$PV_ROOT/tests/fixtures/${src#fixture:}
+            group=fixtures
+            ;;
+        corpus:*)
+            rel=${src#corpus:}
+            file=$corpus/$rel
+            group="corpus ${rel%%/*}"
+            ;;
+        *)
+            echo "not ok - $name meta: unknown source '$src'"
+            continue
+            ;;
+    esac
+    if [ -z "${nfiles[$group]+x}" ]; then
+        order+=("$group")
+        nfiles[$group]=0
+        nchecks[$group]=0
+    fi
+    if [ ! -f "$file" ]; then
+        echo "not ok - $name open: $file is missing"
+        nchecks[$group]=$((nchecks[$group] + 1))
+        continue
+    fi
+    nfiles[$group]=$((nfiles[$group] + 1))
+    f=$(sqlq "$file")
+
+    check_exact "$name" samples "$dir/samples.tsv" \
+        "SELECT time, pid, tid, ip, period, json(callchain) FROM perf_samples('$f') ORDER BY record"
+    check_exact "$name" mmaps "$dir/mmaps.tsv" \
+        "SELECT pid, tid, start, len, pgoff, filename FROM perf_mmaps('$f') ORDER BY record"
+    check_exact "$name" comms "$dir/comms.tsv" \
+        "SELECT pid, tid, comm FROM perf_comms('$f') ORDER BY record"
+    check_stats "$name" "$dir/stats.tsv" \
+        "SELECT name, count(*) FROM perf_records('$f') GROUP BY name ORDER BY name"
+    check_exact "$name" buildids "$dir/buildids.tsv" \
+        "SELECT DISTINCT build_id, filename FROM perf_build_ids('$f') ORDER BY 1, 2"
+    check_exact "$name" header "$dir/header.tsv" \
+        "SELECT name, CASE name WHEN 'nrcpus' THEN json(value) ELSE value END FROM perf_features('$f') WHERE name IN ('hostname','osrelease','version','arch','nrcpus','cpudesc','cpuid','total_mem') ORDER BY id"
+    nchecks[$group]=$((nchecks[$group] + 6))
+done
+
+for g in "${order[@]}"; do
+    echo "# $g: ${nfiles[$g]} files, ${nchecks[$g]} checks"
+done

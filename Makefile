@@ -11,7 +11,8 @@ LIBDIR ?= $(PREFIX)/lib
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
-BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -Isrc -Iext $(WARNINGS)
+# -iquote: src/features.h must not shadow glibc's <features.h>.
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -iquote src -iquote ext $(WARNINGS)
 LIBS = -lsqlite3 -lzstd -lelf
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

@@ -78,6 +78,12 @@ static int comms_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
+static void comms_reset(PvCursor *cur)
+{
+    CommsState *st = cur->state;
+    pv_walk_end(&st->walk);
+}
+
 const PvTableDef pv_comms_table = {
     .name = "perf_comms",
     .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, comm TEXT, "
@@ -86,4 +92,5 @@ const PvTableDef pv_comms_table = {
     .first = comms_first,
     .next = comms_next,
     .column = comms_column,
+    .reset = comms_reset,
 };

@@ -145,6 +145,12 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
+static void mmaps_reset(PvCursor *cur)
+{
+    MmapsState *st = cur->state;
+    pv_walk_end(&st->walk);
+}
+
 const PvTableDef pv_mmaps_table = {
     .name = "perf_mmaps",
     .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
@@ -155,4 +161,5 @@ const PvTableDef pv_mmaps_table = {
     .first = mmaps_first,
     .next = mmaps_next,
     .column = mmaps_column,
+    .reset = mmaps_reset,
 };

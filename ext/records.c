@@ -125,6 +125,12 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
+static void records_reset(PvCursor *cur)
+{
+    RecordsState *st = cur->state;
+    pv_walk_end(&st->walk);
+}
+
 const PvTableDef pv_records_table = {
     .name = "perf_records",
     .columns = "record INTEGER, file_offset INTEGER, type INTEGER, name TEXT, misc INTEGER, "
@@ -134,4 +140,5 @@ const PvTableDef pv_records_table = {
     .first = records_first,
     .next = records_next,
     .column = records_column,
+    .reset = records_reset,
 };

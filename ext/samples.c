@@ -184,6 +184,12 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
+static void samples_reset(PvCursor *cur)
+{
+    SamplesState *st = cur->state;
+    pv_walk_end(&st->walk);
+}
+
 const PvTableDef pv_samples_table = {
     .name = "perf_samples",
     .columns = "record INTEGER, event TEXT, time INTEGER, pid INTEGER, tid INTEGER, "
@@ -198,4 +204,5 @@ const PvTableDef pv_samples_table = {
     .first = samples_first,
     .next = samples_next,
     .column = samples_column,
+    .reset = samples_reset,
 };

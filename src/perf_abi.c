@@ -40,7 +40,7 @@ const char *pv_record_type_name(uint32_t type)
         "ATTR", "EVENT_TYPE", "TRACING_DATA", "BUILD_ID", "FINISHED_ROUND",
         "ID_INDEX", "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP",
         "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND", "EVENT_UPDATE",
-        "TIME_CONV", "FEATURE", "COMPRESSED", "FINISHED_INIT",
+        "TIME_CONV", "FEATURE", "COMPRESSED", "FINISHED_INIT", "COMPRESSED2",
     };
     if (type < sizeof kernel / sizeof kernel[0])
         return kernel[type];

@@ -1,36 +1,167 @@
 #include "record_walk.h"
 
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
 #include "perf_abi.h"
 #include "pv_cursor.h"
 
 #define RECORD_HEADER_SIZE 8
+/* Decompressed bytes held at once: any record (at most 64 KiB) fits, and the
+ * memory stays the same whatever the file declares. */
+#define UNPACKED_CAPACITY (1u << 20)
 
 void pv_walk_start(pv_walk *w, pv_file *f)
 {
+    memset(w, 0, sizeof *w);
     w->file = f;
     w->next_offset = f->data_section.offset;
     w->end_offset = f->data_section.offset + f->data_section.size;
-    w->next_index = 0;
+}
+
+void pv_walk_end(pv_walk *w)
+{
+    if (w->unpacked.zstd)
+        ZSTD_freeDStream(w->unpacked.zstd);
+    free(w->unpacked.buffer);
+    memset(&w->unpacked, 0, sizeof w->unpacked);
+}
+
+/* Reads the header at p (n bytes available) into rec; checks size >= 8. */
+static int read_header(const pv_file *f, const uint8_t *p, pv_record *rec, uint64_t at,
+                       const char *where, pv_error *err)
+{
+    rec->type = pv_load_u32(p, f->swap);
+    rec->misc = pv_load_u16(p + 4, f->swap);
+    rec->size = pv_load_u16(p + 6, f->swap);
+    if (rec->size < RECORD_HEADER_SIZE)
+        return pv_error_set(err, "%s: record at offset 0x%llx%s has size %u (< 8)",
+                            f->data_path, (unsigned long long)at, where, rec->size);
+    return 0;
+}
+
+/*
+ * COMPRESSED (81):  header; u8 data[size - 8]            zstd stream bytes
+ * COMPRESSED2 (83): header; u64 data_size; u8 data[data_size]; padding to 8
+ */
+static int enter_container(pv_walk *w, const pv_record *container, pv_error *err)
+{
+    const pv_file *f = w->file;
+    pv_unpacked *u = &w->unpacked;
+    const uint8_t *data = container->bytes + RECORD_HEADER_SIZE;
+    uint64_t size = (uint64_t)container->size - RECORD_HEADER_SIZE;
+    if (container->type == PV_RECORD_COMPRESSED2) {
+        if (size < 8)
+            return pv_error_set(err, "%s: COMPRESSED2 record at offset 0x%llx has size %u (< 16)",
+                                f->data_path, (unsigned long long)container->file_offset,
+                                container->size);
+        uint64_t data_size = pv_load_u64(data, f->swap);
+        /* perf 6.16+ may overstate data_size by the padding: trust the record. */
+        data += 8;
+        size -= 8;
+        if (data_size < size)
+            size = data_size;
+    }
+    if (!u->zstd) {
+        u->zstd = ZSTD_createDStream();
+        u->buffer = malloc(UNPACKED_CAPACITY);
+        if (!u->zstd || !u->buffer)
+            return pv_error_set(err, "%s: out of memory for decompression", f->data_path);
+        ZSTD_initDStream(u->zstd);
+        u->capacity = UNPACKED_CAPACITY;
+    }
+    u->input = data;
+    u->input_left = size;
+    u->container_offset = container->file_offset;
+    return 0;
+}
+
+/* Decompresses more of the current container into the buffer.
+ * Returns the number of new bytes (0 when the container is used up). */
+static int64_t unpack_more(pv_walk *w, pv_error *err)
+{
+    pv_unpacked *u = &w->unpacked;
+    if (u->start > 0) {
+        memmove(u->buffer, u->buffer + u->start, (size_t)(u->end - u->start));
+        u->end -= u->start;
+        u->start = 0;
+    }
+    uint64_t before = u->end;
+    while (u->input_left > 0 && u->end < u->capacity) {
+        ZSTD_inBuffer in = {u->input, (size_t)u->input_left, 0};
+        ZSTD_outBuffer out = {u->buffer + u->end, (size_t)(u->capacity - u->end), 0};
+        size_t rc = ZSTD_decompressStream(u->zstd, &out, &in);
+        if (ZSTD_isError(rc))
+            return pv_error_set(err, "%s: compressed data of the record at offset 0x%llx "
+                                "does not decompress: %s", w->file->data_path,
+                                (unsigned long long)u->container_offset, ZSTD_getErrorName(rc));
+        u->input += in.pos;
+        u->input_left -= in.pos;
+        u->end += out.pos;
+        if (in.pos == 0 && out.pos == 0)
+            break;
+        if (out.pos > 0)
+            break;
+    }
+    return (int64_t)(u->end - before);
+}
+
+/* The next record from decompressed bytes: 1 found, 0 need another
+ * container, -1 error. */
+static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    pv_unpacked *u = &w->unpacked;
+    for (;;) {
+        uint64_t have = u->end - u->start;
+        if (have >= RECORD_HEADER_SIZE) {
+            const uint8_t *p = u->buffer + u->start;
+            if (read_header(w->file, p, rec, u->container_offset,
+                            " (inside the compressed data of that record)", err))
+                return -1;
+            if (have >= rec->size) {
+                rec->bytes = p;
+                rec->file_offset = u->container_offset;
+                rec->compressed = true;
+                rec->index = w->next_index++;
+                u->start += rec->size;
+                return 1;
+            }
+        }
+        int64_t got = unpack_more(w, err);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            return 0;
+    }
 }
 
 int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
 {
     pv_file *f = w->file;
+    if (w->unpacked.buffer) {
+        int rc = next_unpacked(w, rec, err);
+        if (rc != 0)
+            return rc;
+    }
     uint64_t at = w->next_offset;
-    if (at >= w->end_offset)
+    if (at >= w->end_offset) {
+        uint64_t pending = w->unpacked.end - w->unpacked.start;
+        if (pending > 0)
+            return pv_error_set(err, "%s: the compressed data ends in the middle of a record: "
+                                "%llu bytes left after the container at offset 0x%llx",
+                                f->data_path, (unsigned long long)pending,
+                                (unsigned long long)w->unpacked.container_offset);
         return 0;
+    }
     if (w->end_offset - at < RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
                             "only %llu bytes left in the data section",
                             f->data_path, (unsigned long long)at,
                             (unsigned long long)(w->end_offset - at));
     const uint8_t *p = f->map + at;
-    rec->type = pv_load_u32(p, f->swap);
-    rec->misc = pv_load_u16(p + 4, f->swap);
-    rec->size = pv_load_u16(p + 6, f->swap);
-    if (rec->size < RECORD_HEADER_SIZE)
-        return pv_error_set(err, "%s: record at offset 0x%llx has size %u (< 8)",
-                            f->data_path, (unsigned long long)at, rec->size);
+    if (read_header(f, p, rec, at, "", err))
+        return -1;
     if (w->end_offset - at < rec->size)
         return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) goes past the "
                             "end of the data section at offset 0x%llx: truncated file",
@@ -53,7 +184,11 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
     }
     rec->bytes = p;
     rec->file_offset = at;
+    rec->compressed = false;
     rec->index = w->next_index++;
     w->next_offset = next;
+    if ((rec->type == PV_RECORD_COMPRESSED || rec->type == PV_RECORD_COMPRESSED2) &&
+        enter_container(w, rec, err))
+        return -1;
     return 1;
 }

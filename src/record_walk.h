@@ -12,28 +12,47 @@
 #ifndef PV_RECORD_WALK_H
 #define PV_RECORD_WALK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "perf_file.h"
 
 typedef struct pv_record {
     uint64_t index;        /* ordinal in the record stream, 0-based */
-    uint64_t file_offset;  /* offset of the header in the file */
+    uint64_t file_offset;  /* offset of the header in the file; for a record
+                              inside a COMPRESSED container, the container's */
+    bool compressed;       /* came out of a COMPRESSED container */
     uint32_t type;
     uint16_t misc;
     uint16_t size;         /* whole record, header included */
     const uint8_t *bytes;  /* size bytes, header included; valid until the walk ends */
 } pv_record;
 
+/* Records decompressed from COMPRESSED containers: one zstd stream runs
+ * across all containers of a file, and a record may span two of them. */
+typedef struct pv_unpacked {
+    void *zstd;                 /* ZSTD_DStream, created at the first container */
+    const uint8_t *input;       /* compressed bytes of the current container */
+    uint64_t input_left;
+    uint64_t container_offset;  /* file offset of the current container */
+    uint8_t *buffer;            /* decompressed bytes not yet handed out */
+    uint64_t start, end, capacity;
+} pv_unpacked;
+
 typedef struct pv_walk {
     pv_file *file;
     uint64_t next_offset;
     uint64_t end_offset;
     uint64_t next_index;
+    pv_unpacked unpacked;
 } pv_walk;
 
+/* Starts a walk over f; every started walk must be ended with pv_walk_end. */
 void pv_walk_start(pv_walk *w, pv_file *f);
-/* 1: *rec holds the next record; 0: end of stream; -1: error in err. */
+/* 1: *rec holds the next record, valid until the next call; 0: end of
+ * stream; -1: error in err. */
 int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err);
+/* Frees what the walk allocated (decompression state). */
+void pv_walk_end(pv_walk *w);
 
 #endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs the Debian packages perfvtab's build, demo and tests need, and only
+# those that are missing.  Quiet when everything is already installed; runs
+# `apt-get update` once, and only when something has to be installed.
+# Idempotent.  Runs as root, or through sudo when that is available.
+#
+#   gcc make libc6-dev   the compiler and C library headers
+#   libsqlite3-dev       sqlite3.h and libsqlite3 (the extension, its test driver)
+#   libzstd-dev          the reader decompresses COMPRESSED records
+#   libelf-dev           the reader reads build-ids and symbols from ELF files
+#   sqlite3              the shell: make demo, sql/*.sql, tests that load the .so
+#   linux-perf           perf itself: re-recording fixtures, perf-oracle outputs
+#   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
+#                        extensions), used by tests and examples/query.py
+#   pkg-config           finding the libraries' flags
+set -euo pipefail
+
+packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev sqlite3
+          linux-perf python3 pkg-config)
+
+installed() {
+    local status
+    status=$(dpkg -s "$1" 2>/dev/null) || return 1
+    [[ $status == *$'\nStatus: install ok installed'* ]]
+}
+
+missing=()
+for p in "${packages[@]}"; do
+    installed "$p" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: apt-get not found; install these packages by hand: ${missing[*]}" >&2
+    exit 1
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo=(sudo)
+    else
+        echo "install-deps: not root and no sudo; as root run: apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

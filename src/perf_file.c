@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "attr.h"
+#include "pipe_header.h"
 #include "pv_cursor.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
@@ -140,9 +141,14 @@ static int read_header(pv_file *f, pv_error *err)
     if (c.failed)
         return pv_error_set(err, "%s: truncated header: file ends at offset 0x%llx",
                             f->data_path, (unsigned long long)f->map_size);
-    if (f->header_size == PIPE_HEADER_SIZE)
-        return pv_error_set(err, "%s: pipe-mode perf.data (header size 16 at offset 0x8) is not supported yet",
-                            f->data_path);
+    if (f->header_size == PIPE_HEADER_SIZE) {
+        /* Pipe mode: records follow the 16-byte header to the end of the
+         * file; attrs and features come as records (pipe_header.c). */
+        f->pipe = true;
+        f->data_section.offset = PIPE_HEADER_SIZE;
+        f->data_section.size = f->map_size - PIPE_HEADER_SIZE;
+        return 0;
+    }
     if (f->header_size > f->map_size)
         return pv_error_set(err, "%s: truncated header: header size %llu at offset 0x8 but the file ends at offset 0x%llx",
                                 f->data_path, (unsigned long long)f->header_size,
@@ -190,7 +196,6 @@ static int read_attrs(pv_file *f, pv_error *err)
     if (!f->attrs)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     f->nr_attrs = (size_t)nr;
-    uint64_t total_ids = 0;
     for (uint64_t i = 0; i < nr; i++) {
         uint64_t at = f->attr_section.offset + i * f->attr_size;
         pv_attr *a = &f->attrs[i];
@@ -215,8 +220,18 @@ static int read_attrs(pv_file *f, pv_error *err)
             for (uint64_t k = 0; k < a->nr_ids; k++)
                 a->ids[k] = pv_cursor_u64(&idc);
         }
-        total_ids += a->nr_ids;
     }
+    return 0;
+}
+
+static int compare_id_entries(const void *a, const void *b);
+
+/* The id -> event map every multi-event lookup goes through. */
+static int index_ids(pv_file *f, pv_error *err)
+{
+    uint64_t total_ids = 0;
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        total_ids += f->attrs[i].nr_ids;
     f->id_map = calloc(total_ids ? (size_t)total_ids : 1, sizeof *f->id_map);
     if (!f->id_map)
         return pv_error_set(err, "%s: out of memory", f->data_path);
@@ -226,6 +241,7 @@ static int read_attrs(pv_file *f, pv_error *err)
             f->id_map[f->nr_id_map].attr_index = (uint32_t)i;
             f->nr_id_map++;
         }
+    qsort(f->id_map, f->nr_id_map, sizeof *f->id_map, compare_id_entries);
     return 0;
 }
 
@@ -326,12 +342,16 @@ int pv_file_open(const char *path, pv_file **out, pv_error *err)
         return pv_error_set(err, "%s: out of memory", path);
     }
     f->data_path = resolve_data_path(path, err);
-    if (!f->data_path || map_file(f, err) || read_header(f, err) ||
-        read_attrs(f, err) || read_feature_index(f, err)) {
+    if (!f->data_path || map_file(f, err) || read_header(f, err)) {
         pv_file_close(f);
         return -1;
     }
-    qsort(f->id_map, f->nr_id_map, sizeof *f->id_map, compare_id_entries);
+    int rc = f->pipe ? pv_pipe_read_header_records(f, err)
+                     : (read_attrs(f, err) || read_feature_index(f, err)) ? -1 : 0;
+    if (rc || index_ids(f, err)) {
+        pv_file_close(f);
+        return -1;
+    }
     locate_ids(f);
     *out = f;
     return 0;

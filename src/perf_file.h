@@ -92,6 +92,7 @@ struct pv_file {
     uint64_t dev, ino, mtime_ns;
 
     bool swap;                  /* written on a machine of the other byte order */
+    bool pipe;                  /* pipe mode: attrs and features are records */
     uint64_t header_size;
     uint64_t attr_size;
     pv_section attr_section;
@@ -99,6 +100,9 @@ struct pv_file {
     pv_section event_types_section;
     uint64_t feature_bitmap[PV_FEATURE_BITS / 64];
     pv_section feature_sections[PV_FEATURE_BITS];
+    /* pipe mode: where the record stream stopped making sense (trailing
+     * bytes that are not a record), or 0 */
+    uint64_t trailing_garbage_offset;
 
     pv_attr *attrs;
     size_t nr_attrs;

@@ -28,6 +28,19 @@ void pv_walk_end(pv_walk *w)
     memset(&w->unpacked, 0, sizeof w->unpacked);
 }
 
+/* Record types are small numbers; text appended to a pipe recording reads
+ * as a huge one. */
+#define PIPE_MAX_RECORD_TYPE 0x10000
+
+static bool pipe_record_fits(const pv_file *f, uint64_t at, uint64_t end)
+{
+    if (end - at < RECORD_HEADER_SIZE)
+        return false;
+    uint32_t type = pv_load_u32(f->map + at, f->swap);
+    uint16_t size = pv_load_u16(f->map + at + 6, f->swap);
+    return type < PIPE_MAX_RECORD_TYPE && size >= RECORD_HEADER_SIZE && end - at >= size;
+}
+
 /* Reads the header at p (n bytes available) into rec; checks size >= 8. */
 static int read_header(const pv_file *f, const uint8_t *p, pv_record *rec, uint64_t at,
                        const char *where, pv_error *err)
@@ -154,6 +167,13 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
                                 (unsigned long long)w->unpacked.container_offset);
         return 0;
     }
+    if (f->pipe && !pipe_record_fits(f, at, w->end_offset)) {
+        /* A pipe has no size in a header: what does not form a record at
+         * the end (a cut-off write, text a shell appended) ends the stream. */
+        f->trailing_garbage_offset = at;
+        w->next_offset = w->end_offset;
+        return 0;
+    }
     if (w->end_offset - at < RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
                             "only %llu bytes left in the data section",
@@ -168,6 +188,17 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
                             f->data_path, (unsigned long long)at, rec->type, rec->size,
                             (unsigned long long)w->end_offset);
     uint64_t next = at + rec->size;
+    /* In a pipe, tracing data follows its record, outside header.size. */
+    if (f->pipe && rec->type == PV_RECORD_HEADER_TRACING_DATA) {
+        uint64_t payload = rec->size >= RECORD_HEADER_SIZE + 4
+                               ? pv_load_u32(p + RECORD_HEADER_SIZE, f->swap) : 0;
+        if (w->end_offset - next < payload)
+            return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx has %llu bytes "
+                                "of data that go past the end of the file at offset 0x%llx",
+                                f->data_path, (unsigned long long)at, (unsigned long long)payload,
+                                (unsigned long long)w->end_offset);
+        next += payload;
+    }
     /* An AUXTRACE record's trace data follows it, outside header.size;
      * its length is the record's first body field. */
     if (rec->type == PV_RECORD_AUXTRACE) {

@@ -1,0 +1,126 @@
+#include "pipe_header.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "attr.h"
+#include "perf_abi.h"
+#include "pv_cursor.h"
+#include "record_walk.h"
+
+#define RECORD_HEADER_SIZE 8
+#define FEATURE_END_MARKER 32
+#define EVENT_UPDATE_NAME 2
+#define MAX_ATTRS 65536
+
+static int add_attr(pv_file *f, const pv_record *r, pv_error *err)
+{
+    if (f->nr_attrs >= MAX_ATTRS)
+        return pv_error_set(err, "%s: more than %d HEADER_ATTR records (at offset 0x%llx)",
+                            f->data_path, MAX_ATTRS, (unsigned long long)r->file_offset);
+    uint64_t body = (uint64_t)r->size - RECORD_HEADER_SIZE;
+    pv_cursor c;
+    pv_cursor_init(&c, r->bytes + RECORD_HEADER_SIZE, body, r->file_offset + RECORD_HEADER_SIZE,
+                   f->swap);
+    /* attr.size says how long the attr is; 0 means the first version. */
+    uint64_t attr_bytes = body >= 8 ? pv_load_u32(r->bytes + RECORD_HEADER_SIZE + 4, f->swap) : 0;
+    if (attr_bytes == 0)
+        attr_bytes = PV_ATTR_SIZE_VER0;
+    if (attr_bytes > body)
+        return pv_error_set(err, "%s: HEADER_ATTR record at offset 0x%llx (size %u) holds an attr "
+                            "of %llu bytes", f->data_path, (unsigned long long)r->file_offset,
+                            r->size, (unsigned long long)attr_bytes);
+    pv_attr *grown = realloc(f->attrs, (f->nr_attrs + 1) * sizeof *grown);
+    if (!grown)
+        return pv_error_set(err, "%s: out of memory", f->data_path);
+    f->attrs = grown;
+    pv_attr *a = &f->attrs[f->nr_attrs];
+    memset(a, 0, sizeof *a);
+    f->nr_attrs++;
+    if (pv_attr_decode(&c, attr_bytes, a, f->data_path, err))
+        return -1;
+    a->nr_ids = pv_cursor_left(&c) / 8;
+    if (a->nr_ids) {
+        a->ids = malloc((size_t)a->nr_ids * 8);
+        if (!a->ids)
+            return pv_error_set(err, "%s: out of memory", f->data_path);
+        for (uint64_t k = 0; k < a->nr_ids; k++)
+            a->ids[k] = pv_cursor_u64(&c);
+    }
+    return 0;
+}
+
+static pv_attr *attr_owning_id(pv_file *f, uint64_t id)
+{
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        for (uint64_t k = 0; k < f->attrs[i].nr_ids; k++)
+            if (f->attrs[i].ids[k] == id)
+                return &f->attrs[i];
+    return NULL;
+}
+
+static int apply_event_update(pv_file *f, const pv_record *r)
+{
+    pv_cursor c;
+    pv_cursor_init(&c, r->bytes + RECORD_HEADER_SIZE, (uint64_t)r->size - RECORD_HEADER_SIZE,
+                   r->file_offset + RECORD_HEADER_SIZE, f->swap);
+    uint64_t type = pv_cursor_u64(&c);
+    uint64_t id = pv_cursor_u64(&c);
+    if (c.failed || type != EVENT_UPDATE_NAME)
+        return 0;
+    uint64_t len;
+    const char *name = pv_cursor_padded_string(&c, pv_cursor_left(&c), &len);
+    pv_attr *a = attr_owning_id(f, id);
+    if (!name || !a || len == 0)
+        return 0;
+    char *copy = malloc((size_t)len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, name, (size_t)len);
+    copy[len] = 0;
+    free(a->name);
+    a->name = copy;
+    return 0;
+}
+
+static void add_feature(pv_file *f, const pv_record *r)
+{
+    if (r->size < RECORD_HEADER_SIZE + 8)
+        return;
+    uint64_t id = pv_load_u64(r->bytes + RECORD_HEADER_SIZE, f->swap);
+    if (id == FEATURE_END_MARKER || id >= PV_FEATURE_BITS)
+        return;
+    f->feature_bitmap[id / 64] |= (uint64_t)1 << (id % 64);
+    f->feature_sections[id].offset = r->file_offset + RECORD_HEADER_SIZE + 8;
+    f->feature_sections[id].size = (uint64_t)r->size - RECORD_HEADER_SIZE - 8;
+}
+
+int pv_pipe_read_header_records(pv_file *f, pv_error *err)
+{
+    pv_walk w;
+    pv_walk_start(&w, f);
+    pv_record r;
+    pv_error walk_err;
+    int rc = 0;
+    /* Header records precede the first kernel record; a damaged stream
+     * stops the scan here and is reported by the walks that reach it. */
+    while (rc == 0 && pv_walk_next(&w, &r, &walk_err) == 1) {
+        if (r.type < PV_RECORD_KERNEL_TYPE_END || r.type == PV_RECORD_COMPRESSED ||
+            r.type == PV_RECORD_COMPRESSED2)
+            break;
+        if (r.type == PV_RECORD_HEADER_ATTR)
+            rc = add_attr(f, &r, err);
+        else if (r.type == PV_RECORD_EVENT_UPDATE)
+            rc = apply_event_update(f, &r) ? pv_error_set(err, "%s: out of memory", f->data_path) : 0;
+        else if (r.type == PV_RECORD_HEADER_FEATURE)
+            add_feature(f, &r);
+    }
+    pv_walk_end(&w);
+    if (rc)
+        return -1;
+    if (f->nr_attrs == 0)
+        return pv_error_set(err, "%s: pipe-mode file without a HEADER_ATTR record before its first "
+                            "event record (the stream starts at offset 0x10)", f->data_path);
+    /* Names from EVENT_UPDATE are final; the rest are derived on demand. */
+    return 0;
+}

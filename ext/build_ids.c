@@ -1,0 +1,170 @@
+/*
+ * perf_build_ids: the build-ids a file knows, from three places, in order:
+ *   'feature'  entries of the HEADER_BUILD_ID feature section (what `perf
+ *              buildid-list` prints for an ordinary file: the DSOs with hits)
+ *   'record'   PERF_RECORD_HEADER_BUILD_ID (67) records of the record stream
+ *   'mmap2'    MMAP2 records that carry a build-id (`perf record
+ *              --buildid-mmap`), one row per record; such files usually lack
+ *              the feature, and perf then lists the DSOs with samples only,
+ *              so SELECT DISTINCT build_id, filename is a superset of perf's
+ *
+ *   SELECT DISTINCT build_id, filename FROM perf_build_ids('perf.data');
+ *
+ * The record stream is walked only when a query reads past the feature rows.
+ */
+#include "build_ids.h"
+#include "perf_abi.h"
+#include "pv_cursor.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "vtab_common.h"
+
+enum { COL_BUILD_ID, COL_FILENAME, COL_PID, COL_CPUMODE, COL_SOURCE, COL_RECORD };
+
+typedef enum { PHASE_FEATURE, PHASE_STREAM } Phase;
+
+typedef struct BuildIdsState {
+    Phase phase;
+    pv_build_id_iter feature;
+    bool walking;
+    pv_walk walk;
+    pv_record record;
+    const char *source;
+    pv_build_id current;
+} BuildIdsState;
+
+/*
+ * MMAP2 with misc MMAP_BUILD_ID:
+ *   header; u32 pid, tid; u64 start, len, pgoff;
+ *   u8 build_id_size; u8 pad[3]; u8 build_id[20]; u32 prot, flags;
+ *   char filename[] (NUL-padded); sample_id trailer
+ */
+static int decode_mmap2(pv_file *f, const pv_record *r, pv_build_id *out, pv_error *err)
+{
+    pv_sample_id trailer;
+    if (pv_sample_id_decode(f, r, &trailer, err))
+        return -1;
+    pv_cursor c;
+    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - trailer.size, r->file_offset + 8,
+                   f->swap);
+    out->pid = (int32_t)pv_cursor_u32(&c);
+    pv_cursor_skip(&c, 4 + 3 * 8);
+    out->id_len = pv_cursor_u8(&c);
+    pv_cursor_skip(&c, 3);
+    out->id = pv_cursor_bytes(&c, PV_BUILD_ID_MAX);
+    pv_cursor_skip(&c, 8);
+    out->filename = pv_cursor_padded_string(&c, pv_cursor_left(&c), &out->filename_len);
+    if (c.failed || !out->filename)
+        return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx (size %u) is too short",
+                            f->data_path, (unsigned long long)r->file_offset, r->size);
+    if (out->id_len > PV_BUILD_ID_MAX)
+        return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx has a build-id of %u bytes (> %d)",
+                            f->data_path, (unsigned long long)r->file_offset, out->id_len,
+                            PV_BUILD_ID_MAX);
+    out->misc = r->misc;
+    out->offset = r->file_offset;
+    return 0;
+}
+
+/* Steps the walk to the next record with a build-id. */
+static int next_from_stream(PvCursor *cur, pv_error *err)
+{
+    BuildIdsState *st = cur->state;
+    if (!st->walking) {
+        pv_walk_start(&st->walk, cur->file);
+        st->walking = true;
+    }
+    for (;;) {
+        int rc = pv_walk_next(&st->walk, &st->record, err);
+        if (rc <= 0) {
+            cur->eof = rc == 0;
+            return rc;
+        }
+        const pv_record *r = &st->record;
+        if (r->type == PV_RECORD_HEADER_BUILD_ID) {
+            /* The record is an entry of the feature's table, alone. */
+            pv_build_id_iter one;
+            pv_build_ids_start(&one, cur->file->data_path, "HEADER_BUILD_ID record", r->bytes,
+                               r->size, r->file_offset, cur->file->swap);
+            if (pv_build_ids_next(&one, &st->current, err) < 0)
+                return -1;
+            st->source = "record";
+            return 0;
+        }
+        if (r->type == PV_RECORD_MMAP2 && (r->misc & PV_MISC_MMAP_BUILD_ID)) {
+            st->source = "mmap2";
+            return decode_mmap2(cur->file, r, &st->current, err);
+        }
+    }
+}
+
+static int build_ids_next(PvCursor *cur, pv_error *err)
+{
+    BuildIdsState *st = cur->state;
+    cur->rowid++;
+    if (st->phase == PHASE_FEATURE) {
+        int rc = pv_build_ids_next(&st->feature, &st->current, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            st->source = "feature";
+            return 0;
+        }
+        st->phase = PHASE_STREAM;
+    }
+    return next_from_stream(cur, err);
+}
+
+static int build_ids_first(PvCursor *cur, pv_error *err)
+{
+    BuildIdsState *st = cur->state;
+    st->phase = PHASE_FEATURE;
+    if (pv_build_ids_start_feature(&st->feature, cur->file, err))
+        return -1;
+    cur->rowid = -1;
+    return build_ids_next(cur, err);
+}
+
+static int build_ids_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    BuildIdsState *st = cur->state;
+    const pv_build_id *b = &st->current;
+    switch (i) {
+    case COL_BUILD_ID:
+        pv_strbuf_reset(&cur->text);
+        pv_strbuf_hex(&cur->text, b->id, b->id_len);
+        pv_result_text_buffer(cur, ctx);
+        break;
+    case COL_FILENAME: pv_result_mapped_text(ctx, b->filename, b->filename_len); break;
+    case COL_PID: sqlite3_result_int(ctx, b->pid); break;
+    case COL_CPUMODE:
+        sqlite3_result_text(ctx, pv_cpumode_name(b->misc & PV_MISC_CPUMODE_MASK), -1,
+                            SQLITE_STATIC);
+        break;
+    case COL_SOURCE: sqlite3_result_text(ctx, st->source, -1, SQLITE_STATIC); break;
+    case COL_RECORD:
+        if (st->phase == PHASE_STREAM)
+            sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index);
+        break;
+    }
+    return SQLITE_OK;
+}
+
+static void build_ids_reset(PvCursor *cur)
+{
+    BuildIdsState *st = cur->state;
+    if (st->walking)
+        pv_walk_end(&st->walk);
+    st->walking = false;
+}
+
+const PvTableDef pv_build_ids_table = {
+    .name = "perf_build_ids",
+    .columns = "build_id TEXT, filename TEXT, pid INTEGER, cpumode TEXT, source TEXT, "
+               "record INTEGER",
+    .state_size = sizeof(BuildIdsState),
+    .first = build_ids_first,
+    .next = build_ids_next,
+    .column = build_ids_column,
+    .reset = build_ids_reset,
+};

@@ -1,0 +1,1014 @@
+/*
+ * Unit tests of sample decoding (src/sample.c) and its JSON renderings
+ * (src/sample_json.c) on SAMPLE records built byte by byte.
+ *
+ * Each test builds a fake pv_file in memory -- the attrs, the id map and
+ * sample_id_word / trailer_id_word as pv_file_open would set them -- then a
+ * record in the writer's byte order, decodes it and compares every field.
+ * Output: one line per check, "ok - what" or "not ok - what: why".
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attr.h"
+#include "perf_abi.h"
+#include "perf_file.h"
+#include "pv_strbuf.h"
+#include "record_walk.h"
+#include "sample.h"
+
+#define FAKE_PATH "fake.data"
+#define RECORD_OFFSET 0x1a38
+
+static int failures;
+
+static void check(bool cond, const char *what, const char *why_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void check(bool cond, const char *what, const char *why_fmt, ...)
+{
+    if (cond) {
+        printf("ok - %s\n", what);
+        return;
+    }
+    failures++;
+    printf("not ok - %s: ", what);
+    va_list ap;
+    va_start(ap, why_fmt);
+    vprintf(why_fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+static void check_u64(const char *what, uint64_t got, uint64_t want)
+{
+    check(got == want, what, "got 0x%llx, want 0x%llx", (unsigned long long)got,
+          (unsigned long long)want);
+}
+
+static void check_str(const char *what, const char *got, const char *want)
+{
+    check(strcmp(got, want) == 0, what, "got '%s', want '%s'", got, want);
+}
+
+/* ---- a record in the writer's byte order ---- */
+
+typedef struct builder {
+    uint8_t bytes[4096];
+    size_t n;
+    bool swap;     /* write big-endian (the host is little-endian in CI) */
+} builder;
+
+static void put(builder *b, uint64_t v, int width)
+{
+    for (int i = 0; i < width; i++) {
+        int shift = b->swap ? 8 * (width - 1 - i) : 8 * i;
+        b->bytes[b->n++] = (uint8_t)(v >> shift);
+    }
+}
+
+static void put64(builder *b, uint64_t v) { put(b, v, 8); }
+static void put32(builder *b, uint32_t v) { put(b, v, 4); }
+
+static void put_bytes(builder *b, const void *p, size_t n)
+{
+    memcpy(b->bytes + b->n, p, n);
+    b->n += n;
+}
+
+static void begin(builder *b, uint32_t type, uint16_t misc, bool swap)
+{
+    memset(b, 0, sizeof *b);
+    b->swap = swap;
+    put(b, type, 4);
+    put(b, misc, 2);
+    put(b, 0, 2);  /* size, patched by finish */
+}
+
+static pv_record finish(builder *b)
+{
+    size_t n = b->n;
+    b->n = 6;
+    put(b, n, 2);
+    b->n = n;
+    pv_record r;
+    memset(&r, 0, sizeof r);
+    r.file_offset = RECORD_OFFSET;
+    r.type = pv_load_u32(b->bytes, b->swap);
+    r.misc = pv_load_u16(b->bytes + 4, b->swap);
+    r.size = (uint16_t)n;
+    r.bytes = b->bytes;
+    return r;
+}
+
+/* ---- a pv_file as pv_file_open leaves it ---- */
+
+typedef struct fake {
+    pv_file f;
+    pv_attr attrs[4];
+    struct pv_id_entry ids[8];
+} fake;
+
+static void fake_init(fake *k, bool swap)
+{
+    memset(k, 0, sizeof *k);
+    k->f.path = FAKE_PATH;
+    k->f.data_path = FAKE_PATH;
+    k->f.fd = -1;
+    k->f.swap = swap;
+    k->f.attrs = k->attrs;
+    k->f.nr_attrs = 1;
+    k->f.id_map = k->ids;
+    k->f.sample_id_word = -1;
+    k->f.trailer_id_word = -1;
+}
+
+/* What pv_file_open's locate_ids computes from the first attr. */
+static void fake_locate_ids(fake *k)
+{
+    uint64_t t = k->attrs[0].sample_type;
+    k->f.sample_id_word = -1;
+    k->f.trailer_id_word = -1;
+    if (t & PV_SAMPLE_IDENTIFIER) {
+        k->f.sample_id_word = 0;
+        k->f.trailer_id_word = 1;
+    } else if (t & PV_SAMPLE_ID) {
+        k->f.sample_id_word = !!(t & PV_SAMPLE_IP) + !!(t & PV_SAMPLE_TID) +
+                              !!(t & PV_SAMPLE_TIME) + !!(t & PV_SAMPLE_ADDR);
+        k->f.trailer_id_word = 1 + !!(t & PV_SAMPLE_CPU) + !!(t & PV_SAMPLE_STREAM_ID);
+    }
+}
+
+/* ids must be given in increasing order (the map is sorted). */
+static void fake_add_id(fake *k, uint64_t id, uint32_t attr_index)
+{
+    k->ids[k->f.nr_id_map].id = id;
+    k->ids[k->f.nr_id_map].attr_index = attr_index;
+    k->f.nr_id_map++;
+}
+
+static int decode(fake *k, builder *b, pv_sample *s, pv_error *err)
+{
+    pv_record r = finish(b);
+    err->msg[0] = 0;
+    return pv_sample_decode(&k->f, &r, s, err);
+}
+
+static pv_strbuf json;
+
+static const char *callchain_json(const pv_sample *s)
+{
+    pv_strbuf_reset(&json);
+    pv_sample_callchain_json(s, &json);
+    return pv_strbuf_text(&json);
+}
+
+static const char *branch_json(const pv_sample *s)
+{
+    pv_strbuf_reset(&json);
+    pv_sample_branch_stack_json(s, &json);
+    return pv_strbuf_text(&json);
+}
+
+static const char *read_json(const pv_sample *s)
+{
+    pv_strbuf_reset(&json);
+    pv_sample_read_json(s, &json);
+    return pv_strbuf_text(&json);
+}
+
+static const char *regs_json(const pv_sample *s, const pv_sample_regs *regs)
+{
+    pv_strbuf_reset(&json);
+    pv_sample_regs_json(s, regs, &json);
+    return pv_strbuf_text(&json);
+}
+
+static char what[256];
+
+static const char *name(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *name(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return what;
+}
+
+/* ---- the tests ---- */
+
+static void test_identifier(void)
+{
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, false);
+    k.attrs[0].sample_type = PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_ID;
+    fake_locate_ids(&k);
+    begin(&b, PV_RECORD_SAMPLE, 1, false);
+    put64(&b, 0x77);
+    put64(&b, 0x401000);
+    put64(&b, 0x77);
+    int rc = decode(&k, &b, &s, &err);
+    check(rc == 0, "IDENTIFIER: decodes", "%s", err.msg);
+    check_u64("IDENTIFIER: identifier is the first word", s.identifier, 0x77);
+    check_u64("IDENTIFIER: ip follows it", s.ip, 0x401000);
+    check_u64("IDENTIFIER: id after ip", s.id, 0x77);
+    check_u64("IDENTIFIER: sample_type kept", s.sample_type, k.attrs[0].sample_type);
+}
+
+static void put_fixed(builder *b)
+{
+    put64(b, 0x1111111111111111ull);  /* ip */
+    put32(b, 1234);                   /* pid */
+    put32(b, 1235);                   /* tid */
+    put64(b, 0x3333333333333333ull);  /* time */
+    put64(b, 0x4444444444444444ull);  /* addr */
+    put64(b, 0x5555555555555555ull);  /* id */
+    put64(b, 0x6666666666666666ull);  /* stream_id */
+    put32(b, 7);                      /* cpu */
+    put32(b, 0xdeadbeef);             /* res */
+    put64(b, 0x8888888888888888ull);  /* period */
+}
+
+#define FIXED_TYPES (PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ADDR | PV_SAMPLE_ID | \
+                     PV_SAMPLE_STREAM_ID | PV_SAMPLE_CPU | PV_SAMPLE_PERIOD)
+
+static void check_fixed(const char *label, const pv_sample *s)
+{
+    check_u64(name("%s: ip", label), s->ip, 0x1111111111111111ull);
+    check_u64(name("%s: pid", label), s->pid, 1234);
+    check_u64(name("%s: tid", label), s->tid, 1235);
+    check_u64(name("%s: time", label), s->time, 0x3333333333333333ull);
+    check_u64(name("%s: addr", label), s->addr, 0x4444444444444444ull);
+    check_u64(name("%s: id", label), s->id, 0x5555555555555555ull);
+    check_u64(name("%s: stream_id", label), s->stream_id, 0x6666666666666666ull);
+    check_u64(name("%s: cpu (res ignored)", label), s->cpu, 7);
+    check_u64(name("%s: period", label), s->period, 0x8888888888888888ull);
+}
+
+static void test_fixed_order(bool swap)
+{
+    const char *label = swap ? "fixed fields, big-endian" : "fixed fields";
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = FIXED_TYPES;
+    fake_locate_ids(&k);
+    begin(&b, PV_RECORD_SAMPLE, 2 /* PERF_RECORD_MISC_USER */, swap);
+    put_fixed(&b);
+    check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+    check_fixed(label, &s);
+    check_u64(name("%s: misc", label), s.misc, 2);
+
+    /* One short: the record ends inside period. */
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put_fixed(&b);
+    b.n -= 8;
+    int rc = decode(&k, &b, &s, &err);
+    check(rc == -1 && strstr(err.msg, FAKE_PATH) && strstr(err.msg, "offset 0x"),
+          name("%s: record ending inside period is an error with the offset", label),
+          "rc %d, '%s'", rc, err.msg);
+}
+
+/* Builds IP|READ|CALLCHAIN, the callchain after the read block proving
+ * the read block's size was right. */
+static void test_read(uint64_t rf, bool swap)
+{
+    bool group = rf & PV_FORMAT_GROUP;
+    char label[128];
+    pv_strbuf rfs = {0};
+    pv_read_format_string(rf, &rfs);
+    snprintf(label, sizeof label, "READ %s%s%s", group ? "group " : "non-group ",
+             pv_strbuf_text(&rfs)[0] ? pv_strbuf_text(&rfs) : "(no flags)", swap ? " big-endian" : "");
+    pv_strbuf_free(&rfs);
+
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_READ | PV_SAMPLE_CALLCHAIN;
+    k.attrs[0].read_format = rf;
+    fake_locate_ids(&k);
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 0x401000);
+
+    char want[512];
+    size_t w = 0;
+    uint64_t words = 0;
+    if (group) {
+        put64(&b, 2);
+        words++;
+        w += (size_t)snprintf(want + w, sizeof want - w, "{\"nr\":2,");
+    } else {
+        put64(&b, 100);
+        words++;
+        w += (size_t)snprintf(want + w, sizeof want - w, "{\"value\":100,");
+    }
+    if (rf & PV_FORMAT_TOTAL_TIME_ENABLED) {
+        put64(&b, 200);
+        words++;
+        w += (size_t)snprintf(want + w, sizeof want - w, "\"time_enabled\":200,");
+    }
+    if (rf & PV_FORMAT_TOTAL_TIME_RUNNING) {
+        put64(&b, 300);
+        words++;
+        w += (size_t)snprintf(want + w, sizeof want - w, "\"time_running\":300,");
+    }
+    if (group) {
+        w += (size_t)snprintf(want + w, sizeof want - w, "\"values\":[");
+        for (int m = 0; m < 2; m++) {
+            put64(&b, 1000 + m);
+            words++;
+            w += (size_t)snprintf(want + w, sizeof want - w, "%s{\"value\":%d", m ? "," : "", 1000 + m);
+            if (rf & PV_FORMAT_ID) {
+                put64(&b, 2000 + m);
+                words++;
+                w += (size_t)snprintf(want + w, sizeof want - w, ",\"id\":%d", 2000 + m);
+            }
+            if (rf & PV_FORMAT_LOST) {
+                put64(&b, 3000 + m);
+                words++;
+                w += (size_t)snprintf(want + w, sizeof want - w, ",\"lost\":%d", 3000 + m);
+            }
+            w += (size_t)snprintf(want + w, sizeof want - w, "}");
+        }
+        w += (size_t)snprintf(want + w, sizeof want - w, "]}");
+    } else {
+        if (rf & PV_FORMAT_ID) {
+            put64(&b, 400);
+            words++;
+            w += (size_t)snprintf(want + w, sizeof want - w, "\"id\":400,");
+        }
+        if (rf & PV_FORMAT_LOST) {
+            put64(&b, 500);
+            words++;
+            w += (size_t)snprintf(want + w, sizeof want - w, "\"lost\":500,");
+        }
+        want[w - 1] = '}';
+    }
+    put64(&b, 1);          /* callchain nr */
+    put64(&b, 0x402000);
+
+    check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+    check_u64(name("%s: read_size", label), s.read_size, words * 8);
+    check_u64(name("%s: read_format kept", label), s.read_format, rf);
+    check(s.callchain_nr == 1 && s.callchain && pv_sample_u64_at(&s, s.callchain, 0) == 0x402000,
+          name("%s: callchain after the read block", label), "nr %llu",
+          (unsigned long long)s.callchain_nr);
+    if (s.read)
+        check_str(name("%s: JSON", label), read_json(&s), want);
+}
+
+static void test_callchain(bool swap)
+{
+    const char *label = swap ? "CALLCHAIN big-endian" : "CALLCHAIN";
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_CALLCHAIN | PV_SAMPLE_PERIOD;
+    fake_locate_ids(&k);
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 0xffffffff81000010ull);
+    put64(&b, 1000);       /* period comes before the callchain */
+    put64(&b, 8);
+    put64(&b, PV_CONTEXT_KERNEL);
+    put64(&b, 0xffffffff81000010ull);
+    put64(&b, 0xffffffff81000020ull);
+    put64(&b, PV_CONTEXT_USER);
+    put64(&b, 0x401000);
+    put64(&b, PV_CONTEXT_GUEST);
+    put64(&b, PV_CONTEXT_HV);
+    put64(&b, 0x402000);
+    check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+    check_u64(name("%s: period before it", label), s.period, 1000);
+    check_u64(name("%s: nr counts the markers", label), s.callchain_nr, 8);
+    check_u64(name("%s: entry 0 is the marker", label), pv_sample_u64_at(&s, s.callchain, 0),
+              PV_CONTEXT_KERNEL);
+    check_str(name("%s: JSON without PERF_CONTEXT markers, kernel addresses negative", label),
+              callchain_json(&s), "[-2130706416,-2130706400,4198400,4202496]");
+
+    /* An empty callchain. */
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 1);
+    put64(&b, 2);
+    put64(&b, 0);
+    check(decode(&k, &b, &s, &err) == 0 && s.callchain_nr == 0, name("%s: nr 0", label), "%s", err.msg);
+    check_str(name("%s: nr 0 JSON", label), callchain_json(&s), "[]");
+}
+
+static void test_raw(bool swap)
+{
+    const char *label = swap ? "RAW big-endian" : "RAW";
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_TIME | PV_SAMPLE_RAW | PV_SAMPLE_BRANCH_STACK;
+    fake_locate_ids(&k);
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 5);
+    /* 10 bytes of payload padded to 12 so that size + data is 16 bytes. */
+    put32(&b, 12);
+    put_bytes(&b, "0123456789\0\0", 12);
+    put64(&b, 0);          /* branch nr: shows the cursor is aligned again */
+    check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+    check_u64(name("%s: size includes the padding", label), s.raw_size, 12);
+    check(s.raw && memcmp(s.raw, "0123456789\0\0", 12) == 0, name("%s: bytes", label), "differ");
+    check(s.branch_nr == 0 && s.branches != NULL, name("%s: field after it aligned", label),
+          "branch_nr %llu", (unsigned long long)s.branch_nr);
+    check_str(name("%s: empty branch stack JSON", label), branch_json(&s), "[]");
+}
+
+typedef struct bflags {
+    unsigned mispred, predicted, in_tx, abort, cycles, type, spec, new_type, priv;
+} bflags;
+
+/* The flags word as the writer's compiler lays the bit field out. */
+static uint64_t pack_flags(bflags f, bool big_endian_writer)
+{
+    if (!big_endian_writer)
+        return (uint64_t)f.mispred | (uint64_t)f.predicted << 1 | (uint64_t)f.in_tx << 2 |
+               (uint64_t)f.abort << 3 | (uint64_t)f.cycles << 4 | (uint64_t)f.type << 20 |
+               (uint64_t)f.spec << 24 | (uint64_t)f.new_type << 26 | (uint64_t)f.priv << 30 |
+               (uint64_t)0x5 << 33;  /* reserved bits, to be ignored */
+    /* Big-endian bit fields are allocated from the most significant bit. */
+    return (uint64_t)f.mispred << 63 | (uint64_t)f.predicted << 62 | (uint64_t)f.in_tx << 61 |
+           (uint64_t)f.abort << 60 | (uint64_t)f.cycles << 44 | (uint64_t)f.type << 40 |
+           (uint64_t)f.spec << 38 | (uint64_t)f.new_type << 34 | (uint64_t)f.priv << 31 |
+           (uint64_t)0x5;           /* reserved bits */
+}
+
+static void test_branch_stack(bool hw_idx, bool swap)
+{
+    char label[64];
+    snprintf(label, sizeof label, "BRANCH_STACK %s hw_idx%s", hw_idx ? "with" : "without",
+             swap ? " big-endian" : "");
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_BRANCH_STACK | PV_SAMPLE_WEIGHT;
+    if (hw_idx)
+        k.attrs[0].branch_sample_type = PV_BRANCH_HW_INDEX | 1;
+    fake_locate_ids(&k);
+    bflags f1 = {1, 0, 1, 0, 0xabcd, 9, 2, 5, 3};
+    bflags f2 = {0, 1, 0, 1, 1, 15, 1, 15, 7};
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 0x401000);
+    put64(&b, 2);
+    if (hw_idx)
+        put64(&b, 0x1f);
+    put64(&b, 0x401000);
+    put64(&b, 0x402000);
+    put64(&b, pack_flags(f1, swap));
+    put64(&b, 0xffffffff81000000ull);
+    put64(&b, 0x403000);
+    put64(&b, pack_flags(f2, swap));
+    put64(&b, 42);         /* weight */
+    check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+    check_u64(name("%s: nr", label), s.branch_nr, 2);
+    check(s.has_branch_hw_idx == hw_idx, name("%s: has_branch_hw_idx", label), "%d", s.has_branch_hw_idx);
+    check_u64(name("%s: hw_idx value", label), s.branch_hw_idx, hw_idx ? 0x1f : 0);
+    check_u64(name("%s: entry 1 from", label), pv_sample_u64_at(&s, s.branches, 3),
+              0xffffffff81000000ull);
+    check_u64(name("%s: weight after the entries", label), s.weight, 42);
+    check_str(name("%s: JSON with every flag", label), branch_json(&s),
+              "[{\"from\":4198400,\"to\":4202496,\"mispred\":1,\"predicted\":0,\"in_tx\":1,"
+              "\"abort\":0,\"cycles\":43981,\"type\":9,\"spec\":2,\"new_type\":5,\"priv\":3},"
+              "{\"from\":-2130706432,\"to\":4206592,\"mispred\":0,\"predicted\":1,\"in_tx\":0,"
+              "\"abort\":1,\"cycles\":1,\"type\":15,\"spec\":1,\"new_type\":15,\"priv\":7}]");
+}
+
+static void test_regs_user(bool swap)
+{
+    const char *label = swap ? "REGS_USER big-endian" : "REGS_USER";
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_REGS_USER | PV_SAMPLE_STACK_USER;
+    k.attrs[0].sample_regs_user = 0x5 | (1ull << 63);
+    fake_locate_ids(&k);
+
+    /* abi 0: no registers follow (a kernel thread). */
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 1);
+    put64(&b, 0);
+    put64(&b, 0);          /* stack size 0 */
+    check(decode(&k, &b, &s, &err) == 0, name("%s abi 0: decodes", label), "%s", err.msg);
+    check(s.regs_user.abi == 0 && s.regs_user.nr == 0, name("%s abi 0: no registers", label),
+          "abi %llu nr %llu", (unsigned long long)s.regs_user.abi, (unsigned long long)s.regs_user.nr);
+    check_u64(name("%s abi 0: stack size after it", label), s.stack_user_size, 0);
+    check_str(name("%s abi 0: JSON", label), regs_json(&s, &s.regs_user),
+              "{\"abi\":0,\"mask\":9223372036854775813,\"regs\":{}}");
+
+    /* abi 2 (64-bit): popcount(mask) values. */
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 1);
+    put64(&b, 2);
+    put64(&b, 0x10);
+    put64(&b, 0x7ffc0000);
+    put64(&b, (uint64_t)-1);
+    put64(&b, 0);
+    check(decode(&k, &b, &s, &err) == 0, name("%s abi 2: decodes", label), "%s", err.msg);
+    check_u64(name("%s abi 2: nr", label), s.regs_user.nr, 3);
+    check_u64(name("%s abi 2: mask from the attr", label), s.regs_user.mask, 0x5 | (1ull << 63));
+    check_str(name("%s abi 2: JSON keyed by register number", label), regs_json(&s, &s.regs_user),
+              "{\"abi\":2,\"mask\":9223372036854775813,\"regs\":{\"0\":16,\"2\":2147221504,\"63\":-1}}");
+}
+
+static void test_stack_user(bool swap)
+{
+    const char *label = swap ? "STACK_USER big-endian" : "STACK_USER";
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_STACK_USER | PV_SAMPLE_WEIGHT;
+    fake_locate_ids(&k);
+
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 1);
+    put64(&b, 0);          /* size 0: no data, no dyn_size */
+    put64(&b, 77);         /* weight */
+    check(decode(&k, &b, &s, &err) == 0, name("%s size 0: decodes", label), "%s", err.msg);
+    check(s.stack_user_size == 0 && s.stack_user_dyn_size == 0,
+          name("%s size 0: no dyn_size", label), "dyn %llu", (unsigned long long)s.stack_user_dyn_size);
+    check_u64(name("%s size 0: weight right after the size", label), s.weight, 77);
+
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 1);
+    put64(&b, 16);
+    put_bytes(&b, "abcdefghijklmnop", 16);
+    put64(&b, 10);         /* dyn_size */
+    put64(&b, 78);
+    check(decode(&k, &b, &s, &err) == 0, name("%s size 16: decodes", label), "%s", err.msg);
+    check_u64(name("%s size 16: size", label), s.stack_user_size, 16);
+    check(s.stack_user && memcmp(s.stack_user, "abcdefghijklmnop", 16) == 0,
+          name("%s size 16: bytes", label), "differ");
+    check_u64(name("%s size 16: dyn_size", label), s.stack_user_dyn_size, 10);
+    check_u64(name("%s size 16: weight after dyn_size", label), s.weight, 78);
+}
+
+static void test_weight(void)
+{
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    uint64_t types[2] = {PV_SAMPLE_WEIGHT, PV_SAMPLE_WEIGHT_STRUCT};
+    for (int i = 0; i < 2; i++) {
+        const char *label = i ? "WEIGHT_STRUCT" : "WEIGHT";
+        fake_init(&k, false);
+        k.attrs[0].sample_type = PV_SAMPLE_IP | types[i] | PV_SAMPLE_DATA_SRC;
+        fake_locate_ids(&k);
+        begin(&b, PV_RECORD_SAMPLE, 0, false);
+        put64(&b, 1);
+        /* WEIGHT_STRUCT: var1_dw 0x55667788, var2_w 0x3344, var3_w 0x1122 */
+        put64(&b, 0x1122334455667788ull);
+        put64(&b, 0x99);
+        check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+        check_u64(name("%s: the whole u64", label), s.weight, 0x1122334455667788ull);
+        check_u64(name("%s: var1_dw in the low 32 bits", label), s.weight & 0xffffffffu, 0x55667788);
+        check_u64(name("%s: data_src after it", label), s.data_src, 0x99);
+    }
+}
+
+/* Every field at once: each value distinct so a field read from the wrong
+ * place shows. */
+static void test_all_fields(bool swap)
+{
+    const char *label = swap ? "all fields big-endian" : "all fields";
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    pv_attr *a = &k.attrs[0];
+    a->sample_type = ((1ull << PV_SAMPLE_BIT_COUNT) - 1) & ~(uint64_t)PV_SAMPLE_WEIGHT_STRUCT;
+    a->read_format = PV_FORMAT_ID;
+    a->branch_sample_type = PV_BRANCH_HW_INDEX;
+    a->sample_regs_user = 0x3;
+    a->sample_regs_intr = 0x10;
+    fake_locate_ids(&k);
+    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    put64(&b, 0x5555555555555555ull);  /* identifier */
+    put_fixed(&b);
+    put64(&b, 0xa0);                   /* read value */
+    put64(&b, 0xa1);                   /* read id */
+    put64(&b, 1);                      /* callchain */
+    put64(&b, 0xc0);
+    put32(&b, 4);                      /* raw */
+    put_bytes(&b, "RAW!", 4);
+    put64(&b, 1);                      /* branch nr */
+    put64(&b, 0xb0);                   /* hw_idx */
+    put64(&b, 0xb1);
+    put64(&b, 0xb2);
+    put64(&b, 0);
+    put64(&b, 2);                      /* regs_user abi */
+    put64(&b, 0xd0);
+    put64(&b, 0xd1);
+    put64(&b, 8);                      /* stack */
+    put_bytes(&b, "STACK!!!", 8);
+    put64(&b, 6);                      /* dyn_size */
+    put64(&b, 0xe0);                   /* weight */
+    put64(&b, 0xe1);                   /* data_src */
+    put64(&b, 0xe2);                   /* transaction */
+    put64(&b, 1);                      /* regs_intr abi */
+    put64(&b, 0xf0);
+    put64(&b, 0xf1);                   /* phys_addr */
+    put64(&b, 0xf2);                   /* cgroup */
+    put64(&b, 0xf3);                   /* data_page_size */
+    put64(&b, 0xf4);                   /* code_page_size */
+    put64(&b, 8);                      /* aux size */
+    put_bytes(&b, "AUXDATA!", 8);
+    check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+    check_u64(name("%s: identifier", label), s.identifier, 0x5555555555555555ull);
+    check_fixed(label, &s);
+    check_str(name("%s: read", label), s.read ? read_json(&s) : "", "{\"value\":160,\"id\":161}");
+    check_str(name("%s: callchain", label), s.callchain ? callchain_json(&s) : "", "[192]");
+    check(s.raw_size == 4 && s.raw && memcmp(s.raw, "RAW!", 4) == 0, name("%s: raw", label), "size %u",
+          s.raw_size);
+    check(s.branch_nr == 1 && s.has_branch_hw_idx && s.branch_hw_idx == 0xb0,
+          name("%s: branch nr and hw_idx", label), "nr %llu hw_idx 0x%llx",
+          (unsigned long long)s.branch_nr, (unsigned long long)s.branch_hw_idx);
+    check_str(name("%s: branch entries", label), s.branches ? branch_json(&s) : "",
+              "[{\"from\":177,\"to\":178,\"mispred\":0,\"predicted\":0,\"in_tx\":0,\"abort\":0,"
+              "\"cycles\":0,\"type\":0,\"spec\":0,\"new_type\":0,\"priv\":0}]");
+    check_str(name("%s: regs_user", label), regs_json(&s, &s.regs_user),
+              "{\"abi\":2,\"mask\":3,\"regs\":{\"0\":208,\"1\":209}}");
+    check(s.stack_user_size == 8 && s.stack_user && memcmp(s.stack_user, "STACK!!!", 8) == 0 &&
+          s.stack_user_dyn_size == 6, name("%s: stack_user", label), "size %llu dyn %llu",
+          (unsigned long long)s.stack_user_size, (unsigned long long)s.stack_user_dyn_size);
+    check_u64(name("%s: weight", label), s.weight, 0xe0);
+    check_u64(name("%s: data_src", label), s.data_src, 0xe1);
+    check_u64(name("%s: transaction", label), s.transaction, 0xe2);
+    check_str(name("%s: regs_intr", label), regs_json(&s, &s.regs_intr),
+              "{\"abi\":1,\"mask\":16,\"regs\":{\"4\":240}}");
+    check_u64(name("%s: phys_addr", label), s.phys_addr, 0xf1);
+    check_u64(name("%s: cgroup", label), s.cgroup, 0xf2);
+    check_u64(name("%s: data_page_size", label), s.data_page_size, 0xf3);
+    check_u64(name("%s: code_page_size", label), s.code_page_size, 0xf4);
+    check(s.aux_size == 8 && s.aux && memcmp(s.aux, "AUXDATA!", 8) == 0, name("%s: aux last", label),
+          "size %llu", (unsigned long long)s.aux_size);
+}
+
+static void test_multi_event_identifier(void)
+{
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, false);
+    k.f.nr_attrs = 2;
+    /* With IDENTIFIER the layouts may differ beyond the first word. */
+    k.attrs[0].sample_type = PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_TIME;
+    k.attrs[1].sample_type = PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_PERIOD;
+    fake_add_id(&k, 10, 0);
+    fake_add_id(&k, 11, 0);
+    fake_add_id(&k, 20, 1);
+    fake_locate_ids(&k);
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 20);
+    put64(&b, 0x401000);
+    put32(&b, 5);
+    put32(&b, 6);
+    put64(&b, 999);
+    check(decode(&k, &b, &s, &err) == 0, "multi-event IDENTIFIER: decodes", "%s", err.msg);
+    check(s.attr_index == 1, "multi-event IDENTIFIER: id 20 is event 1", "attr_index %d", s.attr_index);
+    check(s.pid == 5 && s.tid == 6 && s.period == 999 && s.time == 0,
+          "multi-event IDENTIFIER: event 1's layout", "pid %u tid %u period %llu", s.pid, s.tid,
+          (unsigned long long)s.period);
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 11);
+    put64(&b, 0x401000);
+    put64(&b, 12345);
+    check(decode(&k, &b, &s, &err) == 0 && s.attr_index == 0 && s.time == 12345,
+          "multi-event IDENTIFIER: id 11 is event 0 with its layout", "attr_index %d time %llu",
+          s.attr_index, (unsigned long long)s.time);
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 99);
+    put64(&b, 0x401000);
+    int rc = decode(&k, &b, &s, &err);
+    check(rc == 0 && s.attr_index == -1 && s.sample_type == 0,
+          "multi-event IDENTIFIER: unknown id gives attr_index -1, no fields", "rc %d attr_index %d", rc,
+          s.attr_index);
+
+    /* A record too short to hold the id word. */
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    pv_record r = finish(&b);
+    check(pv_record_attr_index(&k.f, &r) == -1, "multi-event IDENTIFIER: empty sample has no event",
+          "got %d", pv_record_attr_index(&k.f, &r));
+}
+
+static void test_multi_event_id_position(bool swap)
+{
+    const char *label = swap ? "multi-event ID position big-endian" : "multi-event ID position";
+    fake k;
+    builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.f.nr_attrs = 3;
+    uint64_t t = PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ID | PV_SAMPLE_CPU |
+                 PV_SAMPLE_PERIOD;
+    for (int i = 0; i < 3; i++) {
+        k.attrs[i].sample_type = t;
+        k.attrs[i].flags = 1ull << PV_ATTR_SAMPLE_ID_ALL;
+    }
+    fake_add_id(&k, 0x100, 0);
+    fake_add_id(&k, 0x200, 1);
+    fake_add_id(&k, 0x300, 2);
+    fake_locate_ids(&k);
+    check(k.f.sample_id_word == 3, name("%s: id is word 3 (after ip, tid, time)", label), "%d",
+          k.f.sample_id_word);
+    for (uint64_t e = 0; e < 3; e++) {
+        begin(&b, PV_RECORD_SAMPLE, 0, swap);
+        put64(&b, 0x401000);
+        put32(&b, 1);
+        put32(&b, 2);
+        put64(&b, 3);
+        put64(&b, 0x100 * (e + 1));
+        put32(&b, 1);
+        put32(&b, 0);
+        put64(&b, 4000 + e);
+        check(decode(&k, &b, &s, &err) == 0 && s.attr_index == (int)e && s.id == 0x100 * (e + 1) &&
+              s.period == 4000 + e, name("%s: sample of event %llu", label, (unsigned long long)e),
+              "attr_index %d id 0x%llx", s.attr_index, (unsigned long long)s.id);
+    }
+
+    /* The sample_id_all trailer of a COMM: tid, time, id, cpu. */
+    begin(&b, PV_RECORD_COMM, 0, swap);
+    put32(&b, 42);
+    put32(&b, 43);
+    put_bytes(&b, "bash\0\0\0\0", 8);
+    put32(&b, 42);
+    put32(&b, 43);
+    put64(&b, 777);
+    put64(&b, 0x300);
+    put32(&b, 3);
+    put32(&b, 0);
+    pv_record r = finish(&b);
+    pv_sample_id sid;
+    int rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
+    check(rc == 0, name("%s: COMM trailer decodes", label), "%s", err.msg);
+    check(sid.attr_index == 2, name("%s: COMM trailer id 0x300 is event 2", label), "attr_index %d",
+          sid.attr_index);
+    check_u64(name("%s: trailer fields", label), sid.fields,
+              PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ID | PV_SAMPLE_CPU);
+    check_u64(name("%s: trailer size", label), sid.size, 32);
+    check(sid.pid == 42 && sid.tid == 43 && sid.time == 777 && sid.id == 0x300 && sid.cpu == 3,
+          name("%s: trailer values", label), "pid %u tid %u time %llu id 0x%llx cpu %u", sid.pid,
+          sid.tid, (unsigned long long)sid.time, (unsigned long long)sid.id, sid.cpu);
+}
+
+static void test_sample_id_trailer(bool swap)
+{
+    const char *label = swap ? "sample_id_all trailer big-endian" : "sample_id_all trailer";
+    fake k;
+    builder b;
+    pv_error err;
+    pv_sample_id sid;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_TIME |
+                             PV_SAMPLE_ID | PV_SAMPLE_STREAM_ID | PV_SAMPLE_CPU | PV_SAMPLE_PERIOD |
+                             PV_SAMPLE_CALLCHAIN;
+    k.attrs[0].flags = 1ull << PV_ATTR_SAMPLE_ID_ALL;
+    fake_locate_ids(&k);
+
+    /* A FORK record: pid ppid tid ptid time, then the trailer
+     * tid time id stream_id cpu identifier. */
+    begin(&b, PV_RECORD_FORK, 0, swap);
+    put32(&b, 100);
+    put32(&b, 1);
+    put32(&b, 101);
+    put32(&b, 1);
+    put64(&b, 5000);
+    put32(&b, 100);
+    put32(&b, 101);
+    put64(&b, 5001);
+    put64(&b, 0x1d);
+    put64(&b, 0x5d);
+    put32(&b, 9);
+    put32(&b, 0);
+    put64(&b, 0x1d);
+    pv_record r = finish(&b);
+    int rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
+    check(rc == 0, name("%s: FORK decodes", label), "%s", err.msg);
+    check_u64(name("%s: fields (no IP, PERIOD, CALLCHAIN)", label), sid.fields,
+              PV_SAMPLE_IDENTIFIER | PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ID |
+              PV_SAMPLE_STREAM_ID | PV_SAMPLE_CPU);
+    check_u64(name("%s: size", label), sid.size, 48);
+    check(sid.pid == 100 && sid.tid == 101, name("%s: pid/tid", label), "%u/%u", sid.pid, sid.tid);
+    check_u64(name("%s: time", label), sid.time, 5001);
+    check_u64(name("%s: id", label), sid.id, 0x1d);
+    check_u64(name("%s: stream_id", label), sid.stream_id, 0x5d);
+    check_u64(name("%s: cpu", label), sid.cpu, 9);
+    check_u64(name("%s: identifier last", label), sid.identifier, 0x1d);
+
+    /* Too short for its trailer. */
+    begin(&b, PV_RECORD_FORK, 0, swap);
+    put64(&b, 1);
+    put64(&b, 2);
+    r = finish(&b);
+    rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
+    check(rc == -1 && strstr(err.msg, FAKE_PATH) && strstr(err.msg, "offset 0x"),
+          name("%s: record shorter than the trailer is an error with the offset", label),
+          "rc %d '%s'", rc, err.msg);
+
+    /* User records (type >= 64) have no trailer. */
+    begin(&b, PV_RECORD_FINISHED_ROUND, 0, swap);
+    r = finish(&b);
+    rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
+    check(rc == 0 && sid.fields == 0, name("%s: FINISHED_ROUND has none", label), "rc %d fields 0x%llx",
+          rc, (unsigned long long)sid.fields);
+
+    /* sample_id_all off: none. */
+    k.attrs[0].flags = 0;
+    begin(&b, PV_RECORD_EXIT, 0, swap);
+    put64(&b, 1);
+    r = finish(&b);
+    rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
+    check(rc == 0 && sid.fields == 0 && sid.size == 0, name("%s: sample_id_all off, no trailer", label),
+          "rc %d fields 0x%llx", rc, (unsigned long long)sid.fields);
+}
+
+static void expect_malformed(fake *k, builder *b, const char *label)
+{
+    pv_sample s;
+    pv_error err;
+    int rc = decode(k, b, &s, &err);
+    char at[32];
+    snprintf(at, sizeof at, "offset 0x%x", RECORD_OFFSET);
+    check(rc == -1 && strstr(err.msg, FAKE_PATH) && strstr(err.msg, at),
+          name("malformed %s: error naming the file and offset", label), "rc %d '%s'", rc, err.msg);
+}
+
+static void test_malformed(void)
+{
+    fake k;
+    builder b;
+    fake_init(&k, false);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_CALLCHAIN;
+    fake_locate_ids(&k);
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 1ull << 61);     /* nr * 8 wraps to 0 */
+    put64(&b, 0x401000);
+    expect_malformed(&k, &b, "callchain nr 2^61");
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, UINT64_MAX);
+    expect_malformed(&k, &b, "callchain nr 2^64-1");
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 3);
+    put64(&b, 0x401000);
+    put64(&b, 0x402000);
+    expect_malformed(&k, &b, "callchain nr 3 with 2 entries");
+
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_BRANCH_STACK;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 0x0aaaaaaaaaaaaaabull);  /* nr * 24 wraps to 8 */
+    put64(&b, 0);
+    expect_malformed(&k, &b, "branch nr that wraps nr*24");
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 2);
+    put64(&b, 1);
+    put64(&b, 2);
+    put64(&b, 3);
+    expect_malformed(&k, &b, "branch nr 2 with 1 entry");
+
+    k.attrs[0].branch_sample_type = PV_BRANCH_HW_INDEX;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 1);
+    put64(&b, 0);          /* hw_idx */
+    put64(&b, 1);
+    put64(&b, 2);
+    expect_malformed(&k, &b, "branch entry cut short after hw_idx");
+
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_RAW;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put32(&b, 0xfffffffc);
+    put32(&b, 0);
+    expect_malformed(&k, &b, "raw size 0xfffffffc");
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put32(&b, 12);
+    put32(&b, 0);
+    expect_malformed(&k, &b, "raw size 12 with 4 bytes");
+
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_STACK_USER;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, UINT64_MAX - 7);
+    put64(&b, 0);
+    expect_malformed(&k, &b, "stack size 2^64-8");
+
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 8);
+    put64(&b, 0);          /* the 8 bytes, but no dyn_size */
+    expect_malformed(&k, &b, "stack without dyn_size");
+
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_READ;
+    k.attrs[0].read_format = PV_FORMAT_GROUP | PV_FORMAT_ID;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 1ull << 60);   /* nr * 16 wraps to 0 */
+    expect_malformed(&k, &b, "read group nr 2^60");
+
+    k.attrs[0].read_format = PV_FORMAT_TOTAL_TIME_ENABLED | PV_FORMAT_ID;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 2);
+    put64(&b, 3);
+    expect_malformed(&k, &b, "read non-group missing its id");
+
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_REGS_USER;
+    k.attrs[0].sample_regs_user = 0xff;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 2);
+    put64(&b, 3);
+    expect_malformed(&k, &b, "regs_user with fewer values than the mask");
+
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_AUX;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 1ull << 63);
+    expect_malformed(&k, &b, "aux size 2^63");
+
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_PHYS_ADDR | PV_SAMPLE_CGROUP;
+    begin(&b, PV_RECORD_SAMPLE, 0, false);
+    put64(&b, 1);
+    put64(&b, 2);
+    put64(&b, 3);
+    expect_malformed(&k, &b, "record ending before cgroup");
+}
+
+int main(void)
+{
+    test_identifier();
+    test_fixed_order(false);
+    test_fixed_order(true);
+    for (uint64_t rf = 0; rf < 32; rf++) {
+        /* every combination of TOTAL_TIME_ENABLED/RUNNING, ID, LOST, non-group and group */
+        uint64_t read_format = (rf & 7) | ((rf & 8) ? PV_FORMAT_LOST : 0) |
+                               ((rf & 16) ? PV_FORMAT_GROUP : 0);
+        test_read(read_format, false);
+    }
+    test_read(PV_FORMAT_GROUP | PV_FORMAT_TOTAL_TIME_ENABLED | PV_FORMAT_ID | PV_FORMAT_LOST, true);
+    test_read(PV_FORMAT_TOTAL_TIME_RUNNING | PV_FORMAT_ID, true);
+    test_callchain(false);
+    test_callchain(true);
+    test_raw(false);
+    test_raw(true);
+    test_branch_stack(false, false);
+    test_branch_stack(true, false);
+    test_branch_stack(true, true);
+    test_branch_stack(false, true);
+    test_regs_user(false);
+    test_regs_user(true);
+    test_stack_user(false);
+    test_stack_user(true);
+    test_weight();
+    test_all_fields(false);
+    test_all_fields(true);
+    test_multi_event_identifier();
+    test_multi_event_id_position(false);
+    test_multi_event_id_position(true);
+    test_sample_id_trailer(false);
+    test_sample_id_trailer(true);
+    test_malformed();
+    pv_strbuf_free(&json);
+    return 0;
+}

@@ -18,15 +18,35 @@ void pv_sample_callchain_json(const pv_sample *s, pv_strbuf *out)
     pv_strbuf_puts(out, "]");
 }
 
+/* A big-endian writer's compiler allocates the flags bit field from the
+ * most significant bit (mispred is bit 63, cycles bits 59..44, ...): move
+ * each field to its little-endian place, as perf's
+ * evsel__bitfield_swap_branch_flags does.  The reserved bits are dropped. */
+static uint64_t branch_flags_from_big_endian(uint64_t v)
+{
+    static const struct { unsigned pos, width; } fields[] = {
+        {0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 16}, {20, 4}, {24, 2}, {26, 4}, {30, 3},
+    };
+    uint64_t out = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        uint64_t mask = (1ull << fields[i].width) - 1;
+        out |= ((v >> (64 - fields[i].pos - fields[i].width)) & mask) << fields[i].pos;
+    }
+    return out;
+}
+
 /* Branch flags, in little-endian bit order:
  * mispred:1 predicted:1 in_tx:1 abort:1 cycles:16 type:4 spec:2 new_type:4 priv:3 */
 void pv_sample_branch_stack_json(const pv_sample *s, pv_strbuf *out)
 {
+    bool big_endian_writer = s->swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
     pv_strbuf_puts(out, "[");
     for (uint64_t i = 0; i < s->branch_nr; i++) {
         uint64_t from = pv_sample_u64_at(s, s->branches, i * 3);
         uint64_t to = pv_sample_u64_at(s, s->branches, i * 3 + 1);
         uint64_t flags = pv_sample_u64_at(s, s->branches, i * 3 + 2);
+        if (big_endian_writer)
+            flags = branch_flags_from_big_endian(flags);
         if (i)
             pv_strbuf_puts(out, ",");
         pv_strbuf_puts(out, "{\"from\":");

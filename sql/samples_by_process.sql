@@ -1,0 +1,34 @@
+-- samples_by_process.sql: samples and period per process, busiest first.
+-- comm is the process's last COMM (that of its main thread, tid = pid, when
+-- it has one); pid 0 is the idle task "swapper"; a pid without any COMM record
+-- in the file shows as ":pid", as perf prints it.
+--
+-- Every query in sql/ reads the file named by the SQL parameter @file:
+--     scripts/perfsql perf.data samples_by_process
+-- or by hand in the sqlite3 shell:
+--     .load build/perfvtab              -- or `.load perfvtab` after make install
+--     .param set @file 'perf.data'
+--     .read sql/samples_by_process.sql
+
+WITH comm AS (
+    SELECT pid, comm
+    FROM (SELECT pid, comm,
+                 row_number() OVER (PARTITION BY pid
+                                    ORDER BY tid = pid DESC, record DESC) AS nth
+          FROM perf_comms(@file))
+    WHERE nth = 1
+),
+s AS (
+    -- a sample without PERIOD counts as period 1, as in perf
+    SELECT pid, count(DISTINCT tid) AS threads, count(*) AS samples,
+           sum(coalesce(period, 1)) AS period
+    FROM perf_samples(@file)
+    GROUP BY pid
+)
+SELECT s.pid,
+       coalesce(comm.comm, CASE WHEN s.pid = 0 THEN 'swapper' END, ':' || s.pid) AS comm,
+       s.threads, s.samples, s.period,
+       printf('%.2f', 100.0 * s.period / sum(s.period) OVER ()) AS "period%"
+FROM s
+LEFT JOIN comm ON comm.pid = s.pid
+ORDER BY s.period DESC, s.pid;

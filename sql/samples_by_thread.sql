@@ -1,0 +1,34 @@
+-- samples_by_thread.sql: samples and period per thread, busiest first.
+-- comm is the thread's last COMM, else its process's; tid 0 is the idle task
+-- "swapper"; a thread without any COMM record shows as ":tid", as in perf.
+--
+-- Every query in sql/ reads the file named by the SQL parameter @file:
+--     scripts/perfsql perf.data samples_by_thread
+-- or by hand in the sqlite3 shell:
+--     .load build/perfvtab              -- or `.load perfvtab` after make install
+--     .param set @file 'perf.data'
+--     .read sql/samples_by_thread.sql
+
+WITH last_comm AS (
+    SELECT pid, tid, comm,
+           row_number() OVER (PARTITION BY tid ORDER BY record DESC) AS nth_of_thread,
+           row_number() OVER (PARTITION BY pid ORDER BY tid = pid DESC, record DESC) AS nth_of_process
+    FROM perf_comms(@file)
+),
+s AS (
+    -- a sample without PERIOD counts as period 1, as in perf
+    SELECT pid, tid, count(*) AS samples, sum(coalesce(period, 1)) AS period,
+           count(DISTINCT cpu) AS cpus
+    FROM perf_samples(@file)
+    GROUP BY pid, tid
+)
+SELECT s.pid, s.tid,
+       coalesce((SELECT comm FROM last_comm c WHERE c.tid = s.tid AND c.nth_of_thread = 1),
+                (SELECT comm FROM last_comm c WHERE c.pid = s.pid AND c.nth_of_process = 1),
+                CASE WHEN s.tid = 0 THEN 'swapper' END,
+                ':' || s.tid) AS comm,
+       s.samples, s.period,
+       printf('%.2f', 100.0 * s.period / sum(s.period) OVER ()) AS "period%",
+       s.cpus
+FROM s
+ORDER BY s.period DESC, s.pid, s.tid;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,26 +75,42 @@ static char *resolve_data_path(const char *path, pv_error *err)
     return NULL;
 }
 
+/* Maps a whole regular file read-only.  An empty file is mapped as
+ * nothing (map NULL, size 0); callers decide whether that is an error. */
+static int map_path(const char *path, int *fd, const uint8_t **map, uint64_t *size,
+                    struct stat *st_out, pv_error *err)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return pv_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(*fd, &st) != 0)
+        return pv_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return pv_error_set(err, "%s: not a regular file", path);
+    if (st_out)
+        *st_out = st;
+    *size = (uint64_t)st.st_size;
+    *map = NULL;
+    if (*size == 0)
+        return 0;
+    void *m = mmap(NULL, (size_t)*size, PROT_READ, MAP_PRIVATE, *fd, 0);
+    if (m == MAP_FAILED)
+        return pv_error_set(err, "%s: cannot map: %s", path, strerror(errno));
+    *map = m;
+    return 0;
+}
+
 static int map_file(pv_file *f, pv_error *err)
 {
-    f->fd = open(f->data_path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0)
-        return pv_error_set(err, "%s: cannot open: %s", f->data_path, strerror(errno));
     struct stat st;
-    if (fstat(f->fd, &st) != 0)
-        return pv_error_set(err, "%s: cannot stat: %s", f->data_path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return pv_error_set(err, "%s: not a regular file", f->data_path);
+    if (map_path(f->data_path, &f->fd, &f->map, &f->map_size, &st, err))
+        return -1;
     f->dev = (uint64_t)st.st_dev;
     f->ino = (uint64_t)st.st_ino;
     f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    f->map_size = (uint64_t)st.st_size;
     if (f->map_size == 0)
-        return pv_error_set(err, "%s: empty file (offset 0): not a perf.data file", f->data_path);
-    void *m = mmap(NULL, (size_t)f->map_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
-    if (m == MAP_FAILED)
-        return pv_error_set(err, "%s: cannot map: %s", f->data_path, strerror(errno));
-    f->map = m;
+        return pv_error_set(err, "%s: empty file (offset 0x0): not a perf.data file", f->data_path);
     return 0;
 }
 
@@ -122,17 +139,17 @@ static pv_section read_section(pv_cursor *c)
 static int read_header(pv_file *f, pv_error *err)
 {
     if (f->map_size < 8)
-        return pv_error_set(err, "%s: file of %llu bytes is too short for the perf.data magic at offset 0",
+        return pv_error_set(err, "%s: file of %llu bytes is too short for the perf.data magic at offset 0x0",
                             f->data_path, (unsigned long long)f->map_size);
     if (memcmp(f->map, PERF_MAGIC_LE, 8) == 0)
         f->swap = false;
     else if (memcmp(f->map, PERF_MAGIC_BE, 8) == 0)
         f->swap = true;
     else if (memcmp(f->map, PERF_MAGIC_V1, 8) == 0)
-        return pv_error_set(err, "%s: magic PERFFILE at offset 0: the version 1 perf.data format "
+        return pv_error_set(err, "%s: magic PERFFILE at offset 0x0: the version 1 perf.data format "
                             "(perf before Linux 2.6.35) is not supported", f->data_path);
     else
-        return pv_error_set(err, "%s: bad magic at offset 0: not a perf.data file", f->data_path);
+        return pv_error_set(err, "%s: bad magic at offset 0x0: not a perf.data file", f->data_path);
 
     pv_cursor c;
     pv_cursor_init(&c, f->map, f->map_size, 0, f->swap);
@@ -225,6 +242,41 @@ static int read_attrs(pv_file *f, pv_error *err)
 }
 
 static int compare_id_entries(const void *a, const void *b);
+
+/* data.0, data.1, ... beside a directory's `data`, while they exist. */
+#define MAX_SEGMENTS 4096
+
+static int open_segments(pv_file *f, pv_error *err)
+{
+    size_t n = strlen(f->data_path);
+    if (n < 5 || strcmp(f->data_path + n - 5, "/data") != 0)
+        return 0;
+    for (size_t k = 0; k < MAX_SEGMENTS; k++) {
+        char *path = malloc(n + 24);
+        if (!path)
+            return pv_error_set(err, "%s: out of memory", f->data_path);
+        snprintf(path, n + 24, "%s.%zu", f->data_path, k);
+        if (!is_regular_file(path)) {
+            free(path);
+            return 0;
+        }
+        pv_segment *grown = realloc(f->segments, (f->nr_segments + 1) * sizeof *grown);
+        if (!grown) {
+            free(path);
+            return pv_error_set(err, "%s: out of memory", f->data_path);
+        }
+        f->segments = grown;
+        pv_segment *s = &f->segments[f->nr_segments++];
+        memset(s, 0, sizeof *s);
+        s->path = path;
+        s->fd = -1;
+        if (map_path(path, &s->fd, &s->map, &s->map_size, NULL, err))
+            return -1;
+        s->data_offset = 0;
+        s->data_end = s->map_size;
+    }
+    return 0;
+}
 
 /* The id -> event map every multi-event lookup goes through. */
 static int index_ids(pv_file *f, pv_error *err)
@@ -347,7 +399,8 @@ int pv_file_open(const char *path, pv_file **out, pv_error *err)
         return -1;
     }
     int rc = f->pipe ? pv_pipe_read_header_records(f, err)
-                     : (read_attrs(f, err) || read_feature_index(f, err)) ? -1 : 0;
+                     : (read_attrs(f, err) || read_feature_index(f, err) ||
+                        open_segments(f, err)) ? -1 : 0;
     if (rc || index_ids(f, err)) {
         pv_file_close(f);
         return -1;
@@ -365,6 +418,15 @@ void pv_file_close(pv_file *f)
         munmap((void *)f->map, (size_t)f->map_size);
     if (f->fd >= 0)
         close(f->fd);
+    for (size_t i = 0; i < f->nr_segments; i++) {
+        pv_segment *s = &f->segments[i];
+        if (s->map)
+            munmap((void *)s->map, (size_t)s->map_size);
+        if (s->fd >= 0)
+            close(s->fd);
+        free(s->path);
+    }
+    free(f->segments);
     for (size_t i = 0; i < f->nr_attrs; i++) {
         free(f->attrs[i].ids);
         free(f->attrs[i].name);

@@ -82,6 +82,18 @@ static inline bool pv_attr_flag(const pv_attr *a, int bit)
 
 typedef struct pv_file pv_file;
 
+/* A further file of records: a directory written by `perf record --threads`
+ * holds data.0, data.1, ... beside its `data`, each a bare stream of records
+ * that follows the data section of `data` in the record stream. */
+typedef struct pv_segment {
+    char *path;
+    int fd;
+    const uint8_t *map;
+    uint64_t map_size;
+    uint64_t data_offset;
+    uint64_t data_end;
+} pv_segment;
+
 struct pv_file {
     char *path;                 /* what the user gave */
     char *data_path;            /* the file actually read */
@@ -106,6 +118,9 @@ struct pv_file {
 
     pv_attr *attrs;
     size_t nr_attrs;
+
+    pv_segment *segments;       /* the data.N files, in order of N */
+    size_t nr_segments;
 
     /* id -> attr index, sorted by id */
     struct pv_id_entry { uint64_t id; uint32_t attr_index; } *id_map;

@@ -16,8 +16,24 @@ void pv_walk_start(pv_walk *w, pv_file *f)
 {
     memset(w, 0, sizeof *w);
     w->file = f;
+    w->base = f->map;
+    w->path = f->data_path;
     w->next_offset = f->data_section.offset;
     w->end_offset = f->data_section.offset + f->data_section.size;
+}
+
+/* Moves to the next data.N file; false when there is none. */
+static bool next_segment(pv_walk *w)
+{
+    const pv_file *f = w->file;
+    if (w->segment >= f->nr_segments)
+        return false;
+    const pv_segment *s = &f->segments[w->segment++];
+    w->base = s->map;
+    w->path = s->path;
+    w->next_offset = s->data_offset;
+    w->end_offset = s->data_end;
+    return true;
 }
 
 void pv_walk_end(pv_walk *w)
@@ -32,25 +48,27 @@ void pv_walk_end(pv_walk *w)
  * as a huge one. */
 #define PIPE_MAX_RECORD_TYPE 0x10000
 
-static bool pipe_record_fits(const pv_file *f, uint64_t at, uint64_t end)
+static bool pipe_record_fits(const pv_walk *w, uint64_t at, uint64_t end)
 {
     if (end - at < RECORD_HEADER_SIZE)
         return false;
-    uint32_t type = pv_load_u32(f->map + at, f->swap);
-    uint16_t size = pv_load_u16(f->map + at + 6, f->swap);
+    uint32_t type = pv_load_u32(w->base + at, w->file->swap);
+    uint16_t size = pv_load_u16(w->base + at + 6, w->file->swap);
     return type < PIPE_MAX_RECORD_TYPE && size >= RECORD_HEADER_SIZE && end - at >= size;
 }
 
 /* Reads the header at p (n bytes available) into rec; checks size >= 8. */
-static int read_header(const pv_file *f, const uint8_t *p, pv_record *rec, uint64_t at,
+static int read_header(const pv_walk *w, const uint8_t *p, pv_record *rec, uint64_t at,
                        const char *where, pv_error *err)
 {
-    rec->type = pv_load_u32(p, f->swap);
-    rec->misc = pv_load_u16(p + 4, f->swap);
-    rec->size = pv_load_u16(p + 6, f->swap);
+    bool swap = w->file->swap;
+    rec->type = pv_load_u32(p, swap);
+    rec->misc = pv_load_u16(p + 4, swap);
+    rec->size = pv_load_u16(p + 6, swap);
+    rec->segment = (uint32_t)w->segment;
     if (rec->size < RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: record at offset 0x%llx%s has size %u (< 8)",
-                            f->data_path, (unsigned long long)at, where, rec->size);
+                            w->path, (unsigned long long)at, where, rec->size);
     return 0;
 }
 
@@ -67,7 +85,7 @@ static int enter_container(pv_walk *w, const pv_record *container, pv_error *err
     if (container->type == PV_RECORD_COMPRESSED2) {
         if (size < 8)
             return pv_error_set(err, "%s: COMPRESSED2 record at offset 0x%llx has size %u (< 16)",
-                                f->data_path, (unsigned long long)container->file_offset,
+                                w->path, (unsigned long long)container->file_offset,
                                 container->size);
         uint64_t data_size = pv_load_u64(data, f->swap);
         /* perf 6.16+ may overstate data_size by the padding: trust the record. */
@@ -107,7 +125,7 @@ static int64_t unpack_more(pv_walk *w, pv_error *err)
         size_t rc = ZSTD_decompressStream(u->zstd, &out, &in);
         if (ZSTD_isError(rc))
             return pv_error_set(err, "%s: compressed data of the record at offset 0x%llx "
-                                "does not decompress: %s", w->file->data_path,
+                                "does not decompress: %s", w->path,
                                 (unsigned long long)u->container_offset, ZSTD_getErrorName(rc));
         u->input += in.pos;
         u->input_left -= in.pos;
@@ -129,7 +147,7 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
         uint64_t have = u->end - u->start;
         if (have >= RECORD_HEADER_SIZE) {
             const uint8_t *p = u->buffer + u->start;
-            if (read_header(w->file, p, rec, u->container_offset,
+            if (read_header(w, p, rec, u->container_offset,
                             " (inside the compressed data of that record)", err))
                 return -1;
             if (have >= rec->size) {
@@ -158,16 +176,18 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
             return rc;
     }
     uint64_t at = w->next_offset;
+    if (at >= w->end_offset && w->unpacked.end == w->unpacked.start && next_segment(w))
+        return pv_walk_next(w, rec, err);
     if (at >= w->end_offset) {
         uint64_t pending = w->unpacked.end - w->unpacked.start;
         if (pending > 0)
             return pv_error_set(err, "%s: the compressed data ends in the middle of a record: "
                                 "%llu bytes left after the container at offset 0x%llx",
-                                f->data_path, (unsigned long long)pending,
+                                w->path, (unsigned long long)pending,
                                 (unsigned long long)w->unpacked.container_offset);
         return 0;
     }
-    if (f->pipe && !pipe_record_fits(f, at, w->end_offset)) {
+    if (f->pipe && !pipe_record_fits(w, at, w->end_offset)) {
         /* A pipe has no size in a header: what does not form a record at
          * the end (a cut-off write, text a shell appended) ends the stream. */
         f->trailing_garbage_offset = at;
@@ -177,15 +197,15 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
     if (w->end_offset - at < RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
                             "only %llu bytes left in the data section",
-                            f->data_path, (unsigned long long)at,
+                            w->path, (unsigned long long)at,
                             (unsigned long long)(w->end_offset - at));
-    const uint8_t *p = f->map + at;
-    if (read_header(f, p, rec, at, "", err))
+    const uint8_t *p = w->base + at;
+    if (read_header(w, p, rec, at, "", err))
         return -1;
     if (w->end_offset - at < rec->size)
         return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) goes past the "
                             "end of the data section at offset 0x%llx: truncated file",
-                            f->data_path, (unsigned long long)at, rec->type, rec->size,
+                            w->path, (unsigned long long)at, rec->type, rec->size,
                             (unsigned long long)w->end_offset);
     uint64_t next = at + rec->size;
     /* In a pipe, tracing data follows its record, outside header.size. */
@@ -195,7 +215,7 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
         if (w->end_offset - next < payload)
             return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx has %llu bytes "
                                 "of data that go past the end of the file at offset 0x%llx",
-                                f->data_path, (unsigned long long)at, (unsigned long long)payload,
+                                w->path, (unsigned long long)at, (unsigned long long)payload,
                                 (unsigned long long)w->end_offset);
         next += payload;
     }
@@ -204,12 +224,12 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
     if (rec->type == PV_RECORD_AUXTRACE) {
         if (rec->size < RECORD_HEADER_SIZE + 8)
             return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has size %u (< 16)",
-                                f->data_path, (unsigned long long)at, rec->size);
+                                w->path, (unsigned long long)at, rec->size);
         uint64_t payload = pv_load_u64(p + RECORD_HEADER_SIZE, f->swap);
         if (w->end_offset - next < payload)
             return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has %llu bytes of trace "
                                 "data that go past the end of the data section at offset 0x%llx",
-                                f->data_path, (unsigned long long)at, (unsigned long long)payload,
+                                w->path, (unsigned long long)at, (unsigned long long)payload,
                                 (unsigned long long)w->end_offset);
         next += payload;
     }

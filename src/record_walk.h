@@ -19,6 +19,7 @@
 
 typedef struct pv_record {
     uint64_t index;        /* ordinal in the record stream, 0-based */
+    uint32_t segment;      /* which file: 0 the perf.data itself, N+1 its data.N */
     uint64_t file_offset;  /* offset of the header in the file; for a record
                               inside a COMPRESSED container, the container's */
     bool compressed;       /* came out of a COMPRESSED container */
@@ -41,6 +42,9 @@ typedef struct pv_unpacked {
 
 typedef struct pv_walk {
     pv_file *file;
+    size_t segment;        /* 0: the perf.data itself; N + 1: segments[N] */
+    const uint8_t *base;   /* the current segment's bytes */
+    const char *path;      /* and its path, for messages */
     uint64_t next_offset;
     uint64_t end_offset;
     uint64_t next_index;

@@ -1,5 +1,7 @@
 #include "build_ids.h"
 
+#include <stdio.h>
+
 #include "perf_abi.h"
 #include "pv_cursor.h"
 
@@ -49,28 +51,29 @@ int pv_build_ids_next(pv_build_id_iter *it, pv_build_id *out, pv_error *err)
         return 0;
     uint64_t at = it->file_offset + it->pos;
     uint64_t left = it->size - it->pos;
+    /* "<file>: build_id feature at offset 0x..: entry at offset 0x.." */
+    char where[160];
+    snprintf(where, sizeof where, "%s at offset 0x%llx: entry at offset 0x%llx", it->what,
+             (unsigned long long)it->file_offset, (unsigned long long)at);
     pv_cursor c;
     pv_cursor_init(&c, it->data + it->pos, left, at, it->swap);
     pv_cursor_u32(&c);                 /* type */
     uint16_t misc = pv_cursor_u16(&c);
     uint16_t size = pv_cursor_u16(&c);
     if (c.failed)
-        return pv_error_set(err, "%s: %s: entry at offset 0x%llx: %llu bytes left, "
-                            "too few for an entry header",
-                            it->path, it->what, (unsigned long long)at, (unsigned long long)left);
+        return pv_error_set(err, "%s: %s: %llu bytes left, too few for an entry header",
+                            it->path, where, (unsigned long long)left);
     if (size < PV_BUILD_ID_ENTRY_MIN)
-        return pv_error_set(err, "%s: %s: entry at offset 0x%llx has size %u (< %d)",
-                            it->path, it->what, (unsigned long long)at, size, PV_BUILD_ID_ENTRY_MIN);
+        return pv_error_set(err, "%s: %s has size %u (< %d)", it->path, where, size,
+                            PV_BUILD_ID_ENTRY_MIN);
     if (size > left)
-        return pv_error_set(err, "%s: %s: entry at offset 0x%llx has size %u but only %llu bytes "
-                            "are left in the section", it->path, it->what,
-                            (unsigned long long)at, size, (unsigned long long)left);
+        return pv_error_set(err, "%s: %s has size %u but only %llu bytes are left",
+                            it->path, where, size, (unsigned long long)left);
     out->pid = (int32_t)pv_cursor_u32(&c);
     const uint8_t *field = pv_cursor_bytes(&c, BUILD_ID_FIELD);
     if (!pv_build_id_bytes(field, misc, &out->id, &out->id_len))
-        return pv_error_set(err, "%s: %s: entry at offset 0x%llx has a build-id size of %u (> %d)",
-                            it->path, it->what, (unsigned long long)at, out->id_len,
-                            PV_BUILD_ID_MAX);
+        return pv_error_set(err, "%s: %s has a build-id size of %u (> %d)", it->path, where,
+                            out->id_len, PV_BUILD_ID_MAX);
     out->misc = misc;
     out->filename = pv_cursor_padded_string(&c, size - PV_BUILD_ID_ENTRY_MIN, &out->filename_len);
     out->offset = at;

@@ -1,0 +1,766 @@
+/*
+ * Unit tests of src/features.c and src/build_ids.c on hand-built feature
+ * sections.  Each test lays out a section byte by byte (as perf writes it)
+ * inside a fake in-memory pv_file, decodes it, and checks the value; broken
+ * sections (truncated, counts larger than the bytes) must fail with a
+ * message naming the file and the byte offset.  Every JSON value is also
+ * checked with SQLite's json_valid, and every proper prefix of every good
+ * section is decoded too (under ASan this is a small fuzz of the bounds).
+ *
+ * Output: one "ok - what" or "not ok - what: why" line per check.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "build_ids.h"
+#include "features.h"
+#include "perf_abi.h"
+
+static int failures;
+static sqlite3 *db;
+
+static void check(int cond, const char *what, const char *fmt, ...)
+{
+    if (cond) {
+        printf("ok - %s\n", what);
+        return;
+    }
+    failures++;
+    printf("not ok - %s: ", what);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+/* ---- building sections ---- */
+
+typedef struct buf {
+    uint8_t data[4096];
+    size_t len;
+    bool big;           /* write big-endian (a file from the other byte order) */
+} buf;
+
+static void put(buf *b, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int shift = b->big ? 8 * (n - 1 - i) : 8 * i;
+        b->data[b->len++] = (uint8_t)(v >> shift);
+    }
+}
+static void u8(buf *b, uint8_t v) { put(b, v, 1); }
+static void u16(buf *b, uint16_t v) { put(b, v, 2); }
+static void u32(buf *b, uint32_t v) { put(b, v, 4); }
+static void u64(buf *b, uint64_t v) { put(b, v, 8); }
+static void bytes(buf *b, const void *p, size_t n)
+{
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+static void zeros(buf *b, size_t n)
+{
+    memset(b->data + b->len, 0, n);
+    b->len += n;
+}
+/* perf_header_string: u32 len, then the string NUL-padded to 8 (perf pads
+ * to 64; any padding must do). */
+static void str(buf *b, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    size_t padded = (n + 7) / 8 * 8;
+    u32(b, (uint32_t)padded);
+    bytes(b, s, strlen(s));
+    zeros(b, padded - strlen(s));
+}
+
+/* ---- a fake file ---- */
+
+#define SECTION_AT 0x40     /* sections start past some filler: offsets are non-zero */
+
+typedef struct fake {
+    pv_file f;
+    uint8_t map[sizeof(((buf *)0)->data) * 2 + SECTION_AT];
+} fake;
+
+static fake fk;
+
+/* A file holding feature id with the bytes of b, and, when nrcpus is given,
+ * an nrcpus feature with that many cpus available (after it). */
+static pv_file *make_file(unsigned id, const buf *b, size_t len, int nrcpus)
+{
+    memset(&fk, 0, sizeof fk);
+    fk.f.data_path = (char *)"fake.data";
+    fk.f.path = fk.f.data_path;
+    fk.f.swap = b->big;
+    memcpy(fk.map + SECTION_AT, b->data, len);
+    fk.f.feature_bitmap[id / 64] |= (uint64_t)1 << (id % 64);
+    fk.f.feature_sections[id].offset = SECTION_AT;
+    fk.f.feature_sections[id].size = len;
+    uint64_t end = SECTION_AT + len;
+    if (nrcpus >= 0) {
+        buf n = {.big = b->big};
+        u32(&n, (uint32_t)nrcpus);
+        u32(&n, (uint32_t)nrcpus);
+        memcpy(fk.map + end, n.data, n.len);
+        fk.f.feature_bitmap[0] |= (uint64_t)1 << PV_FEATURE_NRCPUS;
+        fk.f.feature_sections[PV_FEATURE_NRCPUS].offset = end;
+        fk.f.feature_sections[PV_FEATURE_NRCPUS].size = n.len;
+        end += n.len;
+    }
+    fk.f.map = fk.map;
+    fk.f.map_size = end;
+    return &fk.f;
+}
+
+static bool json_valid(const char *text)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT json_valid(?1)", -1, &st, NULL) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    bool ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    sqlite3_finalize(st);
+    return ok;
+}
+
+typedef struct result {
+    int rc;
+    pv_value_kind kind;
+    int64_t integer;
+    pv_strbuf text;
+    pv_error err;
+} result;
+
+static result res;
+
+static result *decode_len(unsigned id, const buf *b, size_t len, int nrcpus)
+{
+    pv_file *f = make_file(id, b, len, nrcpus);
+    res.err.msg[0] = 0;
+    res.rc = pv_feature_decode(f, id, &res.kind, &res.integer, &res.text, &res.err);
+    return &res;
+}
+
+static result *decode(unsigned id, const buf *b, int nrcpus)
+{
+    return decode_len(id, b, b->len, nrcpus);
+}
+
+/* Decodes b, expects JSON (or TEXT) equal to want; then decodes every proper
+ * prefix, which must either succeed or fail with an offset in the message. */
+static void expect_value(const char *what, unsigned id, const buf *b, int nrcpus,
+                         pv_value_kind kind, const char *want)
+{
+    result *r = decode(id, b, nrcpus);
+    if (r->rc != 0) {
+        check(0, what, "decode failed: %s", r->err.msg);
+        return;
+    }
+    const char *got = pv_strbuf_text(&r->text);
+    check(r->kind == kind && strcmp(got, want) == 0, what, "kind %d, got %s, want %s",
+          r->kind, got, want);
+    if (kind == PV_VALUE_JSON) {
+        char label[256];
+        snprintf(label, sizeof label, "%s: valid JSON", what);
+        check(json_valid(got), label, "json_valid refuses %s", got);
+    }
+    int bad = 0;
+    char why[900] = "";
+    for (size_t n = 0; n < b->len; n++) {
+        result *p = decode_len(id, b, n, nrcpus);
+        if (p->rc == 0 && p->kind == PV_VALUE_JSON && !json_valid(pv_strbuf_text(&p->text))) {
+            bad++;
+            snprintf(why, sizeof why, "prefix %zu: invalid JSON %s", n, pv_strbuf_text(&p->text));
+        } else if (p->rc != 0 && (!strstr(p->err.msg, "fake.data: ") ||
+                                  !strstr(p->err.msg, "offset 0x"))) {
+            bad++;
+            snprintf(why, sizeof why, "prefix %zu: message without file or offset: %s", n,
+                     p->err.msg);
+        }
+    }
+    char label[256];
+    snprintf(label, sizeof label, "%s: every truncation is handled", what);
+    check(bad == 0, label, "%d bad, last %s", bad, why);
+}
+
+/* Expects a decode error whose message holds each of the needles. */
+static void expect_error(const char *what, unsigned id, const buf *b, int nrcpus,
+                         const char *needle1, const char *needle2)
+{
+    result *r = decode(id, b, nrcpus);
+    check(r->rc == -1 && strstr(r->err.msg, "fake.data: ") && strstr(r->err.msg, needle1) &&
+          (!needle2 || strstr(r->err.msg, needle2)), what,
+          "rc %d, message \"%s\", wanted \"%s\"%s%s", r->rc, r->err.msg, needle1,
+          needle2 ? " and " : "", needle2 ? needle2 : "");
+}
+
+/* A section that is just a huge count: must fail before looping. */
+static void expect_count_refused(unsigned id, bool wide)
+{
+    buf b = {0};
+    if (wide)
+        u64(&b, UINT64_MAX);
+    else
+        u32(&b, UINT32_MAX);
+    char what[128];
+    snprintf(what, sizeof what, "%s: oversized count is refused", pv_feature_name(id));
+    expect_error(what, id, &b, -1, "count", "at offset 0x40");
+}
+
+/* ---- the features ---- */
+
+static void test_names(void)
+{
+    static const char *const want[] = {
+        NULL, "tracing_data", "build_id", "hostname", "osrelease", "version", "arch", "nrcpus",
+        "cpudesc", "cpuid", "total_mem", "cmdline", "event_desc", "cpu_topology",
+        "numa_topology", "branch_stack", "pmu_mappings", "group_desc", "auxtrace", "stat",
+        "cache", "sample_time", "mem_topology", "clockid", "dir_format", "bpf_prog_info",
+        "bpf_btf", "compressed", "cpu_pmu_caps", "clock_data", "hybrid_topology", "pmu_caps",
+    };
+    int wrong = 0;
+    for (unsigned id = 0; id < 32; id++) {
+        const char *got = pv_feature_name(id);
+        if ((got == NULL) != (want[id] == NULL) || (got && strcmp(got, want[id]) != 0))
+            wrong++;
+    }
+    check(wrong == 0, "feature names 0..31", "%d wrong", wrong);
+    check(pv_feature_name(32) == NULL && pv_feature_name(255) == NULL && pv_feature_name(1000) == NULL,
+          "unknown feature ids have no name", "got a name");
+
+    buf b = {0};
+    u64(&b, 42);
+    result *r = decode(40, &b, -1);
+    check(r->rc == 0 && r->kind == PV_VALUE_NULL, "unknown feature 40 decodes to NULL",
+          "rc %d kind %d", r->rc, r->kind);
+}
+
+static void test_strings(void)
+{
+    buf b = {0};
+    str(&b, "vm");
+    expect_value("hostname is TEXT", PV_FEATURE_HOSTNAME, &b, -1, PV_VALUE_TEXT, "vm");
+
+    buf big = {.big = true};
+    str(&big, "6.1.0-amd64");
+    expect_value("osrelease from a big-endian file", PV_FEATURE_OSRELEASE, &big, -1,
+                 PV_VALUE_TEXT, "6.1.0-amd64");
+
+    buf over = {0};
+    u32(&over, 1000);
+    bytes(&over, "x86_64\0\0", 8);
+    expect_error("arch: string longer than the section", PV_FEATURE_ARCH, &over, -1,
+                 "truncated", "at offset 0x44");
+
+    /* No NUL inside the declared length: the string is all len bytes. */
+    buf nonul = {0};
+    u32(&nonul, 4);
+    bytes(&nonul, "abcd", 4);
+    expect_value("cpuid without a NUL", PV_FEATURE_CPUID, &nonul, -1, PV_VALUE_TEXT, "abcd");
+}
+
+static void test_numbers(void)
+{
+    buf b = {0};
+    u64(&b, 24684092);
+    result *r = decode(PV_FEATURE_TOTAL_MEM, &b, -1);
+    check(r->rc == 0 && r->kind == PV_VALUE_INTEGER && r->integer == 24684092,
+          "total_mem is INTEGER kB", "rc %d kind %d value %lld", r->rc, r->kind,
+          (long long)r->integer);
+    r = decode_len(PV_FEATURE_TOTAL_MEM, &b, 7, -1);
+    check(r->rc == -1 && strstr(r->err.msg, "total_mem feature at offset 0x40"),
+          "total_mem of 7 bytes fails", "%s", r->err.msg);
+
+    buf c = {0};
+    u64(&c, 1);
+    r = decode(PV_FEATURE_CLOCKID, &c, -1);
+    check(r->rc == 0 && r->kind == PV_VALUE_INTEGER && r->integer == 1, "clockid is INTEGER",
+          "rc %d kind %d", r->rc, r->kind);
+
+    buf n = {0};
+    u32(&n, 8);     /* available */
+    u32(&n, 4);     /* online */
+    expect_value("nrcpus", PV_FEATURE_NRCPUS, &n, -1, PV_VALUE_JSON,
+                 "{\"online\":4,\"available\":8}");
+    buf nb = {.big = true};
+    u32(&nb, 8);
+    u32(&nb, 4);
+    expect_value("nrcpus big-endian", PV_FEATURE_NRCPUS, &nb, -1, PV_VALUE_JSON,
+                 "{\"online\":4,\"available\":8}");
+
+    buf t = {0};
+    u64(&t, 324440771000ull);
+    u64(&t, 324601195000ull);
+    expect_value("sample_time", PV_FEATURE_SAMPLE_TIME, &t, -1, PV_VALUE_JSON,
+                 "{\"first\":324440771000,\"last\":324601195000}");
+
+    buf d = {0};
+    u64(&d, 1);
+    expect_value("dir_format", PV_FEATURE_DIR_FORMAT, &d, -1, PV_VALUE_JSON, "{\"version\":1}");
+
+    buf z = {0};
+    u32(&z, 1); u32(&z, 1); u32(&z, 1); u32(&z, 3); u32(&z, 65536);
+    expect_value("compressed", PV_FEATURE_COMPRESSED, &z, -1, PV_VALUE_JSON,
+                 "{\"version\":1,\"type\":1,\"level\":1,\"ratio\":3,\"mmap_len\":65536}");
+
+    buf k = {0};
+    u32(&k, 1); u32(&k, 1); u64(&k, 1700000000123456789ull); u64(&k, 5000);
+    expect_value("clock_data", PV_FEATURE_CLOCK_DATA, &k, -1, PV_VALUE_JSON,
+                 "{\"version\":1,\"clockid\":1,\"wall_clock_ns\":1700000000123456789,"
+                 "\"clockid_time_ns\":5000}");
+    buf k2 = {0};
+    u32(&k2, 2); u32(&k2, 1); u64(&k2, 0); u64(&k2, 0);
+    expect_error("clock_data version 2 is refused", PV_FEATURE_CLOCK_DATA, &k2, -1,
+                 "version 2", "offset 0x40");
+
+    buf e = {0};
+    expect_value("stat has no payload", PV_FEATURE_STAT, &e, -1, PV_VALUE_JSON, "{}");
+    expect_value("branch_stack has no payload", PV_FEATURE_BRANCH_STACK, &e, -1,
+                 PV_VALUE_JSON, "{}");
+}
+
+static void test_cmdline(void)
+{
+    buf b = {0};
+    u32(&b, 3);
+    str(&b, "/usr/bin/perf");
+    str(&b, "record");
+    str(&b, "say \"hi\"");
+    expect_value("cmdline", PV_FEATURE_CMDLINE, &b, -1, PV_VALUE_JSON,
+                 "[\"/usr/bin/perf\",\"record\",\"say \\\"hi\\\"\"]");
+    expect_count_refused(PV_FEATURE_CMDLINE, false);
+
+    buf t = {0};
+    u32(&t, 2);
+    str(&t, "perf");
+    expect_error("cmdline with a missing string", PV_FEATURE_CMDLINE, &t, -1, "truncated",
+                 "at offset 0x50");
+}
+
+/* A 64-byte perf_event_attr (PERF_ATTR_SIZE_VER0). */
+static void attr64(buf *b, uint32_t type, uint64_t config)
+{
+    u32(b, type);
+    u32(b, 64);
+    u64(b, config);
+    u64(b, 4000);           /* sample_period */
+    u64(b, 0x107);          /* sample_type */
+    u64(b, 0);              /* read_format */
+    u64(b, 1);              /* flags: disabled */
+    u32(b, 0);
+    u32(b, 0);
+    u64(b, 0);              /* config1 */
+}
+
+static void test_event_desc(void)
+{
+    buf b = {0};
+    u32(&b, 2);
+    u32(&b, 64);
+    attr64(&b, 0, 0);
+    u32(&b, 2);
+    str(&b, "cycles:u");
+    u64(&b, 7);
+    u64(&b, UINT64_MAX);
+    attr64(&b, 1, 0);
+    u32(&b, 0);
+    str(&b, "cpu-clock");
+    result *r = decode(PV_FEATURE_EVENT_DESC, &b, -1);
+    const char *got = pv_strbuf_text(&r->text);
+    check(r->rc == 0 && r->kind == PV_VALUE_JSON &&
+          strncmp(got, "[{\"name\":\"cycles:u\",\"ids\":[7,-1],\"attr\":{\"type\":0,", 47) == 0 &&
+          strstr(got, "},{\"name\":\"cpu-clock\",\"ids\":[],\"attr\":{\"type\":1,") &&
+          strstr(got, "\"sample_type\":263"), "event_desc", "rc %d: %s %s", r->rc, got, r->err.msg);
+    check(r->rc == 0 && json_valid(got), "event_desc: valid JSON", "%s", got);
+    expect_value("event_desc (whole)", PV_FEATURE_EVENT_DESC, &b, -1, PV_VALUE_JSON, got);
+
+    buf small = {0};
+    u32(&small, 1);
+    u32(&small, 32);
+    zeros(&small, 40);
+    expect_error("event_desc with attr_size 32", PV_FEATURE_EVENT_DESC, &small, -1,
+                 "attr_size 32", "at offset 0x44");
+
+    buf many = {0};
+    u32(&many, 1000);
+    u32(&many, 64);
+    attr64(&many, 0, 0);
+    expect_error("event_desc with more events than bytes", PV_FEATURE_EVENT_DESC, &many, -1,
+                 "event count 1000", "at offset 0x40");
+
+    buf ids = {0};
+    u32(&ids, 1);
+    u32(&ids, 64);
+    attr64(&ids, 0, 0);
+    u32(&ids, 0x10000000);
+    str(&ids, "cycles");
+    expect_error("event_desc with more ids than bytes", PV_FEATURE_EVENT_DESC, &ids, -1,
+                 "id count 268435456", "at offset 0x88");
+}
+
+static void topology_lists(buf *b)
+{
+    u32(b, 1);
+    str(b, "0-3");
+    u32(b, 2);
+    str(b, "0-1");
+    str(b, "2-3");
+}
+
+static void test_cpu_topology(void)
+{
+    buf v1 = {0};
+    topology_lists(&v1);
+    expect_value("cpu_topology, first revision", PV_FEATURE_CPU_TOPOLOGY, &v1, 4, PV_VALUE_JSON,
+                 "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"]}");
+
+    buf v2 = {0};
+    topology_lists(&v2);
+    u32(&v2, 0); u32(&v2, 0);
+    u32(&v2, 1); u32(&v2, 0);
+    expect_value("cpu_topology with core and socket ids", PV_FEATURE_CPU_TOPOLOGY, &v2, 2,
+                 PV_VALUE_JSON,
+                 "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
+                 "{\"core_id\":0,\"socket_id\":0},{\"core_id\":1,\"socket_id\":0}]}");
+
+    buf v3 = {0};
+    topology_lists(&v3);
+    u32(&v3, 0); u32(&v3, 0);
+    u32(&v3, 1); u32(&v3, 1);
+    u32(&v3, 2);
+    str(&v3, "0");
+    str(&v3, "1");
+    u32(&v3, 0);
+    u32(&v3, 1);
+    expect_value("cpu_topology with dies", PV_FEATURE_CPU_TOPOLOGY, &v3, 2, PV_VALUE_JSON,
+                 "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
+                 "{\"core_id\":0,\"socket_id\":0,\"die_id\":0},"
+                 "{\"core_id\":1,\"socket_id\":1,\"die_id\":1}],\"dies\":[\"0\",\"1\"]}");
+
+    buf big = {.big = true};
+    topology_lists(&big);
+    u32(&big, 5); u32(&big, 6);
+    expect_value("cpu_topology big-endian", PV_FEATURE_CPU_TOPOLOGY, &big, 1, PV_VALUE_JSON,
+                 "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
+                 "{\"core_id\":5,\"socket_id\":6}]}");
+
+    /* nrcpus says 100 cpus, the section has room for 2 */
+    expect_error("cpu_topology with more cpus than bytes", PV_FEATURE_CPU_TOPOLOGY, &v2, 100,
+                 "cpu (nrcpus available) count 100", "offset 0x6c");
+    expect_count_refused(PV_FEATURE_CPU_TOPOLOGY, false);
+}
+
+static void test_numa(void)
+{
+    buf b = {0};
+    u32(&b, 2);
+    u32(&b, 0); u64(&b, 3762388); u64(&b, 3540644); str(&b, "0-1");
+    u32(&b, 1); u64(&b, 100); u64(&b, 50); str(&b, "");
+    expect_value("numa_topology", PV_FEATURE_NUMA_TOPOLOGY, &b, -1, PV_VALUE_JSON,
+                 "[{\"node\":0,\"mem_total\":3762388,\"mem_free\":3540644,\"cpus\":\"0-1\"},"
+                 "{\"node\":1,\"mem_total\":100,\"mem_free\":50,\"cpus\":\"\"}]");
+    expect_count_refused(PV_FEATURE_NUMA_TOPOLOGY, false);
+}
+
+static void test_pmu_mappings_and_groups(void)
+{
+    buf b = {0};
+    u32(&b, 2);
+    u32(&b, 1); str(&b, "software");
+    u32(&b, 8); str(&b, "uprobe");
+    expect_value("pmu_mappings", PV_FEATURE_PMU_MAPPINGS, &b, -1, PV_VALUE_JSON,
+                 "[{\"type\":1,\"name\":\"software\"},{\"type\":8,\"name\":\"uprobe\"}]");
+    buf big = {.big = true};
+    u32(&big, 1);
+    u32(&big, 4); str(&big, "cpu");
+    expect_value("pmu_mappings big-endian", PV_FEATURE_PMU_MAPPINGS, &big, -1, PV_VALUE_JSON,
+                 "[{\"type\":4,\"name\":\"cpu\"}]");
+    expect_count_refused(PV_FEATURE_PMU_MAPPINGS, false);
+
+    buf g = {0};
+    u32(&g, 1);
+    str(&g, "{anon_group}");
+    u32(&g, 0);
+    u32(&g, 2);
+    expect_value("group_desc", PV_FEATURE_GROUP_DESC, &g, -1, PV_VALUE_JSON,
+                 "[{\"name\":\"{anon_group}\",\"leader_idx\":0,\"nr_members\":2}]");
+    expect_count_refused(PV_FEATURE_GROUP_DESC, false);
+
+    buf h = {0};
+    u32(&h, 2);
+    str(&h, "cpu_core"); str(&h, "0-15");
+    str(&h, "cpu_atom"); str(&h, "16-23");
+    expect_value("hybrid_topology", PV_FEATURE_HYBRID_TOPOLOGY, &h, -1, PV_VALUE_JSON,
+                 "[{\"pmu_name\":\"cpu_core\",\"cpus\":\"0-15\"},"
+                 "{\"pmu_name\":\"cpu_atom\",\"cpus\":\"16-23\"}]");
+    expect_count_refused(PV_FEATURE_HYBRID_TOPOLOGY, false);
+}
+
+static void test_caps(void)
+{
+    buf c = {0};
+    u32(&c, 2);
+    str(&c, "branches"); str(&c, "32");
+    str(&c, "pmu_name"); str(&c, "icelake");
+    expect_value("cpu_pmu_caps", PV_FEATURE_CPU_PMU_CAPS, &c, -1, PV_VALUE_JSON,
+                 "{\"branches\":\"32\",\"pmu_name\":\"icelake\"}");
+    expect_count_refused(PV_FEATURE_CPU_PMU_CAPS, false);
+
+    buf p = {0};
+    u32(&p, 2);
+    u32(&p, 1); str(&p, "max_precise"); str(&p, "3"); str(&p, "cpu_core");
+    u32(&p, 0); str(&p, "cpu_atom");
+    expect_value("pmu_caps", PV_FEATURE_PMU_CAPS, &p, -1, PV_VALUE_JSON,
+                 "[{\"caps\":{\"max_precise\":\"3\"},\"pmu_name\":\"cpu_core\"},"
+                 "{\"caps\":{},\"pmu_name\":\"cpu_atom\"}]");
+    expect_count_refused(PV_FEATURE_PMU_CAPS, false);
+
+    buf inner = {0};
+    u32(&inner, 1);
+    u32(&inner, 0x7fffffff);
+    zeros(&inner, 8);
+    expect_error("pmu_caps with an oversized capability count", PV_FEATURE_PMU_CAPS, &inner, -1,
+                 "capability count 2147483647", "at offset 0x44");
+}
+
+static void test_cache(void)
+{
+    buf b = {0};
+    u32(&b, 1);
+    u32(&b, 2);
+    u32(&b, 1); u32(&b, 64); u32(&b, 64); u32(&b, 12);
+    str(&b, "Data"); str(&b, "48K"); str(&b, "0");
+    u32(&b, 3); u32(&b, 64); u32(&b, 32768); u32(&b, 16);
+    str(&b, "Unified"); str(&b, "32768K"); str(&b, "0-1");
+    expect_value("cache", PV_FEATURE_CACHE, &b, -1, PV_VALUE_JSON,
+                 "[{\"level\":1,\"line_size\":64,\"sets\":64,\"ways\":12,\"type\":\"Data\","
+                 "\"size\":\"48K\",\"map\":\"0\"},"
+                 "{\"level\":3,\"line_size\":64,\"sets\":32768,\"ways\":16,\"type\":\"Unified\","
+                 "\"size\":\"32768K\",\"map\":\"0-1\"}]");
+    buf v = {0};
+    u32(&v, 2);
+    u32(&v, 0);
+    expect_error("cache version 2 is refused", PV_FEATURE_CACHE, &v, -1, "version 2",
+                 "at offset 0x40");
+    buf n = {0};
+    u32(&n, 1);
+    u32(&n, 5000);
+    expect_error("cache with more levels than bytes", PV_FEATURE_CACHE, &n, -1,
+                 "cache level count 5000", "at offset 0x44");
+}
+
+static void test_mem_topology(void)
+{
+    buf b = {0};
+    u64(&b, 1);
+    u64(&b, 0x8000000);
+    u64(&b, 2);
+    u64(&b, 0); u64(&b, 70); u64(&b, 70);
+    u64(&b, 0x7ull | (1ull << 5) | (1ull << 63)); u64(&b, 0x3f);   /* 0-2,5,63-69 */
+    u64(&b, 1); u64(&b, 0); u64(&b, 0);
+    expect_value("mem_topology", PV_FEATURE_MEM_TOPOLOGY, &b, -1, PV_VALUE_JSON,
+                 "{\"version\":1,\"block_size\":134217728,\"nodes\":["
+                 "{\"node\":0,\"size\":70,\"set\":\"0-2,5,63-69\"},"
+                 "{\"node\":1,\"size\":0,\"set\":\"\"}]}");
+    buf n = {0};
+    u64(&n, 1);
+    u64(&n, 0x8000000);
+    u64(&n, UINT64_MAX);
+    expect_error("mem_topology with more nodes than bytes", PV_FEATURE_MEM_TOPOLOGY, &n, -1,
+                 "node count 18446744073709551615", "at offset 0x50");
+    buf w = {0};
+    u64(&w, 1);
+    u64(&w, 0x8000000);
+    u64(&w, 1);
+    u64(&w, 0); u64(&w, UINT64_MAX); u64(&w, UINT64_MAX);
+    expect_error("mem_topology with a bitmap larger than the section", PV_FEATURE_MEM_TOPOLOGY,
+                 &w, -1, "bitmap word count", "at offset 0x68");
+}
+
+static void test_auxtrace_and_bpf(void)
+{
+    buf a = {0};
+    u64(&a, 2);
+    u64(&a, 0x1000); u64(&a, 4096);
+    u64(&a, 0x3000); u64(&a, 100);
+    expect_value("auxtrace", PV_FEATURE_AUXTRACE, &a, -1, PV_VALUE_JSON,
+                 "[{\"file_offset\":4096,\"sz\":4096},{\"file_offset\":12288,\"sz\":100}]");
+    expect_count_refused(PV_FEATURE_AUXTRACE, true);
+
+    buf p = {0};
+    u32(&p, 1);
+    u32(&p, 16);        /* info_len */
+    u32(&p, 8);         /* data_len */
+    u64(&p, 0);         /* arrays */
+    u32(&p, 1);         /* info.type */
+    u32(&p, 42);        /* info.id */
+    bytes(&p, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+    zeros(&p, 8);       /* data */
+    expect_value("bpf_prog_info", PV_FEATURE_BPF_PROG_INFO, &p, -1, PV_VALUE_JSON,
+                 "[{\"type\":1,\"id\":42,\"tag\":\"0102030405060708\",\"info_len\":16,"
+                 "\"data_len\":8}]");
+    expect_count_refused(PV_FEATURE_BPF_PROG_INFO, false);
+    buf pl = {0};
+    u32(&pl, 1);
+    u32(&pl, 16);
+    u32(&pl, 0xffffffff);
+    u64(&pl, 0);
+    zeros(&pl, 16);
+    expect_error("bpf_prog_info with data_len past the section", PV_FEATURE_BPF_PROG_INFO, &pl,
+                 -1, "truncated", "at offset 0x64");
+
+    buf t = {0};
+    u32(&t, 2);
+    u32(&t, 7); u32(&t, 3); bytes(&t, "abc", 3);
+    u32(&t, 8); u32(&t, 0);
+    expect_value("bpf_btf", PV_FEATURE_BPF_BTF, &t, -1, PV_VALUE_JSON,
+                 "[{\"id\":7,\"data_size\":3},{\"id\":8,\"data_size\":0}]");
+    expect_count_refused(PV_FEATURE_BPF_BTF, false);
+}
+
+static void test_tracing_data(void)
+{
+    buf b = {0};
+    bytes(&b, "\x17\x08\x44tracing", 10);
+    bytes(&b, "0.6", 4);
+    u8(&b, 0);
+    u8(&b, 8);
+    u32(&b, 4096);
+    zeros(&b, 10);
+    expect_value("tracing_data summary", PV_FEATURE_TRACING_DATA, &b, -1, PV_VALUE_JSON,
+                 "{\"size\":30,\"version\":\"0.6\",\"big_endian\":false,\"long_size\":8,"
+                 "\"page_size\":4096}");
+    buf o = {0};
+    bytes(&o, "something else", 14);
+    expect_value("tracing_data that is not trace-cmd data", PV_FEATURE_TRACING_DATA, &o, -1,
+                 PV_VALUE_JSON, "{\"size\":14}");
+}
+
+/* One build_id_event: header {type, misc, size}, pid, build_id[24], filename. */
+static void build_id_entry(buf *b, uint16_t misc, int32_t pid, const uint8_t *id, uint8_t id_len,
+                           const char *filename)
+{
+    size_t name = (strlen(filename) + 1 + 7) / 8 * 8;
+    u32(b, PV_RECORD_HEADER_BUILD_ID);
+    u16(b, misc);
+    u16(b, (uint16_t)(PV_BUILD_ID_ENTRY_MIN + name));
+    u32(b, (uint32_t)pid);
+    bytes(b, id, id_len);
+    zeros(b, 20 - id_len);
+    if (misc & PV_MISC_BUILD_ID_SIZE) {
+        u8(b, id_len);
+        zeros(b, 3);
+    } else {
+        zeros(b, 4);
+    }
+    bytes(b, filename, strlen(filename));
+    zeros(b, name - strlen(filename));
+}
+
+static void test_build_ids(void)
+{
+    uint8_t id[20];
+    for (int i = 0; i < 20; i++)
+        id[i] = (uint8_t)(0xa0 + i);
+    buf b = {0};
+    build_id_entry(&b, 1, -1, id, 20, "[kernel.kallsyms]");
+    build_id_entry(&b, 2 | PV_MISC_BUILD_ID_SIZE, 1234, id, 16, "/usr/lib/libc.so.6");
+    expect_value("build_id feature", PV_FEATURE_BUILD_ID, &b, -1, PV_VALUE_JSON,
+                 "[{\"pid\":-1,\"cpumode\":\"kernel\","
+                 "\"build_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3\","
+                 "\"filename\":\"[kernel.kallsyms]\"},"
+                 "{\"pid\":1234,\"cpumode\":\"user\","
+                 "\"build_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\","
+                 "\"filename\":\"/usr/lib/libc.so.6\"}]");
+
+    pv_build_id_iter it;
+    pv_build_id e;
+    pv_error err;
+    pv_build_ids_start(&it, "fake.data", "build_id feature", b.data, b.len, 0x100, false);
+    int rc1 = pv_build_ids_next(&it, &e, &err);
+    check(rc1 == 1 && e.pid == -1 && e.id_len == 20 && e.offset == 0x100 &&
+          (e.misc & PV_MISC_CPUMODE_MASK) == 1 && e.filename_len == 17 &&
+          memcmp(e.filename, "[kernel.kallsyms]", 17) == 0,
+          "build-id iterator: first entry", "rc %d pid %d len %u offset 0x%llx", rc1, e.pid,
+          e.id_len, (unsigned long long)e.offset);
+    int rc2 = pv_build_ids_next(&it, &e, &err);
+    check(rc2 == 1 && e.pid == 1234 && e.id_len == 16 && e.offset == 0x100 + 36 + 24,
+          "build-id iterator: second entry with a 16-byte id", "rc %d len %u offset 0x%llx", rc2,
+          e.id_len, (unsigned long long)e.offset);
+    check(pv_build_ids_next(&it, &e, &err) == 0, "build-id iterator: end", "not at end");
+
+    buf small = {0};
+    u32(&small, PV_RECORD_HEADER_BUILD_ID);
+    u16(&small, 0);
+    u16(&small, 20);
+    zeros(&small, 40);
+    expect_error("build_id entry smaller than 36 bytes", PV_FEATURE_BUILD_ID, &small, -1,
+                 "entry at offset 0x40 has size 20", NULL);
+
+    buf over = {0};
+    build_id_entry(&over, 1, -1, id, 20, "[kernel.kallsyms]");
+    u32(&over, PV_RECORD_HEADER_BUILD_ID);
+    u16(&over, 0);
+    u16(&over, 500);
+    zeros(&over, 40);
+    expect_error("build_id entry past the section", PV_FEATURE_BUILD_ID, &over, -1,
+                 "entry at offset 0x7c has size 500", NULL);
+
+    buf toolong = {0};
+    build_id_entry(&toolong, PV_MISC_BUILD_ID_SIZE, 1, id, 20, "a");
+    toolong.data[8 + 4 + 20] = 21;
+    expect_error("build_id size byte above 20", PV_FEATURE_BUILD_ID, &toolong, -1,
+                 "build-id size of 21", "offset 0x40");
+
+    buf tail = {0};
+    build_id_entry(&tail, 1, -1, id, 20, "x");
+    zeros(&tail, 4);
+    expect_error("build_id section with a partial header at the end", PV_FEATURE_BUILD_ID, &tail,
+                 -1, "entry at offset 0x6c", NULL);
+}
+
+static void test_section_outside_file(void)
+{
+    buf b = {0};
+    str(&b, "vm");
+    pv_file *f = make_file(PV_FEATURE_HOSTNAME, &b, b.len, -1);
+    f->feature_sections[PV_FEATURE_HOSTNAME].size = 1u << 20;
+    pv_value_kind kind;
+    int64_t integer;
+    pv_error err;
+    int rc = pv_feature_decode(f, PV_FEATURE_HOSTNAME, &kind, &integer, &res.text, &err);
+    check(rc == -1 && strstr(err.msg, "fake.data") && strstr(err.msg, "0x40") &&
+          strstr(err.msg, "hostname"), "a section past the end of the file fails", "rc %d: %s",
+          rc, err.msg);
+}
+
+int main(void)
+{
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
+        printf("not ok - sqlite3_open: cannot open an in-memory database\n");
+        return 0;
+    }
+    test_names();
+    test_strings();
+    test_numbers();
+    test_cmdline();
+    test_event_desc();
+    test_cpu_topology();
+    test_numa();
+    test_pmu_mappings_and_groups();
+    test_caps();
+    test_cache();
+    test_mem_topology();
+    test_auxtrace_and_bpf();
+    test_tracing_data();
+    test_build_ids();
+    test_section_outside_file();
+    pv_strbuf_free(&res.text);
+    sqlite3_close(db);
+    return 0;
+}

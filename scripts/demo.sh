@@ -33,7 +33,7 @@ dq() {
     printf '"%s"' "${s//\"/\\\"}"
 }
 sqlpath=$(printf "'%s'" "${data//\'/\'\'}")
-setup=(-header -cmd '.mode column' -cmd ".load $(dq "$ext")"
+setup=(-header -cmd '.mode column --wrap 0' -cmd ".load $(dq "$ext")"
        -cmd ".param set @file $(dq "$sqlpath")")
 
 if [ -t 0 ]; then

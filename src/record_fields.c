@@ -83,9 +83,9 @@ static int check_count(decoder *d, const char *what, uint64_t nr, uint64_t elem)
 {
     uint64_t left = pv_cursor_left(&d->c);
     if (d->c.failed || nr > left / elem)
-        return malformed(d, "%s count %llu needs %s%llu bytes but only %llu are left at offset 0x%llx",
-                         what, (unsigned long long)nr, nr > UINT64_MAX / elem ? "more than " : "",
-                         (unsigned long long)(nr > UINT64_MAX / elem ? UINT64_MAX : nr * elem),
+        return malformed(d, "%s count %llu (of %llu bytes each) does not fit in the %llu bytes "
+                         "left at offset 0x%llx",
+                         what, (unsigned long long)nr, (unsigned long long)elem,
                          (unsigned long long)left, (unsigned long long)pv_cursor_offset(&d->c));
     return 0;
 }

@@ -12,6 +12,8 @@
  *
  * The record stream is walked only when a query reads past the feature rows.
  */
+#include <string.h>
+
 #include "build_ids.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
@@ -61,6 +63,15 @@ static int decode_mmap2(pv_file *f, const pv_record *r, pv_build_id *out, pv_err
         return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx has a build-id of %u bytes (> %d)",
                             f->data_path, (unsigned long long)r->file_offset, out->id_len,
                             PV_BUILD_ID_MAX);
+    /* perf names the kernel's DSO "[kernel.kallsyms]" whatever symbol the
+     * kernel map is named after ("[kernel.kallsyms]_text"); so does
+     * `perf buildid-list`, and so do the feature rows. */
+    static const char kernel_dso[] = "[kernel.kallsyms]";
+    if ((r->misc & PV_MISC_CPUMODE_MASK) == 1 && out->filename_len >= sizeof kernel_dso - 1 &&
+        memcmp(out->filename, kernel_dso, sizeof kernel_dso - 1) == 0) {
+        out->filename = kernel_dso;
+        out->filename_len = sizeof kernel_dso - 1;
+    }
     out->misc = r->misc;
     out->offset = r->file_offset;
     return 0;

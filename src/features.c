@@ -123,6 +123,11 @@ static int done(feature_ctx *x, pv_value_kind kind)
 /* hostname, osrelease, version, arch, cpudesc, cpuid: one perf_header_string. */
 static int decode_string(feature_ctx *x)
 {
+    /* perf 3.14 on ARM wrote an empty cpudesc section; perf reads "(null)" */
+    if (x->c.size == 0) {
+        x->kind = PV_VALUE_NULL;
+        return 0;
+    }
     uint64_t len;
     const char *s = pv_read_header_string(&x->c, &len);
     if (!s)
@@ -445,12 +450,18 @@ static int decode_group_desc(feature_ctx *x)
     return done(x, PV_VALUE_JSON);
 }
 
-/* auxtrace: the index of AUXTRACE records in the file:
- *   u64 nr; nr times: u64 file_offset; u64 sz */
+/*
+ * auxtrace: the index of AUXTRACE records in the file:
+ *   u64 nr; nr times: u64 file_offset; u64 sz
+ * simpleperf writes the entries without nr; its sections are a multiple of
+ * 16 bytes long, perf's never are (8 + 16 * nr).
+ */
 static int decode_auxtrace(feature_ctx *x)
 {
     uint64_t nr;
-    if (read_count64(x, 16, "index entry", &nr))
+    if (x->c.size % 16 == 0)
+        nr = x->c.size / 16;
+    else if (read_count64(x, 16, "index entry", &nr))
         return -1;
     pv_strbuf_puts(x->out, "[");
     for (uint64_t i = 0; i < nr; i++) {

@@ -251,6 +251,11 @@ static void test_strings(void)
     expect_value("osrelease from a big-endian file", PV_FEATURE_OSRELEASE, &big, -1,
                  PV_VALUE_TEXT, "6.1.0-amd64");
 
+    buf empty = {0};
+    result *r = decode(PV_FEATURE_CPUDESC, &empty, -1);
+    check(r->rc == 0 && r->kind == PV_VALUE_NULL, "an empty cpudesc section is NULL",
+          "rc %d kind %d %s", r->rc, r->kind, r->err.msg);
+
     buf over = {0};
     u32(&over, 1000);
     bytes(&over, "x86_64\0\0", 8);
@@ -591,6 +596,10 @@ static void test_auxtrace_and_bpf(void)
     expect_value("auxtrace", PV_FEATURE_AUXTRACE, &a, -1, PV_VALUE_JSON,
                  "[{\"file_offset\":4096,\"sz\":4096},{\"file_offset\":12288,\"sz\":100}]");
     expect_count_refused(PV_FEATURE_AUXTRACE, true);
+    buf sp = {0};
+    u64(&sp, 9896); u64(&sp, 48);
+    expect_value("auxtrace as simpleperf writes it (no count)", PV_FEATURE_AUXTRACE, &sp, -1,
+                 PV_VALUE_JSON, "[{\"file_offset\":9896,\"sz\":48}]");
 
     buf p = {0};
     u32(&p, 1);

@@ -24,7 +24,9 @@
 #     simpleperf/simpleperf/testdata/perf_with_failed_unwinding_debug_info.data
 #     simpleperf/simpleperf/scripts/test/script_testdata/perf_test_vmlinux.data
 #     perf_data_converter/src/quipper/corpus/* (fuzzer crash inputs, file mode)
-#   expected output over 1 MB (see SKIPPED.tsv for the exact list)
+#   expected output over 1 MB (SKIPPED.tsv has the exact list):
+#     perf_data_converter/src/testdata/single-event-single-process.perf.data
+#     simpleperf/simpleperf/testdata/generated_by_linux_perf.data
 # Pipe-mode and big-endian corpus files are not candidates.
 set -euo pipefail
 cd "$(dirname "$0")/.."

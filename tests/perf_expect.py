@@ -224,13 +224,13 @@ def parse_buildids(path):
 # ----------------------------------------------------------------- header
 # perf's printed label -> (our feature name, HEADER_* id)
 HEADER_KEYS = {
-    'hostname': ('hostname', 7),
-    'os release': ('osrelease', 8),
-    'perf version': ('version', 9),
-    'arch': ('arch', 10),
-    'cpudesc': ('cpudesc', 12),
-    'cpuid': ('cpuid', 13),
-    'total memory': ('total_mem', 14),
+    'hostname': ('hostname', 3),
+    'os release': ('osrelease', 4),
+    'perf version': ('version', 5),
+    'arch': ('arch', 6),
+    'cpudesc': ('cpudesc', 8),
+    'cpuid': ('cpuid', 9),
+    'total memory': ('total_mem', 10),
 }
 
 
@@ -257,8 +257,22 @@ def parse_header(path):
                     val = mm.group(1)
                 vals[name] = (HEADER_KEYS[key][1], val)
     if online is not None and avail is not None:
-        vals['nrcpus'] = (11, '{"online":%d,"available":%d}' % (online, avail))
-    return ['%s\t%s' % (k, v[1]) for k, v in sorted(vals.items(), key=lambda kv: kv[1][0])]
+        vals['nrcpus'] = (7, '{"online":%d,"available":%d}' % (online, avail))
+    rows, unchecked, failed = [], [], False
+    for k, v in sorted(vals.items(), key=lambda kv: kv[1][0]):
+        if failed:
+            # perf 6.1 stops reading feature sections at the first one it
+            # cannot decode and prints defaults for the rest: not evidence.
+            unchecked.append(k)
+            continue
+        if v[1] == '(null)':
+            # perf printed a NULL string: it could not decode this feature
+            # (e.g. a zero-size section); the table should give NULL.
+            rows.append('%s\t' % k)
+            failed = True
+            continue
+        rows.append('%s\t%s' % (k, v[1]))
+    return rows, unchecked
 
 
 def write(outdir, name, rows):
@@ -294,7 +308,7 @@ def main():
         rc, hdr = run_to_file([perf, 'report', '--header-only', '-I', '-i', data], tmp, 'header')
         if rc != 0:
             raise SystemExit('perf report --header-only failed on %s' % data)
-        header = parse_header(hdr)
+        header, header_unchecked = parse_header(hdr)
         with open(hdr, 'rb') as f:
             missing = re.search(rb'^# missing features: (.*)$', f.read(), re.M)
         has_bid_feature = not (missing and b'BUILD_ID' in missing.group(1).split())
@@ -305,7 +319,11 @@ def main():
             # Without the BUILD_ID feature perf buildid-list lists only DSOs
             # hit by samples (and may add build ids read from local files):
             # use the build ids perf -D prints in MMAP2 records instead.
-            buildids = sorted(set('%s\t%s' % (b, m[5]) for o, (m, b) in mmap_bids.items()))
+            # A build id perf buildid-list also printed takes perf's DSO name
+            # (e.g. "[kernel.kallsyms]" for the "[kernel.kallsyms]_text" mmap).
+            perf_names = dict(r.split('\t', 1) for r in parse_buildids(bid))
+            buildids = sorted(set('%s\t%s' % (b, perf_names.get(b, m[5]))
+                                  for o, (m, b) in mmap_bids.items()))
             bid_mode = 'mmap2: perf script -D MMAP2 <build-id>'
         os.makedirs(outdir, exist_ok=True)
         write(outdir, 'samples.tsv', sample_rows(samples, events))
@@ -315,7 +333,8 @@ def main():
         write(outdir, 'buildids.tsv', buildids)
         write(outdir, 'header.tsv', header)
         ver = subprocess.run([perf, '--version'], capture_output=True, text=True).stdout.strip()
-        meta = [('source', label), ('perf', ver), ('buildids', bid_mode)]
+        meta = [('source', label), ('perf', ver), ('buildids', bid_mode),
+                ('header_unchecked', ' '.join(header_unchecked))]
         write(outdir, 'meta.tsv', ['%s\t%s' % kv for kv in meta])
 
 

@@ -20,6 +20,9 @@
 #    `perf buildid-list`; for a file without it (--buildid-mmap) they are the
 #    build ids perf -D prints in MMAP2 records (buildid-list would only list
 #    DSOs hit by samples, and may add build ids read from local files).
+#  - header: features perf could not decode (it prints "(null)") are expected
+#    NULL; perf 6.1 stops reading features after such a one, so the later
+#    ones (meta.tsv header_unchecked) are left out of the comparison.
 set -u
 : "${PV_ROOT:?}" "${PV_SHARED:?}" "${PV_SQLRUN:?}"
 exp_root=$PV_ROOT/tests/expected
@@ -143,8 +146,15 @@ for dir in "$exp_root"/*/; do
         "SELECT name, count(*) FROM perf_records('$f') GROUP BY name ORDER BY name"
     check_exact "$name" buildids "$dir/buildids.tsv" \
         "SELECT DISTINCT build_id, filename FROM perf_build_ids('$f') ORDER BY 1, 2"
+    # header_unchecked: features perf did not really decode (see perf_expect.py)
+    names=
+    unchecked=" $(awk -F'\t' '$1 == "header_unchecked" { print $2 }' "$dir/meta.tsv") "
+    for n in hostname osrelease version arch nrcpus cpudesc cpuid total_mem; do
+        case $unchecked in *" $n "*) continue ;; esac
+        names="$names${names:+,}'$n'"
+    done
     check_exact "$name" header "$dir/header.tsv" \
-        "SELECT name, CASE name WHEN 'nrcpus' THEN json(value) ELSE value END FROM perf_features('$f') WHERE name IN ('hostname','osrelease','version','arch','nrcpus','cpudesc','cpuid','total_mem') ORDER BY id"
+        "SELECT name, CASE name WHEN 'nrcpus' THEN json(value) ELSE value END FROM perf_features('$f') WHERE name IN ($names) ORDER BY id"
     nchecks[$group]=$((nchecks[$group] + 6))
 done
 

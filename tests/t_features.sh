@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# perf_features and perf_build_ids against perf 6.1.
+#
+# 1. For every tests/expected_features/<name>.tsv (made by
+#    tests/gen_feature_expected.sh from `perf report --header-only -I`), the
+#    header values perf prints: hostname, os release, perf version, arch,
+#    nrcpus, cpudesc, cpuid, total memory, cmdline, pmu mappings, groups,
+#    sample times, clockid frequency and the list of missing features, each
+#    rendered from our values the way perf prints it.
+# 2. For every <name>.buildids (`perf buildid-list` output): the distinct
+#    (build_id, filename) pairs of perf_build_ids.  Files with a build_id
+#    feature must match exactly; files without one (`--buildid-mmap`) make
+#    perf list only the DSOs with samples, so perf's list must be a subset.
+# 3. For every corpus file and fixture: reading value and raw of every
+#    feature row, and every perf_build_ids row, raises no error.  Files that
+#    do not open at all must be known-bad ones (fuzzer reproducers, files
+#    that are not perf.data), refused with a clean "Error:" message.
+#
+# Env: PV_ROOT, PV_SHARED (../shared), PV_SQLRUN.  Output: ok / not ok lines.
+set -u
+root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+shared=${PV_SHARED:-$root/../shared}
+corpus=$shared/corpus
+sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
+expected=$root/tests/expected_features
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The features perf 6.1 knows, in id order (the names of the SQL contract).
+known="tracing_data build_id hostname osrelease version arch nrcpus cpudesc cpuid total_mem
+cmdline event_desc cpu_topology numa_topology branch_stack pmu_mappings group_desc auxtrace stat
+cache sample_time mem_topology clockid dir_format bpf_prog_info bpf_btf compressed cpu_pmu_caps
+clock_data hybrid_topology pmu_caps"
+
+sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
+
+locate() {  # source (fixture:x or corpus:x) -> path
+    case $1 in
+    fixture:*) printf '%s\n' "$root/tests/fixtures/${1#fixture:}" ;;
+    corpus:*) printf '%s\n' "$corpus/${1#corpus:}" ;;
+    esac
+}
+
+# Our values, one "key<TAB>value" line each, formatted as perf prints them.
+ours() {  # path
+    local F
+    F=$(sql_quote "$1")
+    local known_values=""
+    local i=1
+    for n in $known; do
+        known_values+="${known_values:+,}($i,'$n')"
+        i=$((i + 1))
+    done
+    "$sqlrun" "
+WITH f AS (SELECT id, name, value FROM perf_features($F)),
+     known(id, name) AS (VALUES $known_values)
+SELECT 'hostname', value FROM f WHERE name = 'hostname'
+UNION ALL SELECT 'osrelease', value FROM f WHERE name = 'osrelease'
+UNION ALL SELECT 'version', value FROM f WHERE name = 'version'
+UNION ALL SELECT 'arch', value FROM f WHERE name = 'arch'
+UNION ALL SELECT 'nrcpus_online', json_extract(value, '\$.online') FROM f WHERE name = 'nrcpus'
+UNION ALL SELECT 'nrcpus_avail', json_extract(value, '\$.available') FROM f WHERE name = 'nrcpus'
+UNION ALL SELECT 'cpudesc', coalesce(value, '(null)') FROM f WHERE name = 'cpudesc'
+UNION ALL SELECT 'cpuid', coalesce(value, '(null)') FROM f WHERE name = 'cpuid'
+UNION ALL SELECT 'total_mem', value FROM f WHERE name = 'total_mem'
+UNION ALL SELECT 'cmdline', (SELECT group_concat(a, ' ') FROM
+        (SELECT replace(j.value, '''', '\\''') AS a FROM json_each(f.value) j ORDER BY j.key))
+    FROM f WHERE name = 'cmdline'
+UNION ALL SELECT 'pmu_mappings', (SELECT group_concat(m, ', ') FROM
+        (SELECT json_extract(j.value, '\$.name') || ' = ' || json_extract(j.value, '\$.type') AS m
+         FROM json_each(f.value) j ORDER BY j.key))
+    FROM f WHERE name = 'pmu_mappings'
+UNION ALL SELECT 'group', * FROM (
+    SELECT (CASE json_extract(g.value, '\$.name') WHEN '{anon_group}' THEN ''
+            ELSE json_extract(g.value, '\$.name') END) || '{' ||
+           (SELECT group_concat(name, ',') FROM (SELECT name FROM perf_events($F)
+             WHERE idx >= json_extract(g.value, '\$.leader_idx')
+               AND idx < json_extract(g.value, '\$.leader_idx') + json_extract(g.value, '\$.nr_members')
+             ORDER BY idx)) || '}'
+    FROM f, json_each(f.value) g
+    WHERE f.name = 'group_desc' AND json_extract(g.value, '\$.nr_members') > 1 ORDER BY g.key)
+UNION ALL SELECT 'sample_time_first', printf('%d.%06d', json_extract(value, '\$.first') / 1000000000,
+        json_extract(value, '\$.first') / 1000 % 1000000) FROM f WHERE name = 'sample_time'
+UNION ALL SELECT 'sample_time_last', printf('%d.%06d', json_extract(value, '\$.last') / 1000000000,
+        json_extract(value, '\$.last') / 1000 % 1000000) FROM f WHERE name = 'sample_time'
+UNION ALL SELECT 'clockid_frequency', value * 1000 FROM f WHERE name = 'clockid'
+UNION ALL SELECT 'missing', (SELECT group_concat(upper(k.name), ' ') FROM
+        (SELECT name FROM known WHERE name NOT IN (SELECT name FROM f WHERE name IS NOT NULL)
+         ORDER BY id) k)
+"
+}
+
+# Picks the values of key (all lines, joined) from a key<TAB>value file.
+values() {  # file key
+    awk -F'\t' -v k="$2" '$1 == k { sub(/^[^\t]*\t/, ""); print }' "$1"
+}
+
+# 1 and 2: the perf oracle
+for exp in "$expected"/*.tsv; do
+    [ -f "$exp" ] || continue
+    name=$(basename "$exp" .tsv)
+    [ "$name" = SKIPPED ] && continue
+    source=$(values "$exp" source)
+    path=$(locate "$source")
+    if [ ! -f "$path" ]; then
+        echo "not ok - $name: file of $source not found at $path"
+        continue
+    fi
+    if ! ours "$path" >"$tmp/ours" 2>"$tmp/err"; then
+        echo "not ok - $name: perf_features fails: $(head -c 400 "$tmp/err")"
+        continue
+    fi
+    for key in $(grep -v '^#' "$exp" | cut -f1 | grep -vx source | sort -u); do
+        want=$(values "$exp" "$key")
+        got=$(values "$tmp/ours" "$key")
+        if [ "$want" = "$got" ]; then
+            echo "ok - $name: $key"
+        else
+            echo "not ok - $name: $key: perf prints [$want], perf_features gives [$got]"
+        fi
+    done
+
+    ids=$expected/$name.buildids
+    [ -f "$ids" ] || continue
+    if ! "$sqlrun" "SELECT build_id || ' ' || filename FROM
+            (SELECT DISTINCT build_id, filename FROM perf_build_ids($(sql_quote "$path")))" \
+            2>"$tmp/err" | sort -u >"$tmp/ids"; then
+        echo "not ok - $name: perf_build_ids fails: $(head -c 400 "$tmp/err")"
+        continue
+    fi
+    if [ -s "$tmp/err" ]; then
+        echo "not ok - $name: perf_build_ids fails: $(head -c 400 "$tmp/err")"
+        continue
+    fi
+    sort -u "$ids" >"$tmp/perf_ids"
+    has_feature=$("$sqlrun" "SELECT count(*) FROM perf_features($(sql_quote "$path")) WHERE name = 'build_id'")
+    if [ "$has_feature" = 1 ]; then
+        if cmp -s "$tmp/perf_ids" "$tmp/ids"; then
+            echo "ok - $name: build-ids equal perf buildid-list"
+        else
+            echo "not ok - $name: build-ids differ from perf buildid-list: $(diff "$tmp/perf_ids" "$tmp/ids" | head -5 | tr '\n' ' ')"
+        fi
+    else
+        missing=$(comm -23 "$tmp/perf_ids" "$tmp/ids")
+        if [ -z "$missing" ]; then
+            echo "ok - $name: build-ids include perf buildid-list (no build_id feature)"
+        else
+            echo "not ok - $name: build-ids lack what perf buildid-list prints: $(head -3 <<<"$missing" | tr '\n' ' ')"
+        fi
+    fi
+done
+
+# 3: every feature of every file decodes
+known_bad() {  # path: files a reader must refuse
+    case $1 in
+    */quipper/corpus/*) return 0 ;;     # fuzzer reproducers
+    */invalid_perf.data) return 0 ;;    # simpleperf's deliberately invalid file
+    esac
+    return 1
+}
+
+{
+    awk -F'\t' -v c="$corpus" 'NR > 1 { print c "/" $1 }' "$corpus/MANIFEST.tsv"
+    ls "$root"/tests/fixtures/*.data 2>/dev/null
+} >"$tmp/files"
+while read -r path; do
+    label=${path#"$corpus"/}
+    label=${label#"$root"/}
+    F=$(sql_quote "$path")
+    if ! "$sqlrun" "SELECT count(*) FROM perf_features($F)" >/dev/null 2>"$tmp/err"; then
+        if known_bad "$path" && grep -q '^Error: ' "$tmp/err"; then
+            echo "ok - $label: refused cleanly"
+        else
+            echo "not ok - $label: does not open: $(head -c 300 "$tmp/err")"
+        fi
+        continue
+    fi
+    if "$sqlrun" "SELECT count(typeof(value)), count(raw) FROM perf_features($F)" >/dev/null 2>"$tmp/err"; then
+        echo "ok - $label: every feature decodes"
+    else
+        echo "not ok - $label: a feature fails to decode: $(head -c 300 "$tmp/err")"
+    fi
+    if "$sqlrun" "SELECT count(*), count(build_id), count(filename) FROM perf_build_ids($F)" >/dev/null 2>"$tmp/err"; then
+        echo "ok - $label: perf_build_ids reads"
+    elif known_bad "$path" && grep -q '^Error: ' "$tmp/err"; then
+        echo "ok - $label: perf_build_ids refuses a bad record stream cleanly"
+    else
+        echo "not ok - $label: perf_build_ids fails: $(head -c 300 "$tmp/err")"
+    fi
+done <"$tmp/files"
+exit 0

@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attr.h"
@@ -213,7 +214,7 @@ static int decode_mmap(decoder *d)
 {
     put_pid_tid(d);
     put_i64(d, "start", pv_cursor_u64(&d->c));
-    put_u64(d, "len", pv_cursor_u64(&d->c));
+    put_i64(d, "len", pv_cursor_u64(&d->c));
     put_i64(d, "pgoff", pv_cursor_u64(&d->c));
     put_rest_string(d, "filename");
     return 0;
@@ -339,7 +340,7 @@ static int decode_mmap2(decoder *d)
 {
     put_pid_tid(d);
     put_i64(d, "start", pv_cursor_u64(&d->c));
-    put_u64(d, "len", pv_cursor_u64(&d->c));
+    put_i64(d, "len", pv_cursor_u64(&d->c));
     put_i64(d, "pgoff", pv_cursor_u64(&d->c));
     if (d->rec->misc & PV_MISC_MMAP_BUILD_ID) {
         uint8_t size = pv_cursor_u8(&d->c);
@@ -798,9 +799,14 @@ static int decode_event_update(decoder *d)
         double scale;
         memcpy(&scale, &bits, sizeof scale);
         key(d, "scale");
-        if (isfinite(scale))
-            pv_strbuf_printf(d->out, "%.17g", scale);
-        else
+        if (isfinite(scale)) {
+            /* the shortest of %.15g / %.17g that reads back as the same double */
+            char text[32];
+            snprintf(text, sizeof text, "%.15g", scale);
+            if (strtod(text, NULL) != scale)
+                snprintf(text, sizeof text, "%.17g", scale);
+            pv_strbuf_puts(d->out, text);
+        } else
             pv_strbuf_puts(d->out, "null");
         break;
     }
@@ -822,7 +828,7 @@ static int decode_time_conv(decoder *d)
 {
     put_u64(d, "time_shift", pv_cursor_u64(&d->c));
     put_u64(d, "time_mult", pv_cursor_u64(&d->c));
-    put_u64(d, "time_zero", pv_cursor_u64(&d->c));
+    put_i64(d, "time_zero", pv_cursor_u64(&d->c));   /* a negative offset in practice */
     if (pv_cursor_left(&d->c) >= 24) {
         put_u64(d, "time_cycles", pv_cursor_u64(&d->c));
         put_i64(d, "time_mask", pv_cursor_u64(&d->c));

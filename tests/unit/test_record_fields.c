@@ -544,7 +544,13 @@ static void test_user_records(void)
     start(&w, false);
     u64(&w, 1); u64(&w, 55); u64(&w, 0x3eb0c6f7a0b5ed8dull);   /* 1e-06 */
     r = finish(&w, PV_RECORD_EVENT_UPDATE, 0, 0);
-    expect("EVENT_UPDATE scale", &f, &r, "{\"type\":1,\"id\":55,\"scale\":9.9999999999999995e-07}");
+    expect("EVENT_UPDATE scale", &f, &r, "{\"type\":1,\"id\":55,\"scale\":1e-06}");
+    w.n -= 8;
+    u64(&w, 0x3fb999999999999aull);   /* 0.1 */
+    expect("EVENT_UPDATE scale 0.1", &f, &r, "{\"type\":1,\"id\":55,\"scale\":0.1}");
+    w.n -= 8;
+    u64(&w, 0x7ff8000000000000ull);   /* NaN */
+    expect("EVENT_UPDATE scale NaN is null", &f, &r, "{\"type\":1,\"id\":55,\"scale\":null}");
 
     start(&w, false);
     u64(&w, 2); u64(&w, 55); str(&w, "cycles:u", 16);

@@ -16,6 +16,12 @@
 #   sample_time_first sample_time_last                  "# time of first/last sample : S.US"
 #   clockid_frequency                                   N of "# clockid frequency: N MHz"
 #   missing                                             "# missing features: ..." without the trailing space
+#   sibling_sockets sibling_dies sibling_threads        "# sibling <x> : <list>" (one line each)
+#   cpu                                                 "N: Core ID .." of "# CPU N: ..."
+#   numa                                                "nodeN meminfo  : ..." and "nodeN cpu list : ..."
+#   hybrid                                              "<pmu> cpu list : <cpus>"
+#   mem_node                                            "N <blocks>" of "#    N [size]: <blocks>"
+#   bpf_prog_info                                       N of "# bpf_prog_info N: ..." (one line each)
 # and, when `perf buildid-list -i F` exits 0, <name>.buildids with its output.
 #
 # Names: fixture fp.data -> fp; corpus a/b/c/perf.data.x -> a__perf.data.x (the
@@ -60,6 +66,14 @@ extract() {  # header-only output on stdin -> key<TAB>value lines
     index($0, "# time of last sample : ") == 1  { put("sample_time_last", after("# time of last sample : ")); next }
     index($0, "# clockid frequency: ") == 1     { v = after("# clockid frequency: "); sub(/ MHz$/, "", v); put("clockid_frequency", v); next }
     index($0, "# missing features: ") == 1      { v = after("# missing features: "); sub(/ $/, "", v); put("missing", v); next }
+    index($0, "# sibling sockets : ") == 1      { put("sibling_sockets", after("# sibling sockets : ")); next }
+    index($0, "# sibling dies    : ") == 1      { put("sibling_dies", after("# sibling dies    : ")); next }
+    index($0, "# sibling threads : ") == 1      { put("sibling_threads", after("# sibling threads : ")); next }
+    /^# CPU [0-9]+: /                           { put("cpu", substr($0, 7)); next }
+    /^# node[0-9]+ (meminfo  |cpu list ): /     { put("numa", substr($0, 3)); next }
+    /^# [^ ]+ cpu list : /                      { put("hybrid", substr($0, 3)); next }
+    /^# +[0-9]+ \[[^]]*\]: /                    { v = substr($0, 3); sub(/^ +/, "", v); sub(/ \[[^]]*\]:/, "", v); put("mem_node", v); next }
+    /^# bpf_prog_info [0-9]+:/                  { v = $3; sub(/:$/, "", v); put("bpf_prog_info", v); next }
     '
 }
 

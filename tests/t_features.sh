@@ -5,8 +5,10 @@
 #    tests/gen_feature_expected.sh from `perf report --header-only -I`), the
 #    header values perf prints: hostname, os release, perf version, arch,
 #    nrcpus, cpudesc, cpuid, total memory, cmdline, pmu mappings, groups,
-#    sample times, clockid frequency and the list of missing features, each
-#    rendered from our values the way perf prints it.
+#    sample times, clockid frequency, cpu topology (sibling lists, per-cpu
+#    ids), numa nodes, hybrid pmus, memory nodes, bpf program ids and the
+#    list of missing features, each rendered from our values the way perf
+#    prints it.
 # 2. For every <name>.buildids (`perf buildid-list` output): the distinct
 #    (build_id, filename) pairs of perf_build_ids.  Files with a build_id
 #    feature must match exactly; files without one (`--buildid-mmap`) make
@@ -84,6 +86,29 @@ UNION ALL SELECT 'sample_time_first', printf('%d.%06d', json_extract(value, '\$.
 UNION ALL SELECT 'sample_time_last', printf('%d.%06d', json_extract(value, '\$.last') / 1000000000,
         json_extract(value, '\$.last') / 1000 % 1000000) FROM f WHERE name = 'sample_time'
 UNION ALL SELECT 'clockid_frequency', value * 1000 FROM f WHERE name = 'clockid'
+UNION ALL SELECT 'sibling_sockets', j.value FROM f CROSS JOIN json_each(f.value, '\$.cores') j
+    WHERE f.name = 'cpu_topology'
+UNION ALL SELECT 'sibling_dies', j.value FROM f CROSS JOIN json_each(f.value, '\$.dies') j
+    WHERE f.name = 'cpu_topology'
+UNION ALL SELECT 'sibling_threads', j.value FROM f CROSS JOIN json_each(f.value, '\$.threads') j
+    WHERE f.name = 'cpu_topology'
+UNION ALL SELECT 'cpu', j.key || ': Core ID ' || json_extract(j.value, '\$.core_id') ||
+        coalesce(', Die ID ' || json_extract(j.value, '\$.die_id'), '') ||
+        ', Socket ID ' || json_extract(j.value, '\$.socket_id')
+    FROM f CROSS JOIN json_each(f.value, '\$.cpus') j WHERE f.name = 'cpu_topology'
+UNION ALL SELECT 'numa', 'node' || json_extract(j.value, '\$.node') || CASE t.s
+        WHEN 0 THEN ' meminfo  : total = ' || json_extract(j.value, '\$.mem_total') ||
+                    ' kB, free = ' || json_extract(j.value, '\$.mem_free') || ' kB'
+        ELSE ' cpu list : ' || json_extract(j.value, '\$.cpus') END
+    FROM f CROSS JOIN json_each(f.value) j CROSS JOIN (SELECT 0 AS s UNION ALL SELECT 1) t
+    WHERE f.name = 'numa_topology'
+UNION ALL SELECT 'hybrid', json_extract(j.value, '\$.pmu_name') || ' cpu list : ' ||
+        json_extract(j.value, '\$.cpus')
+    FROM f CROSS JOIN json_each(f.value) j WHERE f.name = 'hybrid_topology'
+UNION ALL SELECT 'mem_node', json_extract(j.value, '\$.node') || ' ' || json_extract(j.value, '\$.set')
+    FROM f CROSS JOIN json_each(f.value, '\$.nodes') j WHERE f.name = 'mem_topology'
+UNION ALL SELECT 'bpf_prog_info', json_extract(j.value, '\$.id')
+    FROM f CROSS JOIN json_each(f.value) j WHERE f.name = 'bpf_prog_info'
 UNION ALL SELECT 'missing', (SELECT group_concat(upper(k.name), ' ') FROM
         (SELECT name FROM known WHERE name NOT IN (SELECT name FROM f WHERE name IS NOT NULL)
          ORDER BY id) k)

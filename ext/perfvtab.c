@@ -19,6 +19,9 @@ extern const PvTableDef pv_records_table;
 extern const PvTableDef pv_events_table;
 extern const PvTableDef pv_features_table;
 extern const PvTableDef pv_build_ids_table;
+extern const PvTableDef pv_tasks_table;
+extern const PvTableDef pv_lost_table;
+extern const PvTableDef pv_switches_table;
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -29,7 +32,8 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
     (void)errmsg;
     static const PvTableDef *const tables[] = {
         &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
-        &pv_events_table, &pv_features_table, &pv_build_ids_table,
+        &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
+        &pv_lost_table, &pv_switches_table,
     };
     PvCache *cache = pv_cache_new();
     if (!cache)

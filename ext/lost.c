@@ -1,0 +1,105 @@
+/*
+ * perf_lost: one row per PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES.
+ *
+ *   LOST:         u64 id, lost; sample_id trailer   (ring buffer overflow)
+ *   LOST_SAMPLES: u64 lost; sample_id trailer       (dropped by the kernel)
+ */
+#include "perf_abi.h"
+#include "pv_cursor.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "vtab_common.h"
+
+enum { COL_RECORD, COL_KIND, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_ID, COL_LOST, COL_EVENT };
+
+typedef struct LostState {
+    pv_walk walk;
+    pv_record record;
+    pv_sample_id trailer;
+    uint64_t id, lost;
+    bool has_id;
+} LostState;
+
+static int lost_next(PvCursor *cur, pv_error *err)
+{
+    LostState *st = cur->state;
+    pv_file *f = cur->file;
+    for (;;) {
+        int rc = pv_walk_next(&st->walk, &st->record, err);
+        if (rc <= 0) {
+            cur->eof = rc == 0;
+            return rc;
+        }
+        const pv_record *r = &st->record;
+        if (r->type != PV_RECORD_LOST && r->type != PV_RECORD_LOST_SAMPLES)
+            continue;
+        if (pv_sample_id_decode(f, r, &st->trailer, err))
+            return -1;
+        pv_cursor c;
+        pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
+                       r->file_offset + 8, f->swap);
+        st->has_id = r->type == PV_RECORD_LOST;
+        st->id = st->has_id ? pv_cursor_u64(&c) : 0;
+        st->lost = pv_cursor_u64(&c);
+        if (c.failed)
+            return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
+                                f->data_path, pv_record_type_name(r->type),
+                                (unsigned long long)r->file_offset, r->size);
+        cur->rowid = (sqlite3_int64)r->index;
+        return 0;
+    }
+}
+
+static int lost_first(PvCursor *cur, pv_error *err)
+{
+    LostState *st = cur->state;
+    pv_walk_start(&st->walk, cur->file);
+    return lost_next(cur, err);
+}
+
+static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    LostState *st = cur->state;
+    const pv_sample_id *t = &st->trailer;
+    switch (i) {
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index); break;
+    case COL_KIND:
+        sqlite3_result_text(ctx, pv_record_type_name(st->record.type), -1, SQLITE_STATIC);
+        break;
+    case COL_TIME: if (t->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->time); break;
+    case COL_PID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->pid); break;
+    case COL_TID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->tid); break;
+    case COL_CPU: if (t->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->cpu); break;
+    case COL_ID: if (st->has_id) pv_result_u64(ctx, st->id); break;
+    case COL_LOST: pv_result_u64(ctx, st->lost); break;
+    case COL_EVENT: {
+        /* LOST names its event by id; LOST_SAMPLES by its trailer. */
+        int index = st->has_id ? pv_file_attr_for_id(cur->file, st->id)
+                               : (t->fields ? t->attr_index : -1);
+        if (st->has_id && index < 0 && cur->file->nr_attrs == 1)
+            index = 0;
+        if (index >= 0)
+            sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)index), -1,
+                                SQLITE_TRANSIENT);
+        break;
+    }
+    }
+    return SQLITE_OK;
+}
+
+static void lost_reset(PvCursor *cur)
+{
+    LostState *st = cur->state;
+    pv_walk_end(&st->walk);
+}
+
+const PvTableDef pv_lost_table = {
+    .name = "perf_lost",
+    .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
+               "id INTEGER, lost INTEGER, event TEXT",
+    .state_size = sizeof(LostState),
+    .first = lost_first,
+    .next = lost_next,
+    .column = lost_column,
+    .reset = lost_reset,
+};

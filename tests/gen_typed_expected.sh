@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates tests/expected_typed/ from perf 6.1's reading of the files
+# that have FORK/EXIT, LOST_SAMPLES and SWITCH records.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+corpus=../shared/corpus/perf_data_converter/src/quipper/testdata
+python3 tests/gen_typed_expected.py tests/expected_typed \
+    datasrc=tests/fixtures/datasrc.data \
+    fp=tests/fixtures/fp.data \
+    multi=tests/fixtures/multi.data \
+    ctx_switch_namespaces=$corpus/perf.data.ctx_switch_namespaces-4.14 \
+    lost_samples=$corpus/perf.data.lost_samples-4.4 \
+    singleprocess=$corpus/perf.data.singleprocess-3.4

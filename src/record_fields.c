@@ -483,7 +483,9 @@ static int decode_header_attr(decoder *d)
     if (body < 8)
         return malformed(d, "body of %llu bytes is too short for a perf_event_attr",
                          (unsigned long long)body);
-    uint64_t attr_bytes = pv_load_u32(d->c.data + d->c.pos + 4, d->f->swap);
+    pv_cursor peek = d->c;          /* attr.size, the attr's second u32 */
+    pv_cursor_skip(&peek, 4);
+    uint64_t attr_bytes = pv_cursor_u32(&peek);
     if (attr_bytes == 0)
         attr_bytes = PV_ATTR_SIZE_VER0;
     if (attr_bytes < PV_ATTR_SIZE_VER0 || attr_bytes > body)

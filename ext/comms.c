@@ -13,64 +13,49 @@
 enum { COL_RECORD, COL_TIME, COL_PID, COL_TID, COL_COMM, COL_EXEC, COL_CPU };
 
 typedef struct CommsState {
-    pv_walk walk;
-    pv_record record;
+    PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample_id trailer;
     uint32_t pid, tid;
     const char *comm;
     uint64_t comm_len;
 } CommsState;
 
-static int comms_next(PvCursor *cur, pv_error *err)
+static bool comms_wants(uint32_t type)
+{
+    return type == PV_RECORD_COMM;
+}
+
+static int comms_decode(PvCursor *cur, pv_error *err)
 {
     CommsState *st = cur->state;
     pv_file *f = cur->file;
-    for (;;) {
-        int rc = pv_walk_next(&st->walk, &st->record, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) {
-            cur->eof = true;
-            return 0;
-        }
-        if (st->record.type != PV_RECORD_COMM)
-            continue;
-        const pv_record *r = &st->record;
-        if (pv_sample_id_decode(f, r, &st->trailer, err))
-            return -1;
-        pv_cursor c;
-        uint64_t body = (uint64_t)r->size - 8 - st->trailer.size;
-        pv_cursor_init(&c, r->bytes + 8, body, r->file_offset + 8, f->swap);
-        st->pid = pv_cursor_u32(&c);
-        st->tid = pv_cursor_u32(&c);
-        st->comm = pv_cursor_padded_string(&c, pv_cursor_left(&c), &st->comm_len);
-        if (c.failed || !st->comm)
-            return pv_error_set(err, "%s: COMM record at offset 0x%llx (size %u) is too short",
-                                f->data_path, (unsigned long long)r->file_offset, r->size);
-        cur->rowid = (sqlite3_int64)r->index;
-        return 0;
-    }
-}
-
-static int comms_first(PvCursor *cur, pv_error *err)
-{
-    CommsState *st = cur->state;
-    pv_walk_start(&st->walk, cur->file);
-    return comms_next(cur, err);
+    const pv_record *r = &st->rows.record;
+    if (pv_sample_id_decode(f, r, &st->trailer, err))
+        return -1;
+    pv_cursor c;
+    uint64_t body = (uint64_t)r->size - 8 - st->trailer.size;
+    pv_cursor_init(&c, r->bytes + 8, body, r->file_offset + 8, f->swap);
+    st->pid = pv_cursor_u32(&c);
+    st->tid = pv_cursor_u32(&c);
+    st->comm = pv_cursor_padded_string(&c, pv_cursor_left(&c), &st->comm_len);
+    if (c.failed || !st->comm)
+        return pv_error_set(err, "%s: COMM record at offset 0x%llx (size %u) is too short",
+                            f->data_path, (unsigned long long)r->file_offset, r->size);
+    return 0;
 }
 
 static int comms_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     CommsState *st = cur->state;
     switch (i) {
-    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index); break;
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_TIME:
         if (st->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, st->trailer.time);
         break;
     case COL_PID: sqlite3_result_int(ctx, (int32_t)st->pid); break;
     case COL_TID: sqlite3_result_int(ctx, (int32_t)st->tid); break;
     case COL_COMM: pv_result_mapped_text(ctx, st->comm, st->comm_len); break;
-    case COL_EXEC: sqlite3_result_int(ctx, (st->record.misc & PV_MISC_COMM_EXEC) != 0); break;
+    case COL_EXEC: sqlite3_result_int(ctx, (st->rows.record.misc & PV_MISC_COMM_EXEC) != 0); break;
     case COL_CPU:
         if (st->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, st->trailer.cpu);
         break;
@@ -78,19 +63,15 @@ static int comms_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
-static void comms_reset(PvCursor *cur)
-{
-    CommsState *st = cur->state;
-    pv_walk_end(&st->walk);
-}
-
 const PvTableDef pv_comms_table = {
     .name = "perf_comms",
     .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, comm TEXT, "
                "exec INTEGER, cpu INTEGER",
     .state_size = sizeof(CommsState),
-    .first = comms_first,
-    .next = comms_next,
+    .first = pv_record_rows_first,
+    .next = pv_record_rows_next,
     .column = comms_column,
-    .reset = comms_reset,
+    .reset = pv_record_rows_reset,
+    .wants = comms_wants,
+    .decode = comms_decode,
 };

@@ -13,48 +13,35 @@
 enum { COL_RECORD, COL_KIND, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_ID, COL_LOST, COL_EVENT };
 
 typedef struct LostState {
-    pv_walk walk;
-    pv_record record;
+    PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample_id trailer;
     uint64_t id, lost;
     bool has_id;
 } LostState;
 
-static int lost_next(PvCursor *cur, pv_error *err)
+static bool lost_wants(uint32_t type)
+{
+    return type == PV_RECORD_LOST || type == PV_RECORD_LOST_SAMPLES;
+}
+
+static int lost_decode(PvCursor *cur, pv_error *err)
 {
     LostState *st = cur->state;
     pv_file *f = cur->file;
-    for (;;) {
-        int rc = pv_walk_next(&st->walk, &st->record, err);
-        if (rc <= 0) {
-            cur->eof = rc == 0;
-            return rc;
-        }
-        const pv_record *r = &st->record;
-        if (r->type != PV_RECORD_LOST && r->type != PV_RECORD_LOST_SAMPLES)
-            continue;
-        if (pv_sample_id_decode(f, r, &st->trailer, err))
-            return -1;
-        pv_cursor c;
-        pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
-                       r->file_offset + 8, f->swap);
-        st->has_id = r->type == PV_RECORD_LOST;
-        st->id = st->has_id ? pv_cursor_u64(&c) : 0;
-        st->lost = pv_cursor_u64(&c);
-        if (c.failed)
-            return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
-                                f->data_path, pv_record_type_name(r->type),
-                                (unsigned long long)r->file_offset, r->size);
-        cur->rowid = (sqlite3_int64)r->index;
-        return 0;
-    }
-}
-
-static int lost_first(PvCursor *cur, pv_error *err)
-{
-    LostState *st = cur->state;
-    pv_walk_start(&st->walk, cur->file);
-    return lost_next(cur, err);
+    const pv_record *r = &st->rows.record;
+    if (pv_sample_id_decode(f, r, &st->trailer, err))
+        return -1;
+    pv_cursor c;
+    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
+                   r->file_offset + 8, f->swap);
+    st->has_id = r->type == PV_RECORD_LOST;
+    st->id = st->has_id ? pv_cursor_u64(&c) : 0;
+    st->lost = pv_cursor_u64(&c);
+    if (c.failed)
+        return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
+                            f->data_path, pv_record_type_name(r->type),
+                            (unsigned long long)r->file_offset, r->size);
+    return 0;
 }
 
 static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
@@ -62,9 +49,9 @@ static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
     LostState *st = cur->state;
     const pv_sample_id *t = &st->trailer;
     switch (i) {
-    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index); break;
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_KIND:
-        sqlite3_result_text(ctx, pv_record_type_name(st->record.type), -1, SQLITE_STATIC);
+        sqlite3_result_text(ctx, pv_record_type_name(st->rows.record.type), -1, SQLITE_STATIC);
         break;
     case COL_TIME: if (t->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->time); break;
     case COL_PID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->pid); break;
@@ -87,19 +74,15 @@ static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
-static void lost_reset(PvCursor *cur)
-{
-    LostState *st = cur->state;
-    pv_walk_end(&st->walk);
-}
-
 const PvTableDef pv_lost_table = {
     .name = "perf_lost",
     .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
                "id INTEGER, lost INTEGER, event TEXT",
     .state_size = sizeof(LostState),
-    .first = lost_first,
-    .next = lost_next,
+    .first = pv_record_rows_first,
+    .next = pv_record_rows_next,
     .column = lost_column,
-    .reset = lost_reset,
+    .reset = pv_record_rows_reset,
+    .wants = lost_wants,
+    .decode = lost_decode,
 };

@@ -21,8 +21,7 @@ enum {
 };
 
 typedef struct MmapsState {
-    pv_walk walk;
-    pv_record record;
+    PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample_id trailer;
     uint32_t pid, tid;
     uint64_t start, len, pgoff;
@@ -38,7 +37,7 @@ typedef struct MmapsState {
 
 static int decode_mmap(pv_file *f, MmapsState *st, pv_error *err)
 {
-    const pv_record *r = &st->record;
+    const pv_record *r = &st->rows.record;
     if (pv_sample_id_decode(f, r, &st->trailer, err))
         return -1;
     pv_cursor c;
@@ -76,38 +75,23 @@ static int decode_mmap(pv_file *f, MmapsState *st, pv_error *err)
     return 0;
 }
 
-static int mmaps_next(PvCursor *cur, pv_error *err)
+static bool mmaps_wants(uint32_t type)
 {
-    MmapsState *st = cur->state;
-    for (;;) {
-        int rc = pv_walk_next(&st->walk, &st->record, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) {
-            cur->eof = true;
-            return 0;
-        }
-        if (st->record.type == PV_RECORD_MMAP || st->record.type == PV_RECORD_MMAP2) {
-            cur->rowid = (sqlite3_int64)st->record.index;
-            return decode_mmap(cur->file, st, err);
-        }
-    }
+    return type == PV_RECORD_MMAP || type == PV_RECORD_MMAP2;
 }
 
-static int mmaps_first(PvCursor *cur, pv_error *err)
+static int mmaps_decode(PvCursor *cur, pv_error *err)
 {
-    MmapsState *st = cur->state;
-    pv_walk_start(&st->walk, cur->file);
-    return mmaps_next(cur, err);
+    return decode_mmap(cur->file, cur->state, err);
 }
 
 static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     MmapsState *st = cur->state;
-    bool mmap2 = st->record.type == PV_RECORD_MMAP2;
-    bool inode_form = mmap2 && !(st->record.misc & PV_MISC_MMAP_BUILD_ID);
+    bool mmap2 = st->rows.record.type == PV_RECORD_MMAP2;
+    bool inode_form = mmap2 && !(st->rows.record.misc & PV_MISC_MMAP_BUILD_ID);
     switch (i) {
-    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index); break;
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_TIME:
         if (st->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, st->trailer.time);
         break;
@@ -135,20 +119,14 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_CPUMODE:
-        sqlite3_result_text(ctx, pv_cpumode_name(st->record.misc & PV_MISC_CPUMODE_MASK), -1,
+        sqlite3_result_text(ctx, pv_cpumode_name(st->rows.record.misc & PV_MISC_CPUMODE_MASK), -1,
                             SQLITE_STATIC);
         break;
     case COL_EXECUTABLE:
-        sqlite3_result_int(ctx, !(st->record.misc & PV_MISC_MMAP_DATA));
+        sqlite3_result_int(ctx, !(st->rows.record.misc & PV_MISC_MMAP_DATA));
         break;
     }
     return SQLITE_OK;
-}
-
-static void mmaps_reset(PvCursor *cur)
-{
-    MmapsState *st = cur->state;
-    pv_walk_end(&st->walk);
 }
 
 const PvTableDef pv_mmaps_table = {
@@ -158,8 +136,10 @@ const PvTableDef pv_mmaps_table = {
                "maj INTEGER, min INTEGER, ino INTEGER, ino_generation INTEGER, prot INTEGER, "
                "flags INTEGER, build_id TEXT, cpumode TEXT, executable INTEGER",
     .state_size = sizeof(MmapsState),
-    .first = mmaps_first,
-    .next = mmaps_next,
+    .first = pv_record_rows_first,
+    .next = pv_record_rows_next,
     .column = mmaps_column,
-    .reset = mmaps_reset,
+    .reset = pv_record_rows_reset,
+    .wants = mmaps_wants,
+    .decode = mmaps_decode,
 };

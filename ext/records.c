@@ -14,8 +14,7 @@ enum {
 };
 
 typedef struct RecordsState {
-    pv_walk walk;
-    pv_record record;
+    PvRecordRows rows;          /* first: see vtab_common.h */
     bool ids_decoded;
     /* What the record says of time, pid, tid, cpu and id: from the sample
      * for SAMPLE, from the sample_id trailer for other kernel records. */
@@ -25,32 +24,20 @@ typedef struct RecordsState {
     uint64_t time, id;
 } RecordsState;
 
-static int records_next(PvCursor *cur, pv_error *err)
+/* Every record is a row; its ids are decoded when a column asks. */
+static int records_decode(PvCursor *cur, pv_error *err)
 {
+    (void)err;
     RecordsState *st = cur->state;
     st->ids_decoded = false;
-    int rc = pv_walk_next(&st->walk, &st->record, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
-        cur->eof = true;
-    else
-        cur->rowid = (sqlite3_int64)st->record.index;
     return 0;
-}
-
-static int records_first(PvCursor *cur, pv_error *err)
-{
-    RecordsState *st = cur->state;
-    pv_walk_start(&st->walk, cur->file);
-    return records_next(cur, err);
 }
 
 static int decode_ids(PvCursor *cur, RecordsState *st, pv_error *err)
 {
     if (st->ids_decoded)
         return 0;
-    const pv_record *r = &st->record;
+    const pv_record *r = &st->rows.record;
     if (r->type == PV_RECORD_SAMPLE) {
         pv_sample s;
         if (pv_sample_decode(cur->file, r, &s, err))
@@ -82,7 +69,7 @@ static int decode_ids(PvCursor *cur, RecordsState *st, pv_error *err)
 static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     RecordsState *st = cur->state;
-    const pv_record *r = &st->record;
+    const pv_record *r = &st->rows.record;
     pv_error err;
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)r->index); return SQLITE_OK;
@@ -125,20 +112,15 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
-static void records_reset(PvCursor *cur)
-{
-    RecordsState *st = cur->state;
-    pv_walk_end(&st->walk);
-}
-
 const PvTableDef pv_records_table = {
     .name = "perf_records",
     .columns = "record INTEGER, file_offset INTEGER, type INTEGER, name TEXT, misc INTEGER, "
                "size INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, id INTEGER, "
                "fields TEXT, data BLOB, event TEXT",
     .state_size = sizeof(RecordsState),
-    .first = records_first,
-    .next = records_next,
+    .first = pv_record_rows_first,
+    .next = pv_record_rows_next,
     .column = records_column,
-    .reset = records_reset,
+    .reset = pv_record_rows_reset,
+    .decode = records_decode,
 };

@@ -21,36 +21,23 @@ enum {
 };
 
 typedef struct SamplesState {
-    pv_walk walk;
-    pv_record record;
+    PvRecordRows rows;          /* first: see vtab_common.h */
     bool decoded;
     pv_sample sample;
 } SamplesState;
 
-static int samples_next(PvCursor *cur, pv_error *err)
+static bool samples_wants(uint32_t type)
 {
-    SamplesState *st = cur->state;
-    st->decoded = false;
-    for (;;) {
-        int rc = pv_walk_next(&st->walk, &st->record, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) {
-            cur->eof = true;
-            return 0;
-        }
-        if (st->record.type == PV_RECORD_SAMPLE) {
-            cur->rowid = (sqlite3_int64)st->record.index;
-            return 0;
-        }
-    }
+    return type == PV_RECORD_SAMPLE;
 }
 
-static int samples_first(PvCursor *cur, pv_error *err)
+/* Decoding waits for the first column that needs it. */
+static int samples_decode(PvCursor *cur, pv_error *err)
 {
+    (void)err;
     SamplesState *st = cur->state;
-    pv_walk_start(&st->walk, cur->file);
-    return samples_next(cur, err);
+    st->decoded = false;
+    return 0;
 }
 
 static void result_if(sqlite3_context *ctx, const pv_sample *s, uint64_t bit, uint64_t v)
@@ -62,7 +49,7 @@ static void result_if(sqlite3_context *ctx, const pv_sample *s, uint64_t bit, ui
 static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     SamplesState *st = cur->state;
-    const pv_record *r = &st->record;
+    const pv_record *r = &st->rows.record;
     switch (i) {
     case COL_RECORD:
         sqlite3_result_int64(ctx, (sqlite3_int64)r->index);
@@ -184,12 +171,6 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
-static void samples_reset(PvCursor *cur)
-{
-    SamplesState *st = cur->state;
-    pv_walk_end(&st->walk);
-}
-
 const PvTableDef pv_samples_table = {
     .name = "perf_samples",
     .columns = "record INTEGER, event TEXT, time INTEGER, pid INTEGER, tid INTEGER, "
@@ -201,8 +182,10 @@ const PvTableDef pv_samples_table = {
                "branch_hw_idx INTEGER, ins_lat INTEGER, retire_lat INTEGER, "
                "stack_user_dyn_size INTEGER, file_offset INTEGER, misc INTEGER",
     .state_size = sizeof(SamplesState),
-    .first = samples_first,
-    .next = samples_next,
+    .first = pv_record_rows_first,
+    .next = pv_record_rows_next,
     .column = samples_column,
-    .reset = samples_reset,
+    .reset = pv_record_rows_reset,
+    .wants = samples_wants,
+    .decode = samples_decode,
 };

@@ -19,59 +19,46 @@ enum {
 };
 
 typedef struct SwitchesState {
-    pv_walk walk;
-    pv_record record;
+    PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample_id trailer;
     uint32_t next_prev_pid, next_prev_tid;
 } SwitchesState;
 
-static int switches_next(PvCursor *cur, pv_error *err)
+static bool switches_wants(uint32_t type)
+{
+    return type == PV_RECORD_SWITCH || type == PV_RECORD_SWITCH_CPU_WIDE;
+}
+
+static int switches_decode(PvCursor *cur, pv_error *err)
 {
     SwitchesState *st = cur->state;
     pv_file *f = cur->file;
-    for (;;) {
-        int rc = pv_walk_next(&st->walk, &st->record, err);
-        if (rc <= 0) {
-            cur->eof = rc == 0;
-            return rc;
-        }
-        const pv_record *r = &st->record;
-        if (r->type != PV_RECORD_SWITCH && r->type != PV_RECORD_SWITCH_CPU_WIDE)
-            continue;
-        if (pv_sample_id_decode(f, r, &st->trailer, err))
-            return -1;
-        if (r->type == PV_RECORD_SWITCH_CPU_WIDE) {
-            pv_cursor c;
-            pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
-                           r->file_offset + 8, f->swap);
-            st->next_prev_pid = pv_cursor_u32(&c);
-            st->next_prev_tid = pv_cursor_u32(&c);
-            if (c.failed)
-                return pv_error_set(err, "%s: SWITCH_CPU_WIDE record at offset 0x%llx (size %u) is too short",
-                                    f->data_path, (unsigned long long)r->file_offset, r->size);
-        }
-        cur->rowid = (sqlite3_int64)r->index;
-        return 0;
+    const pv_record *r = &st->rows.record;
+    if (pv_sample_id_decode(f, r, &st->trailer, err))
+        return -1;
+    if (r->type == PV_RECORD_SWITCH_CPU_WIDE) {
+        pv_cursor c;
+        pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
+                       r->file_offset + 8, f->swap);
+        st->next_prev_pid = pv_cursor_u32(&c);
+        st->next_prev_tid = pv_cursor_u32(&c);
+        if (c.failed)
+            return pv_error_set(err, "%s: SWITCH_CPU_WIDE record at offset 0x%llx (size %u) is too short",
+                                f->data_path, (unsigned long long)r->file_offset, r->size);
     }
-}
-
-static int switches_first(PvCursor *cur, pv_error *err)
-{
-    SwitchesState *st = cur->state;
-    pv_walk_start(&st->walk, cur->file);
-    return switches_next(cur, err);
+    return 0;
 }
 
 static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     SwitchesState *st = cur->state;
     const pv_sample_id *t = &st->trailer;
-    bool out = st->record.misc & PV_MISC_SWITCH_OUT;
-    bool cpu_wide = st->record.type == PV_RECORD_SWITCH_CPU_WIDE;
+    bool out = st->rows.record.misc & PV_MISC_SWITCH_OUT;
+    bool cpu_wide = st->rows.record.type == PV_RECORD_SWITCH_CPU_WIDE;
     switch (i) {
-    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index); break;
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_KIND:
-        sqlite3_result_text(ctx, pv_record_type_name(st->record.type), -1, SQLITE_STATIC);
+        sqlite3_result_text(ctx, pv_record_type_name(st->rows.record.type), -1, SQLITE_STATIC);
         break;
     case COL_TIME: if (t->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->time); break;
     case COL_PID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->pid); break;
@@ -79,7 +66,7 @@ static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_CPU: if (t->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->cpu); break;
     case COL_DIRECTION: sqlite3_result_text(ctx, out ? "out" : "in", -1, SQLITE_STATIC); break;
     case COL_PREEMPT:
-        sqlite3_result_int(ctx, out && (st->record.misc & MISC_SWITCH_OUT_PREEMPT) != 0);
+        sqlite3_result_int(ctx, out && (st->rows.record.misc & MISC_SWITCH_OUT_PREEMPT) != 0);
         break;
     case COL_NEXT_PREV_PID: if (cpu_wide) sqlite3_result_int(ctx, (int32_t)st->next_prev_pid); break;
     case COL_NEXT_PREV_TID: if (cpu_wide) sqlite3_result_int(ctx, (int32_t)st->next_prev_tid); break;
@@ -87,19 +74,15 @@ static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
-static void switches_reset(PvCursor *cur)
-{
-    SwitchesState *st = cur->state;
-    pv_walk_end(&st->walk);
-}
-
 const PvTableDef pv_switches_table = {
     .name = "perf_switches",
     .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
                "direction TEXT, preempt INTEGER, next_prev_pid INTEGER, next_prev_tid INTEGER",
     .state_size = sizeof(SwitchesState),
-    .first = switches_first,
-    .next = switches_next,
+    .first = pv_record_rows_first,
+    .next = pv_record_rows_next,
     .column = switches_column,
-    .reset = switches_reset,
+    .reset = pv_record_rows_reset,
+    .wants = switches_wants,
+    .decode = switches_decode,
 };

@@ -15,59 +15,46 @@
 enum { COL_RECORD, COL_KIND, COL_TIME, COL_PID, COL_PPID, COL_TID, COL_PTID, COL_CPU, COL_TASK_TIME };
 
 typedef struct TasksState {
-    pv_walk walk;
-    pv_record record;
+    PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample_id trailer;
     uint32_t pid, ppid, tid, ptid;
     uint64_t time;
 } TasksState;
 
-static int tasks_next(PvCursor *cur, pv_error *err)
+static bool tasks_wants(uint32_t type)
+{
+    return type == PV_RECORD_FORK || type == PV_RECORD_EXIT;
+}
+
+static int tasks_decode(PvCursor *cur, pv_error *err)
 {
     TasksState *st = cur->state;
     pv_file *f = cur->file;
-    for (;;) {
-        int rc = pv_walk_next(&st->walk, &st->record, err);
-        if (rc <= 0) {
-            cur->eof = rc == 0;
-            return rc;
-        }
-        const pv_record *r = &st->record;
-        if (r->type != PV_RECORD_FORK && r->type != PV_RECORD_EXIT)
-            continue;
-        if (pv_sample_id_decode(f, r, &st->trailer, err))
-            return -1;
-        pv_cursor c;
-        pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
-                       r->file_offset + 8, f->swap);
-        st->pid = pv_cursor_u32(&c);
-        st->ppid = pv_cursor_u32(&c);
-        st->tid = pv_cursor_u32(&c);
-        st->ptid = pv_cursor_u32(&c);
-        st->time = pv_cursor_u64(&c);
-        if (c.failed)
-            return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
-                                f->data_path, pv_record_type_name(r->type),
-                                (unsigned long long)r->file_offset, r->size);
-        cur->rowid = (sqlite3_int64)r->index;
-        return 0;
-    }
-}
-
-static int tasks_first(PvCursor *cur, pv_error *err)
-{
-    TasksState *st = cur->state;
-    pv_walk_start(&st->walk, cur->file);
-    return tasks_next(cur, err);
+    const pv_record *r = &st->rows.record;
+    if (pv_sample_id_decode(f, r, &st->trailer, err))
+        return -1;
+    pv_cursor c;
+    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
+                   r->file_offset + 8, f->swap);
+    st->pid = pv_cursor_u32(&c);
+    st->ppid = pv_cursor_u32(&c);
+    st->tid = pv_cursor_u32(&c);
+    st->ptid = pv_cursor_u32(&c);
+    st->time = pv_cursor_u64(&c);
+    if (c.failed)
+        return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
+                            f->data_path, pv_record_type_name(r->type),
+                            (unsigned long long)r->file_offset, r->size);
+    return 0;
 }
 
 static int tasks_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     TasksState *st = cur->state;
     switch (i) {
-    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index); break;
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_KIND:
-        sqlite3_result_text(ctx, pv_record_type_name(st->record.type), -1, SQLITE_STATIC);
+        sqlite3_result_text(ctx, pv_record_type_name(st->rows.record.type), -1, SQLITE_STATIC);
         break;
     case COL_TIME:
         if (st->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, st->trailer.time);
@@ -84,19 +71,15 @@ static int tasks_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
-static void tasks_reset(PvCursor *cur)
-{
-    TasksState *st = cur->state;
-    pv_walk_end(&st->walk);
-}
-
 const PvTableDef pv_tasks_table = {
     .name = "perf_tasks",
     .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, ppid INTEGER, "
                "tid INTEGER, ptid INTEGER, cpu INTEGER, task_time INTEGER",
     .state_size = sizeof(TasksState),
-    .first = tasks_first,
-    .next = tasks_next,
+    .first = pv_record_rows_first,
+    .next = pv_record_rows_next,
     .column = tasks_column,
-    .reset = tasks_reset,
+    .reset = pv_record_rows_reset,
+    .wants = tasks_wants,
+    .decode = tasks_decode,
 };

@@ -402,3 +402,32 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
     sqlite3_result_error(ctx, err->msg, -1);
     return SQLITE_ERROR;
 }
+
+int pv_record_rows_next(PvCursor *cur, pv_error *err)
+{
+    PvRecordRows *rows = cur->state;
+    for (;;) {
+        int rc = pv_walk_next(&rows->walk, &rows->record, err);
+        if (rc <= 0) {
+            cur->eof = rc == 0;
+            return rc;
+        }
+        if (cur->def->wants && !cur->def->wants(rows->record.type))
+            continue;
+        cur->rowid = (sqlite3_int64)rows->record.index;
+        return cur->def->decode ? cur->def->decode(cur, err) : 0;
+    }
+}
+
+int pv_record_rows_first(PvCursor *cur, pv_error *err)
+{
+    PvRecordRows *rows = cur->state;
+    pv_walk_start(&rows->walk, cur->file);
+    return pv_record_rows_next(cur, err);
+}
+
+void pv_record_rows_reset(PvCursor *cur)
+{
+    PvRecordRows *rows = cur->state;
+    pv_walk_end(&rows->walk);
+}

@@ -16,6 +16,7 @@
 #include "perf_file.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
+#include "record_walk.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -46,7 +47,23 @@ struct PvTableDef {
     int (*column)(PvCursor *cur, sqlite3_context *ctx, int i);
     /* Frees what first/next allocated in state (may be NULL). */
     void (*reset)(PvCursor *cur);
+    /* For tables of records (see PvRecordRows): which record types are
+     * rows (NULL: all), and what to decode when the cursor lands on one. */
+    bool (*wants)(uint32_t type);
+    int (*decode)(PvCursor *cur, pv_error *err);
 };
+
+/* Tables whose rows are the records of some types begin their state with a
+ * PvRecordRows and use pv_record_rows_* as first/next/reset: the walk, the
+ * filtering and the rowid (the record's ordinal) are done once, here. */
+typedef struct PvRecordRows {
+    pv_walk walk;
+    pv_record record;
+} PvRecordRows;
+
+int pv_record_rows_first(PvCursor *cur, pv_error *err);
+int pv_record_rows_next(PvCursor *cur, pv_error *err);
+void pv_record_rows_reset(PvCursor *cur);
 
 static inline bool pv_column_used(const PvCursor *cur, int i)
 {

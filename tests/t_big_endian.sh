@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Big-endian perf.data files (magic "2ELIFREP").
+#
+# The big-endian files are byte-swapped copies of little-endian ones made by
+# tests/tools/perf_to_big_endian.py (see tests/fixtures/big_endian/README.md).
+# For each copy, every table must give the same rows as on the little-endian
+# original: perf_samples (every column; raw/stack_user/aux are kept as they
+# are by the tool, so they compare equal too), perf_mmaps, perf_comms,
+# perf_records (all but the data blob), perf_events (all but nothing),
+# perf_features (name, value of the features the tool swaps), perf_build_ids.
+#
+# 1. the committed copies under tests/fixtures/big_endian/: the magic, the
+#    tool reproduces them byte for byte, and the table comparison;
+# 2. copies made at test time of the other fixtures and of a few
+#    little-endian corpus files (skipped when the corpus is absent), with
+#    python3 when it is available.
+#
+# Env: PV_ROOT, PV_SHARED (../shared), PV_SQLRUN.  Output: ok / not ok lines.
+set -u
+root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+shared=${PV_SHARED:-$root/../shared}
+sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
+tool=$root/tests/tools/perf_to_big_endian.py
+fixtures=$root/tests/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1: $2"; }
+
+sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
+
+# The queries compared, with @ standing for the quoted path.
+queries=(
+    "perf_samples|SELECT * FROM perf_samples(@) ORDER BY record"
+    "perf_mmaps|SELECT * FROM perf_mmaps(@) ORDER BY record"
+    "perf_comms|SELECT * FROM perf_comms(@) ORDER BY record"
+    "perf_records|SELECT record, file_offset, type, name, misc, size, time, pid, tid, cpu, id, fields FROM perf_records(@) ORDER BY record"
+    "perf_events|SELECT idx, name, type, config, sample_period, sample_freq, sample_type, read_format, ids, attr FROM perf_events(@) ORDER BY idx"
+    "perf_features|SELECT id, name, value FROM perf_features(@) WHERE id < 128 AND name NOT IN ('bpf_prog_info', 'bpf_btf') ORDER BY id"
+    "perf_build_ids|SELECT * FROM perf_build_ids(@)"
+)
+
+# compare LABEL LITTLE BIG: one check per table
+compare() {
+    local label=$1 le=$2 be=$3 entry table q n_le
+    for entry in "${queries[@]}"; do
+        table=${entry%%|*}
+        q=${entry#*|}
+        if ! "$sqlrun" "${q//@/$(sql_quote "$le")}" >"$tmp/le" 2>"$tmp/le.err"; then
+            nok "$label: $table" "the little-endian original fails: $(head -c 200 "$tmp/le.err")"
+            continue
+        fi
+        if ! "$sqlrun" "${q//@/$(sql_quote "$be")}" >"$tmp/be" 2>"$tmp/be.err"; then
+            nok "$label: $table" "the big-endian copy fails: $(head -c 200 "$tmp/be.err")"
+            continue
+        fi
+        n_le=$(wc -l <"$tmp/le")
+        if cmp -s "$tmp/le" "$tmp/be"; then
+            ok "$label: $table same $n_le rows as little-endian"
+        else
+            nok "$label: $table" "rows differ from little-endian ($n_le rows), first difference: $(diff "$tmp/le" "$tmp/be" | head -n 3 | cut -c1-200 | tr '\n' ' ')"
+        fi
+    done
+}
+
+have_python=false
+command -v python3 >/dev/null 2>&1 && have_python=true
+
+# 1. committed copies
+for be in "$fixtures"/big_endian/*.data; do
+    name=$(basename "$be")
+    le=$fixtures/$name
+    magic=$(head -c 8 "$be")
+    if [ "$magic" = 2ELIFREP ]; then
+        ok "big_endian/$name: magic 2ELIFREP"
+    else
+        nok "big_endian/$name: magic" "got '$magic'"
+    fi
+    if $have_python; then
+        if python3 "$tool" "$le" "$tmp/regen.data" 2>"$tmp/tool.err" && cmp -s "$tmp/regen.data" "$be"; then
+            ok "big_endian/$name: perf_to_big_endian.py reproduces it"
+        else
+            nok "big_endian/$name: perf_to_big_endian.py reproduces it" "$(head -c 200 "$tmp/tool.err")"
+        fi
+    fi
+    compare "big_endian/$name" "$le" "$be"
+done
+
+# The attr flags are bit-reversed per byte in a big-endian file: the decoded
+# attr must still say sample_id_all (bit 18) and the comm/mmap flags.
+if "$sqlrun" "SELECT json_extract(attr, '$.sample_id_all') || json_extract(attr, '$.comm') || json_extract(attr, '$.mmap') FROM perf_events($(sql_quote "$fixtures/big_endian/fp.data"))" >"$tmp/flags" 2>&1 \
+    && [ "$(cat "$tmp/flags")" = 111 ]; then
+    ok "big_endian/fp.data: attr flags sample_id_all, comm, mmap decoded"
+else
+    nok "big_endian/fp.data: attr flags decoded" "$(head -c 200 "$tmp/flags")"
+fi
+
+# 2. copies made now
+if ! $have_python; then
+    echo "# python3 not found: no copies made at test time"
+    exit 0
+fi
+corpus=$shared/corpus
+qt=perf_data_converter/src/quipper/testdata
+more=()
+for name in buildid_mmap.data dwarf.data example.data tracepoint.data; do
+    more+=("fixture:$name|$fixtures/$name")
+done
+# branch stacks (flags in a big-endian kernel's bit order, hw_idx, spec
+# bits), KSYMBOL/BPF_EVENT, EVENT_UPDATE with cpus, weight struct,
+# SWITCH/NAMESPACES, group_desc, AUXTRACE with payload, LOST_SAMPLES with
+# group read, a 32-bit writer, old perf 3.x files
+for name in branch-4.14 branch_stack_hw_index branch_stack_spec hybrid_topology weight_struct \
+    ctx_switch_namespaces-4.14 group_desc-4.14 intel_pt-4.14 lost_samples-4.4 i686-3.4 \
+    singleprocess-3.4 remmap-3.2; do
+    f=$corpus/$qt/perf.data.$name
+    [ -f "$f" ] && more+=("corpus:$name|$f")
+done
+for f in "$corpus"/simpleperf/simpleperf/testdata/perf_b.data \
+    "$corpus"/simpleperf/simpleperf/testdata/perf_with_two_event_types.data; do
+    [ -f "$f" ] && more+=("corpus:$(basename "$f")|$f")
+done
+[ -d "$corpus" ] || echo "# corpus $corpus not found: fixtures only"
+
+for entry in "${more[@]}"; do
+    label=${entry%%|*}
+    le=${entry#*|}
+    be=$tmp/be.data
+    if python3 "$tool" "$le" "$be" 2>"$tmp/tool.err"; then
+        compare "$label (converted)" "$le" "$be"
+    else
+        nok "$label: perf_to_big_endian.py converts it" "$(head -c 200 "$tmp/tool.err")"
+    fi
+done
+
+# The tool refuses what it cannot swap, cleanly.
+f=$corpus/linux-perf-data/tests/fixtures/sleep.compressed.data
+if [ -f "$f" ]; then
+    python3 "$tool" "$f" "$tmp/refused.data" 2>"$tmp/tool.err"
+    status=$?
+    if [ "$status" = 2 ] && grep -q COMPRESSED "$tmp/tool.err" && [ ! -e "$tmp/refused.data" ]; then
+        ok "perf_to_big_endian.py refuses COMPRESSED records"
+    else
+        nok "perf_to_big_endian.py refuses COMPRESSED records" "status $status: $(head -c 200 "$tmp/tool.err")"
+    fi
+fi
+exit 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates tests/expected/<name>/ from the local `perf` (6.1 when committed)
-# for every fixture in tests/fixtures/*.data and every FILE-mode, little-endian
+# for every fixture in tests/fixtures/*.data and every file- or pipe-mode, little-endian
 # PERFILE2 file of $PV_SHARED/corpus/MANIFEST.tsv that perf can read
 # (`perf script -D -i F` exits 0).  The files stay where they are; each
 # expected directory has a meta.tsv whose "source" says where the test finds
@@ -27,7 +27,8 @@
 #   expected output over 1 MB (SKIPPED.tsv has the exact list):
 #     perf_data_converter/src/testdata/single-event-single-process.perf.data
 #     simpleperf/simpleperf/testdata/generated_by_linux_perf.data
-# Pipe-mode and big-endian corpus files are not candidates.
+# Pipe-mode files are candidates too (perf reads them with -i); big-endian
+# corpus files are not (perf 6.1 crashes on some).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -73,7 +74,7 @@ done
 declare -A seen=()
 while IFS=$'\t' read -r file _repo _path _commit _lic _bytes magic mode endian _rest; do
     [ "$file" = file ] && continue
-    [ "$magic" = PERFILE2 ] && [ "$mode" = file ] && [ "$endian" = little ] || continue
+    [ "$magic" = PERFILE2 ] && [ "$endian" = little ] || continue
     src=${file%%/*}
     name="${src}__$(basename "$file")"
     if [ -n "${seen[$name]:-}" ]; then

@@ -11,8 +11,6 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-#define MISC_SWITCH_OUT_PREEMPT (1u << 14)
-
 enum {
     COL_RECORD, COL_KIND, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_DIRECTION, COL_PREEMPT,
     COL_NEXT_PREV_PID, COL_NEXT_PREV_TID,
@@ -66,7 +64,7 @@ static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_CPU: if (t->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->cpu); break;
     case COL_DIRECTION: sqlite3_result_text(ctx, out ? "out" : "in", -1, SQLITE_STATIC); break;
     case COL_PREEMPT:
-        sqlite3_result_int(ctx, out && (st->rows.record.misc & MISC_SWITCH_OUT_PREEMPT) != 0);
+        sqlite3_result_int(ctx, out && (st->rows.record.misc & PV_MISC_SWITCH_OUT_PREEMPT) != 0);
         break;
     case COL_NEXT_PREV_PID: if (cpu_wide) sqlite3_result_int(ctx, (int32_t)st->next_prev_pid); break;
     case COL_NEXT_PREV_TID: if (cpu_wide) sqlite3_result_int(ctx, (int32_t)st->next_prev_tid); break;

@@ -99,6 +99,7 @@ enum {
 #define PV_MISC_COMM_EXEC (1u << 13)
 #define PV_MISC_MMAP_DATA (1u << 13)
 #define PV_MISC_SWITCH_OUT (1u << 13)
+#define PV_MISC_SWITCH_OUT_PREEMPT (1u << 14)
 #define PV_MISC_BUILD_ID_SIZE (1u << 15)
 
 /* Callchain entries at or above this are context markers, not addresses. */

@@ -36,11 +36,6 @@
 
 #define RECORD_HEADER_SIZE 8
 
-/* Not in perf_abi.h (perf_abi.h stops at FINISHED_INIT): the 2025 aligned
- * compressed container, {u64 data_size; data[]}. */
-#define RECORD_COMPRESSED2 83
-/* misc bit of SWITCH / SWITCH_CPU_WIDE: switched out while still runnable. */
-#define MISC_SWITCH_OUT_PREEMPT (1u << 14)
 /* HEADER_BUILD_ID and MMAP2 hold at most this many build-id bytes. */
 #define BUILD_ID_MAX 20
 
@@ -389,7 +384,7 @@ static int decode_lost_samples(decoder *d)
 static int decode_switch(decoder *d)
 {
     put_bool(d, "out", d->rec->misc & PV_MISC_SWITCH_OUT);
-    put_bool(d, "preempt", d->rec->misc & MISC_SWITCH_OUT_PREEMPT);
+    put_bool(d, "preempt", d->rec->misc & PV_MISC_SWITCH_OUT_PREEMPT);
     return 0;
 }
 
@@ -906,7 +901,7 @@ static const decode_fn decoders[] = {
     [PV_RECORD_HEADER_FEATURE] = decode_header_feature,
     [PV_RECORD_COMPRESSED] = decode_compressed,
     [PV_RECORD_FINISHED_INIT] = decode_empty,
-    [RECORD_COMPRESSED2] = decode_compressed2,
+    [PV_RECORD_COMPRESSED2] = decode_compressed2,
 };
 
 /* The sample_id_all trailer, as "sample_id":{...}. */
@@ -934,7 +929,7 @@ int pv_record_fields_json(const pv_file *f, const pv_record *rec, pv_strbuf *out
     }
     decoder d = {
         .f = f, .rec = rec, .out = out, .err = err, .first = true,
-        .name = rec->type == RECORD_COMPRESSED2 ? "COMPRESSED2" : pv_record_type_name(rec->type),
+        .name = pv_record_type_name(rec->type),
     };
     uint64_t body = (uint64_t)rec->size - RECORD_HEADER_SIZE;
     pv_sample_id trailer = {0};

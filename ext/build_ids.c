@@ -44,11 +44,9 @@ typedef struct BuildIdsState {
 static int decode_mmap2(pv_file *f, const pv_record *r, pv_build_id *out, pv_error *err)
 {
     pv_sample_id trailer;
-    if (pv_sample_id_decode(f, r, &trailer, err))
-        return -1;
     pv_cursor c;
-    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - trailer.size, r->file_offset + 8,
-                   f->swap);
+    if (pv_record_body(f, r, &trailer, &c, err))
+        return -1;
     out->pid = (int32_t)pv_cursor_u32(&c);
     pv_cursor_skip(&c, 4 + 3 * 8);
     out->id_len = pv_cursor_u8(&c);
@@ -57,8 +55,7 @@ static int decode_mmap2(pv_file *f, const pv_record *r, pv_build_id *out, pv_err
     pv_cursor_skip(&c, 8);
     out->filename = pv_cursor_padded_string(&c, pv_cursor_left(&c), &out->filename_len);
     if (c.failed || !out->filename)
-        return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx (size %u) is too short",
-                            f->data_path, (unsigned long long)r->file_offset, r->size);
+        return pv_record_too_short(f, r, err);
     if (out->id_len > PV_BUILD_ID_MAX)
         return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx has a build-id of %u bytes (> %d)",
                             f->data_path, (unsigned long long)r->file_offset, out->id_len,

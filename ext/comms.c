@@ -30,17 +30,14 @@ static int comms_decode(PvCursor *cur, pv_error *err)
     CommsState *st = cur->state;
     pv_file *f = cur->file;
     const pv_record *r = &st->rows.record;
-    if (pv_sample_id_decode(f, r, &st->trailer, err))
-        return -1;
     pv_cursor c;
-    uint64_t body = (uint64_t)r->size - 8 - st->trailer.size;
-    pv_cursor_init(&c, r->bytes + 8, body, r->file_offset + 8, f->swap);
+    if (pv_record_body(f, r, &st->trailer, &c, err))
+        return -1;
     st->pid = pv_cursor_u32(&c);
     st->tid = pv_cursor_u32(&c);
     st->comm = pv_cursor_padded_string(&c, pv_cursor_left(&c), &st->comm_len);
     if (c.failed || !st->comm)
-        return pv_error_set(err, "%s: COMM record at offset 0x%llx (size %u) is too short",
-                            f->data_path, (unsigned long long)r->file_offset, r->size);
+        return pv_record_too_short(f, r, err);
     return 0;
 }
 

@@ -29,18 +29,14 @@ static int lost_decode(PvCursor *cur, pv_error *err)
     LostState *st = cur->state;
     pv_file *f = cur->file;
     const pv_record *r = &st->rows.record;
-    if (pv_sample_id_decode(f, r, &st->trailer, err))
-        return -1;
     pv_cursor c;
-    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
-                   r->file_offset + 8, f->swap);
+    if (pv_record_body(f, r, &st->trailer, &c, err))
+        return -1;
     st->has_id = r->type == PV_RECORD_LOST;
     st->id = st->has_id ? pv_cursor_u64(&c) : 0;
     st->lost = pv_cursor_u64(&c);
     if (c.failed)
-        return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
-                            f->data_path, pv_record_type_name(r->type),
-                            (unsigned long long)r->file_offset, r->size);
+        return pv_record_too_short(f, r, err);
     return 0;
 }
 

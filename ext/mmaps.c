@@ -38,11 +38,9 @@ typedef struct MmapsState {
 static int decode_mmap(pv_file *f, MmapsState *st, pv_error *err)
 {
     const pv_record *r = &st->rows.record;
-    if (pv_sample_id_decode(f, r, &st->trailer, err))
-        return -1;
     pv_cursor c;
-    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
-                   r->file_offset + 8, f->swap);
+    if (pv_record_body(f, r, &st->trailer, &c, err))
+        return -1;
     st->pid = pv_cursor_u32(&c);
     st->tid = pv_cursor_u32(&c);
     st->start = pv_cursor_u64(&c);
@@ -69,9 +67,7 @@ static int decode_mmap(pv_file *f, MmapsState *st, pv_error *err)
     }
     st->filename = pv_cursor_padded_string(&c, pv_cursor_left(&c), &st->filename_len);
     if (c.failed || !st->filename)
-        return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
-                            f->data_path, pv_record_type_name(r->type),
-                            (unsigned long long)r->file_offset, r->size);
+        return pv_record_too_short(f, r, err);
     return 0;
 }
 

@@ -32,17 +32,14 @@ static int switches_decode(PvCursor *cur, pv_error *err)
     SwitchesState *st = cur->state;
     pv_file *f = cur->file;
     const pv_record *r = &st->rows.record;
-    if (pv_sample_id_decode(f, r, &st->trailer, err))
+    pv_cursor c;
+    if (pv_record_body(f, r, &st->trailer, &c, err))
         return -1;
     if (r->type == PV_RECORD_SWITCH_CPU_WIDE) {
-        pv_cursor c;
-        pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
-                       r->file_offset + 8, f->swap);
         st->next_prev_pid = pv_cursor_u32(&c);
         st->next_prev_tid = pv_cursor_u32(&c);
         if (c.failed)
-            return pv_error_set(err, "%s: SWITCH_CPU_WIDE record at offset 0x%llx (size %u) is too short",
-                                f->data_path, (unsigned long long)r->file_offset, r->size);
+            return pv_record_too_short(f, r, err);
     }
     return 0;
 }

@@ -31,20 +31,16 @@ static int tasks_decode(PvCursor *cur, pv_error *err)
     TasksState *st = cur->state;
     pv_file *f = cur->file;
     const pv_record *r = &st->rows.record;
-    if (pv_sample_id_decode(f, r, &st->trailer, err))
-        return -1;
     pv_cursor c;
-    pv_cursor_init(&c, r->bytes + 8, (uint64_t)r->size - 8 - st->trailer.size,
-                   r->file_offset + 8, f->swap);
+    if (pv_record_body(f, r, &st->trailer, &c, err))
+        return -1;
     st->pid = pv_cursor_u32(&c);
     st->ppid = pv_cursor_u32(&c);
     st->tid = pv_cursor_u32(&c);
     st->ptid = pv_cursor_u32(&c);
     st->time = pv_cursor_u64(&c);
     if (c.failed)
-        return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
-                            f->data_path, pv_record_type_name(r->type),
-                            (unsigned long long)r->file_offset, r->size);
+        return pv_record_too_short(f, r, err);
     return 0;
 }
 

@@ -217,3 +217,23 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
     if (t & PV_SAMPLE_IDENTIFIER) out->identifier = pv_cursor_u64(&c);
     return 0;
 }
+
+int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
+                   pv_cursor *body, pv_error *err)
+{
+    if (pv_sample_id_decode(f, rec, trailer, err))
+        return -1;
+    /* pv_sample_id_decode checked that the trailer fits in the body. */
+    pv_cursor_init(body, rec->bytes + RECORD_HEADER_SIZE,
+                   (uint64_t)rec->size - RECORD_HEADER_SIZE - trailer->size,
+                   rec->file_offset + RECORD_HEADER_SIZE, f->swap);
+    return 0;
+}
+
+int pv_record_too_short(const pv_file *f, const pv_record *rec, pv_error *err)
+{
+    const char *name = pv_record_type_name(rec->type);
+    return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
+                        f->data_path, name ? name : "unknown", (unsigned long long)rec->file_offset,
+                        rec->size);
+}

@@ -95,6 +95,13 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
  * fields == 0. */
 int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out, pv_error *err);
 
+/* Decodes a kernel record's trailer and opens *body over what lies between
+ * the header and the trailer: the start of every non-sample decoder. */
+int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
+                   pv_cursor *body, pv_error *err);
+/* The error for a record whose body ends before its fields do. */
+int pv_record_too_short(const pv_file *f, const pv_record *rec, pv_error *err);
+
 /* The u64 at index i of an array in file bytes. */
 static inline uint64_t pv_sample_u64_at(const pv_sample *s, const uint8_t *array, uint64_t i)
 {

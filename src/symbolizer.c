@@ -646,6 +646,37 @@ static bool read_feature_text(pv_file *f, unsigned id, char *out, size_t size)
     return ok;
 }
 
+/* The build-id note of the running kernel (/sys/kernel/notes); its length or 0. */
+static size_t running_kernel_build_id(uint8_t out[PV_BUILD_ID_MAX])
+{
+    FILE *f = fopen("/sys/kernel/notes", "rb");
+    if (!f)
+        return 0;
+    uint8_t notes[4096];
+    size_t n = fread(notes, 1, sizeof notes, f);
+    fclose(f);
+    /* Elf_Nhdr {namesz, descsz, type}, name and desc padded to 4 bytes */
+    size_t at = 0;
+    while (n - at >= 12) {
+        uint32_t namesz, descsz, type;
+        memcpy(&namesz, notes + at, 4);
+        memcpy(&descsz, notes + at + 4, 4);
+        memcpy(&type, notes + at + 8, 4);
+        at += 12;
+        size_t name_len = ((size_t)namesz + 3) & ~(size_t)3;
+        size_t desc_len = ((size_t)descsz + 3) & ~(size_t)3;
+        if (name_len > n - at || desc_len > n - at - name_len)
+            return 0;
+        if (type == 3 && namesz == 4 && memcmp(notes + at, "GNU", 4) == 0 && descsz > 0) {
+            size_t len = descsz < PV_BUILD_ID_MAX ? descsz : PV_BUILD_ID_MAX;
+            memcpy(out, notes + at + name_len, len);
+            return len;
+        }
+        at += name_len + desc_len;
+    }
+    return 0;
+}
+
 static void load_kallsyms(pv_symbolizer *s)
 {
     s->kallsyms_loaded = true;
@@ -665,18 +696,31 @@ static void load_kallsyms(pv_symbolizer *s)
             return;
         pv_symtab_free(&s->kallsyms);
     }
-    char host[256], release[256];
-    struct utsname me;
-    if (uname(&me) != 0 || !read_feature_text(s->file, PV_FEATURE_HOSTNAME, host, sizeof host) ||
-        !read_feature_text(s->file, PV_FEATURE_OSRELEASE, release, sizeof release)) {
-        s->kallsyms_status = strdup("no kallsyms: none in the recording or the build-id cache, "
-                                    "and the recording does not name its host");
-        return;
-    }
-    if (strcmp(host, me.nodename) != 0 || strcmp(release, me.release) != 0) {
-        s->kallsyms_status = dup_printf("no kallsyms: recorded on %s (%s), this is %s (%s)", host,
-                                        release, me.nodename, me.release);
-        return;
+    /* the running kernel, when it is the recorded one: the same build-id,
+     * or, for a recording without one, the same host and release */
+    if (kernel && kernel->build_id_len) {
+        uint8_t running[PV_BUILD_ID_MAX];
+        size_t running_len = running_kernel_build_id(running);
+        if (running_len < kernel->build_id_len ||
+            memcmp(running, kernel->build_id, kernel->build_id_len) != 0) {
+            s->kallsyms_status = strdup("no kallsyms: the recorded kernel is not in the build-id "
+                                        "cache and is not the running kernel");
+            return;
+        }
+    } else {
+        char host[256], release[256];
+        struct utsname me;
+        if (uname(&me) != 0 || !read_feature_text(s->file, PV_FEATURE_HOSTNAME, host, sizeof host) ||
+            !read_feature_text(s->file, PV_FEATURE_OSRELEASE, release, sizeof release)) {
+            s->kallsyms_status = strdup("no kallsyms: none in the recording or the build-id cache, "
+                                        "and the recording does not name its kernel");
+            return;
+        }
+        if (strcmp(host, me.nodename) != 0 || strcmp(release, me.release) != 0) {
+            s->kallsyms_status = dup_printf("no kallsyms: recorded on %s (%s), this is %s (%s)",
+                                            host, release, me.nodename, me.release);
+            return;
+        }
     }
     if (!pv_symtab_load_kallsyms(&s->kallsyms, "/proc/kallsyms")) {
         pv_symtab_free(&s->kallsyms);
@@ -770,5 +814,7 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
 
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key)
 {
-    return pv_aspace_comm(&s->space, tid, key);
+    const char *comm = pv_aspace_comm(&s->space, tid, key);
+    /* the idle task has no COMM record; perf calls it swapper */
+    return comm || tid != 0 ? comm : "swapper";
 }

@@ -6,6 +6,10 @@
 -- its address in the dso (or the ip when no map holds it), as perf shows it.
 --
 --     scripts/perfsql perf.data flat_profile
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @file 'perf.data'
+--     .read sql/flat_profile.sql
 
 WITH s AS (
     SELECT event, coalesce(period, 1) AS period, dso,

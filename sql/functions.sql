@@ -4,6 +4,10 @@
 -- readperf named the source file (addr2line), this names the binary.
 --
 --     scripts/perfsql perf.data functions
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @file 'perf.data'
+--     .read sql/functions.sql
 
 WITH s AS (
     SELECT coalesce(comm, ':' || pid) AS comm, dso,

@@ -7,6 +7,10 @@
 -- frame without a symbol is its own row, named by its address.
 --
 --     scripts/perfsql perf.data inclusive_profile
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @file 'perf.data'
+--     .read sql/inclusive_profile.sql
 
 WITH samples AS (
     SELECT record AS sample, event, coalesce(period, 1) AS period, dso,

@@ -4,6 +4,10 @@
 -- the recording did not see it), its threads, samples and summed period.
 --
 --     scripts/perfsql perf.data processes
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @file 'perf.data'
+--     .read sql/processes.sql
 
 WITH s AS (
     SELECT pid, tid, comm, time, coalesce(period, 1) AS period FROM perf_samples(@file)

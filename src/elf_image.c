@@ -155,6 +155,74 @@ static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_s
     }
 }
 
+static Elf_Scn *section_named(Elf *elf, const char *wanted, GElf_Shdr *sh)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return NULL;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        const char *name;
+        if (gelf_getshdr(scn, sh) && (name = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+            strcmp(name, wanted) == 0)
+            return scn;
+    }
+    return NULL;
+}
+
+/* perf names the .plt entries after the .dynsym symbols of the .rela.plt
+ * relocations, in order: "name@plt" ("@plt" for a relocation without a
+ * symbol), one .plt entry each after the header entry. */
+static void synthesize_plt(Elf *elf, pv_symtab *t)
+{
+    GElf_Shdr rel_sh, plt_sh, dynsym_sh;
+    Elf_Scn *rel = section_named(elf, ".rela.plt", &rel_sh);
+    bool rela = rel != NULL;
+    if (!rel)
+        rel = section_named(elf, ".rel.plt", &rel_sh);
+    Elf_Scn *plt = section_named(elf, ".plt", &plt_sh);
+    if (!rel || !plt || plt_sh.sh_entsize == 0)
+        return;
+    Elf_Scn *dynsym = elf_getscn(elf, rel_sh.sh_link);
+    if (!dynsym || !gelf_getshdr(dynsym, &dynsym_sh) || dynsym_sh.sh_type != SHT_DYNSYM)
+        return;
+    Elf_Data *rel_data = elf_getdata(rel, NULL);
+    Elf_Data *sym_data = elf_getdata(dynsym, NULL);
+    GElf_Ehdr eh;
+    if (!rel_data || !sym_data || !gelf_getehdr(elf, &eh))
+        return;
+    uint64_t entry = plt_sh.sh_entsize;
+    uint64_t at = plt_sh.sh_addr;
+    switch (eh.e_machine) {
+    case EM_ARM: at += 20; break;
+    case EM_AARCH64: at += 32; break;
+    default: at += entry; break;    /* the header is one entry */
+    }
+    size_t count = rel_sh.sh_entsize ? rel_sh.sh_size / rel_sh.sh_entsize : 0;
+    char name[512];
+    for (size_t i = 0; i < count; i++, at += entry) {
+        uint64_t info;
+        if (rela) {
+            GElf_Rela r;
+            if (!gelf_getrela(rel_data, (int)i, &r))
+                break;
+            info = r.r_info;
+        } else {
+            GElf_Rel r;
+            if (!gelf_getrel(rel_data, (int)i, &r))
+                break;
+            info = r.r_info;
+        }
+        size_t index = gelf_getclass(elf) == ELFCLASS32 ? ELF32_R_SYM(info) : ELF64_R_SYM(info);
+        GElf_Sym sym;
+        const char *sym_name = NULL;
+        if (gelf_getsym(sym_data, (int)index, &sym))
+            sym_name = elf_strptr(elf, dynsym_sh.sh_link, sym.st_name);
+        int n = snprintf(name, sizeof name, "%s@plt", sym_name ? sym_name : "");
+        if (n > 0 && (size_t)n < sizeof name)
+            pv_symtab_add(t, at, entry, PV_BIND_GLOBAL, name, (size_t)n, false);
+    }
+}
+
 static void read_symbols(Elf *elf, pv_symtab *t)
 {
     /* .symtab first, then .dynsym, as perf adds them */
@@ -167,20 +235,29 @@ static void read_symbols(Elf *elf, pv_symtab *t)
         }
 }
 
-bool pv_elf_read_symbols(const char *path, pv_symtab *t)
+/* Calls fn on path's ELF; false when it is not one. */
+static bool with_elf(const char *path, void (*fn)(Elf *, pv_symtab *), pv_symtab *t)
 {
-    if (!libelf_ready())
-        return false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok)
-        read_symbols(elf, t);
+        fn(elf, t);
     elf_end(elf);
     close(fd);
-    return ok && pv_symtab_finish(t, false);
+    return ok;
+}
+
+bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t)
+{
+    if (!libelf_ready() || !with_elf(path, read_symbols, t))
+        return false;
+    /* the .plt and its relocations are the running image's (a debug
+     * file's copies hold no bytes) */
+    with_elf(runtime_path, synthesize_plt, t);
+    return pv_symtab_finish(t, false);
 }
 
 bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t)
@@ -189,8 +266,10 @@ bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t)
         return false;
     Elf *elf = elf_memory((char *)image, size);
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
-    if (ok)
+    if (ok) {
         read_symbols(elf, t);
+        synthesize_plt(elf, t);
+    }
     elf_end(elf);
     return ok && pv_symtab_finish(t, false);
 }

@@ -29,8 +29,10 @@ typedef struct pv_elf_image {
 
 /* Reads the headers of path.  false: not a readable ELF file (why says so). */
 bool pv_elf_probe(const char *path, pv_elf_image *img, char *why, size_t why_size);
-/* Adds path's symbols (.symtab, then .dynsym) to t, at their ELF addresses. */
-bool pv_elf_read_symbols(const char *path, pv_symtab *t);
+/* Adds path's symbols (.symtab, then .dynsym) to t, at their ELF addresses,
+ * and perf's "name@plt" symbols for the .plt entries of runtime_path (the
+ * mapped file; path may be its debug file). */
+bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t);
 /* Same for an ELF image in memory (the running process's vdso). */
 bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img);
 bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t);

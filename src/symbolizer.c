@@ -584,7 +584,7 @@ static void load_elf_dso(pv_symbolizer *s, dso *d)
     const char *source = runtime;
     if (!d->image.has_symtab && find_debug_file(s, d, runtime, debug, sizeof debug))
         source = debug;
-    if (!pv_elf_read_symbols(source, &d->symbols)) {
+    if (!pv_elf_read_symbols(source, runtime, &d->symbols)) {
         d->status = dup_printf("cannot read the symbols of %s", source);
         return;
     }
@@ -738,7 +738,7 @@ static void load_dso(pv_symbolizer *s, dso *d)
     case DSO_VDSO: {
         char path[4096];
         if (find_runtime_image(s, d, path, sizeof path)) {
-            if (!pv_elf_read_symbols(path, &d->symbols))
+            if (!pv_elf_read_symbols(path, path, &d->symbols))
                 d->status = dup_printf("cannot read the symbols of %s", path);
         } else {
             free(d->status);

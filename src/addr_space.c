@@ -318,14 +318,10 @@ bool pv_aspace_build(pv_aspace *as)
             ok = replay_mmap(as, &r, e);
             break;
         case EV_COMM:
-            if (e->exec) {
-                live_set *live = live_of(&r, e->pid);
-                if (!live)
-                    ok = false;
-                else
-                    end_all(as, live, e->key);
-            }
-            ok = ok && add_thread_event(as, &threads_cap, e);
+            /* An exec ends no map: the new image's maps replace the old
+             * ones as they come (as in perf), and samples taken while the
+             * exec runs still unwind through the old image. */
+            ok = add_thread_event(as, &threads_cap, e);
             break;
         case EV_FORK:
             ok = replay_fork(as, &r, e) && add_thread_event(as, &threads_cap, e);

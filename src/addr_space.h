@@ -9,10 +9,12 @@
  * that answers "what maps addr in process pid at key k" for any k, so
  * samples can be resolved in any order:
  *
- *   - a map lives from its MMAP until an exec of its process (COMM with
- *     misc COMM_EXEC), the fork of a new process with its pid, or a later
- *     map of the same process covering it entirely; where two live maps
- *     overlap, the later one wins (perf splits the older one);
+ *   - a map lives from its MMAP until the fork of a new process with its
+ *     pid, or a later map of the same process covering it entirely; where
+ *     two live maps overlap, the later one wins (perf splits the older
+ *     one).  An exec (COMM with misc COMM_EXEC) ends no map by itself: the
+ *     new image's MMAPs replace the old maps they overlap, as in perf, so a
+ *     sample taken during the exec still unwinds through the old image;
  *   - a FORK that creates a process (pid != ppid) gives the child a copy
  *     of the parent's live maps; a new thread (pid == ppid) shares them;
  *   - maps with pid -1 are the kernel's, shared by every process;

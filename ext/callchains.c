@@ -8,9 +8,15 @@
  * callchain, the sample's own ip), each caller one deeper.  The
  * PERF_CONTEXT_* markers are not rows: they set the cpumode of the frames
  * after them.  pid, tid, time, period and event repeat the sample's so
- * that profiles need no join.  rowid = sample * 8192 + depth (a record
- * holds at most 8191 frames).
+ * that profiles need no join.  repeated is 1 when the frame's function
+ * (or, unresolved, its address) is the sample's own or that of a shallower
+ * frame: summing the frames with repeated = 0 and the samples counts each
+ * function once per sample, as perf report --children does, without a
+ * DISTINCT over all frames.  rowid = sample * 8192 + depth (a record holds
+ * at most 8191 frames).
  */
+#include <stdlib.h>
+
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -19,8 +25,14 @@
 
 enum {
     COL_SAMPLE, COL_DEPTH, COL_IP, COL_CPUMODE, COL_DSO, COL_DSO_OFFSET, COL_SYM, COL_SYM_OFFSET,
-    COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT,
+    COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT, COL_REPEATED,
 };
+
+/* What makes two frames "the same function" for repeated. */
+typedef struct FrameKey {
+    const char *dso, *sym;
+    uint64_t addr;              /* when sym is NULL */
+} FrameKey;
 
 enum { CPUMODE_KERNEL = 1, CPUMODE_USER = 2, CPUMODE_HV = 3, CPUMODE_GUEST_KERNEL = 4,
        CPUMODE_GUEST_USER = 5 };
@@ -36,6 +48,11 @@ typedef struct CallchainsState {
     pv_symbolizer *symbolizer;
     bool located;
     pv_location location;
+    /* repeated: the keys of the sample's own ip and of its frames so far */
+    bool track_repeats;
+    FrameKey *keys;
+    size_t nr_keys, cap_keys;
+    bool repeated;
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -58,10 +75,76 @@ static bool context_marker(uint64_t v, unsigned *cpumode)
     return true;
 }
 
+static uint64_t sample_order_key(const CallchainsState *st)
+{
+    const pv_sample *s = &st->sample;
+    return pv_symbolizer_key(st->symbolizer, st->rows.record.index,
+                             (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
+}
+
+static FrameKey key_of(const pv_location *l, uint64_t ip)
+{
+    FrameKey k = { l->dso, l->sym, 0 };
+    if (!l->sym)
+        k.addr = l->dso ? l->dso_offset : ip;
+    return k;
+}
+
+static bool same_key(const FrameKey *a, const FrameKey *b)
+{
+    return a->dso == b->dso && a->sym == b->sym && a->addr == b->addr;
+}
+
+static int remember_key(CallchainsState *st, FrameKey k, pv_error *err)
+{
+    if (st->nr_keys == st->cap_keys) {
+        size_t cap = st->cap_keys ? st->cap_keys * 2 : 64;
+        FrameKey *p = realloc(st->keys, cap * sizeof *p);
+        if (!p)
+            return pv_error_set(err, "perf_callchains: out of memory");
+        st->keys = p;
+        st->cap_keys = cap;
+    }
+    st->keys[st->nr_keys++] = k;
+    return 0;
+}
+
+/* The current frame resolved, and whether its function came before. */
+static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+        return -1;
+    if (!(s->sample_type & PV_SAMPLE_TID)) {
+        st->repeated = false;
+        return 0;
+    }
+    if (new_sample) {
+        st->nr_keys = 0;
+        if (s->sample_type & PV_SAMPLE_IP) {
+            pv_location own;
+            pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
+                                  st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &own);
+            if (remember_key(st, key_of(&own, s->ip), err))
+                return -1;
+        }
+    }
+    pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                          st->ip, &st->location);
+    st->located = true;
+    FrameKey k = key_of(&st->location, st->ip);
+    st->repeated = false;
+    for (size_t i = 0; i < st->nr_keys && !st->repeated; i++)
+        st->repeated = same_key(&st->keys[i], &k);
+    return st->repeated ? 0 : remember_key(st, k, err);
+}
+
 /* Moves to the next frame, across samples; sets eof at the end. */
 static int advance(PvCursor *cur, pv_error *err, bool next_sample)
 {
     CallchainsState *st = cur->state;
+    bool new_sample = next_sample;
     for (;;) {
         if (next_sample) {
             int rc = pv_record_rows_next(cur, err);
@@ -87,14 +170,16 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             st->cpumode = st->context;
             st->located = false;
             cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
-            return 0;
+            return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
         }
+        new_sample = true;
     }
 }
 
 static int callchains_first(PvCursor *cur, pv_error *err)
 {
     CallchainsState *st = cur->state;
+    st->track_repeats = pv_column_used(cur, COL_REPEATED);
     pv_walk_start(&st->rows.walk, cur->file);
     return advance(cur, err, true);
 }
@@ -111,6 +196,9 @@ static void callchains_reset(PvCursor *cur)
     CallchainsState *st = cur->state;
     pv_symbolizer_free(st->symbolizer);
     st->symbolizer = NULL;
+    free(st->keys);
+    st->keys = NULL;
+    st->nr_keys = st->cap_keys = 0;
     pv_record_rows_reset(cur);
 }
 
@@ -124,10 +212,8 @@ static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
     if (!(s->sample_type & PV_SAMPLE_TID))
         return SQLITE_OK;
     if (!st->located) {
-        uint64_t key = pv_symbolizer_key(st->symbolizer, st->rows.record.index,
-                                         (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
-        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, key, st->cpumode, st->ip,
-                              &st->location);
+        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                              st->ip, &st->location);
         st->located = true;
     }
     const pv_location *l = &st->location;
@@ -176,6 +262,9 @@ static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
         sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,
                             SQLITE_TRANSIENT);
         break;
+    case COL_REPEATED:
+        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, st->repeated);
+        break;
     default:
         return location_column(cur, ctx, i);
     }
@@ -186,7 +275,7 @@ const PvTableDef pv_callchains_table = {
     .name = "perf_callchains",
     .columns = "sample INTEGER, depth INTEGER, ip INTEGER, cpumode TEXT, dso TEXT, "
                "dso_offset INTEGER, sym TEXT, sym_offset INTEGER, sym_status TEXT, pid INTEGER, "
-               "tid INTEGER, time INTEGER, period INTEGER, event TEXT",
+               "tid INTEGER, time INTEGER, period INTEGER, event TEXT, repeated INTEGER",
     .state_size = sizeof(CallchainsState),
     .first = callchains_first,
     .next = callchains_next,

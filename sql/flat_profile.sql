@@ -17,9 +17,10 @@ WITH s AS (
     FROM perf_samples(@file)
 ),
 by_function AS (
+    -- sym first: the sort behind GROUP BY settles most comparisons on it
     SELECT event, dso, sym, count(*) AS samples, sum(period) AS period
     FROM s
-    GROUP BY event, dso, sym
+    GROUP BY sym, dso, event
 )
 SELECT event,
        coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') AS dso,

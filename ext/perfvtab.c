@@ -24,6 +24,7 @@ extern const PvTableDef pv_tasks_table;
 extern const PvTableDef pv_lost_table;
 extern const PvTableDef pv_switches_table;
 extern const PvTableDef pv_callchains_table;
+extern const PvTableDef pv_profile_table;
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -36,6 +37,7 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
         &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
         &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
         &pv_lost_table, &pv_switches_table, &pv_callchains_table,
+        &pv_profile_table,
     };
     PvCache *cache = pv_cache_new();
     if (!cache)

@@ -250,17 +250,18 @@ static bool with_elf(const char *path, void (*fn)(Elf *, pv_symtab *), pv_symtab
     return ok;
 }
 
-bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t)
+bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t,
+                         pv_symtab *plt)
 {
-    if (!libelf_ready() || !with_elf(path, read_symbols, t))
+    if (!libelf_ready() || !with_elf(path, read_symbols, t) || !pv_symtab_finish(t, false))
         return false;
     /* the .plt and its relocations are the running image's (a debug
      * file's copies hold no bytes) */
-    with_elf(runtime_path, synthesize_plt, t);
-    return pv_symtab_finish(t, false);
+    with_elf(runtime_path, synthesize_plt, plt);
+    return pv_symtab_finish(plt, false);
 }
 
-bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t)
+bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t, pv_symtab *plt)
 {
     if (!libelf_ready())
         return false;
@@ -268,10 +269,10 @@ bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t)
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok) {
         read_symbols(elf, t);
-        synthesize_plt(elf, t);
+        synthesize_plt(elf, plt);
     }
     elf_end(elf);
-    return ok && pv_symtab_finish(t, false);
+    return ok && pv_symtab_finish(t, false) && pv_symtab_finish(plt, false);
 }
 
 uint64_t pv_elf_offset_to_vaddr(const pv_elf_image *img, uint64_t off)

@@ -31,11 +31,14 @@ typedef struct pv_elf_image {
 bool pv_elf_probe(const char *path, pv_elf_image *img, char *why, size_t why_size);
 /* Adds path's symbols (.symtab, then .dynsym) to t, at their ELF addresses,
  * and perf's "name@plt" symbols for the .plt entries of runtime_path (the
- * mapped file; path may be its debug file). */
-bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t);
+ * mapped file; path may be its debug file) to plt.  perf adds these after
+ * sizing the others, so they name only what no other symbol covers: a
+ * separate table, looked up second. */
+bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t,
+                         pv_symtab *plt);
 /* Same for an ELF image in memory (the running process's vdso). */
 bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img);
-bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t);
+bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t, pv_symtab *plt);
 
 /* The address the symbols use for file offset off (the image's segments). */
 uint64_t pv_elf_offset_to_vaddr(const pv_elf_image *img, uint64_t off);

@@ -37,6 +37,7 @@ typedef struct dso {
     uint8_t build_id_len;   /* 0: the recording has none */
     bool loaded;
     pv_symtab symbols;      /* DSO_KERNEL uses the symbolizer's kallsyms */
+    pv_symtab plt;          /* name@plt, for addresses no symbol covers */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
     char *status;           /* "ok" or why there are no symbols */
 } dso;
@@ -153,6 +154,7 @@ static void free_dso(dso *d)
     free(d->name);
     free(d->status);
     pv_symtab_free(&d->symbols);
+    pv_symtab_free(&d->plt);
 }
 
 /* The dso for a map's name, created on first sight; UINT32_MAX on OOM. */
@@ -584,7 +586,7 @@ static void load_elf_dso(pv_symbolizer *s, dso *d)
     const char *source = runtime;
     if (!d->image.has_symtab && find_debug_file(s, d, runtime, debug, sizeof debug))
         source = debug;
-    if (!pv_elf_read_symbols(source, runtime, &d->symbols)) {
+    if (!pv_elf_read_symbols(source, runtime, &d->symbols, &d->plt)) {
         d->status = dup_printf("cannot read the symbols of %s", source);
         return;
     }
@@ -624,7 +626,7 @@ static void load_own_vdso(dso *d)
     pv_elf_image img;
     if (pv_elf_probe_memory(copy, size, &img) && same_build_id(d, &img)) {
         d->image = img;
-        pv_elf_read_symbols_memory(copy, size, &d->symbols);
+        pv_elf_read_symbols_memory(copy, size, &d->symbols, &d->plt);
     } else {
         d->status = strdup("no [vdso] image: not in the build-id cache, and this machine's vdso "
                            "has another build-id");
@@ -738,7 +740,7 @@ static void load_dso(pv_symbolizer *s, dso *d)
     case DSO_VDSO: {
         char path[4096];
         if (find_runtime_image(s, d, path, sizeof path)) {
-            if (!pv_elf_read_symbols(path, path, &d->symbols))
+            if (!pv_elf_read_symbols(path, path, &d->symbols, &d->plt))
                 d->status = dup_printf("cannot read the symbols of %s", path);
         } else {
             free(d->status);
@@ -803,6 +805,10 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
         return;
     }
     const pv_symbol *sym = pv_symtab_find(table, addr);
+    if (!sym && d->plt.nr) {
+        table = &d->plt;
+        sym = pv_symtab_find(table, addr);
+    }
     if (!sym) {
         out->status = "no symbol at this address";
         return;

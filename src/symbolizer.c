@@ -88,11 +88,10 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* perf's build-id cache: $HOME/.debug (perf sets PERF_BUILDID_DIR for its
+ * scripts but does not read it) */
 static const char *buildid_dir(char *buf, size_t size)
 {
-    const char *env = getenv("PERF_BUILDID_DIR");
-    if (env && *env)
-        return env;
     const char *home = getenv("HOME");
     if (!home || !*home)
         return NULL;
@@ -697,6 +696,17 @@ static void load_kallsyms(pv_symbolizer *s)
         if (is_file(path) && pv_symtab_load_kallsyms(&s->kallsyms, path))
             return;
         pv_symtab_free(&s->kallsyms);
+    }
+    /* a sysroot stands for the recording machine: its proc/kallsyms, as
+     * perf --symfs reads it */
+    if (s->sysroot) {
+        snprintf(path, sizeof path, "%s/proc/kallsyms", s->sysroot);
+        if (!pv_symtab_load_kallsyms(&s->kallsyms, path)) {
+            pv_symtab_free(&s->kallsyms);
+            s->kallsyms_status = dup_printf("no kallsyms: none in the recording or the build-id "
+                                            "cache, and %s is missing or empty", path);
+        }
+        return;
     }
     /* the running kernel, when it is the recorded one: the same build-id,
      * or, for a recording without one, the same host and release */

@@ -8,14 +8,14 @@
  *
  *   user ELF files: the file at its recorded path (under the sysroot when
  *     one is set) if its build-id matches the recording's, else the copy in
- *     a build-id directory (the symbol dir, perf's ~/.debug or
- *     $PERF_BUILDID_DIR); its .symtab and .dynsym, or, when it has no
+ *     a build-id directory (the symbol dir, perf's ~/.debug); its .symtab and .dynsym, or, when it has no
  *     .symtab, those of a debug file: /usr/lib/debug/.build-id/xx/yyy.debug,
  *     the build-id cache's debug copy, then its .gnu_debuglink next to it,
  *     in .debug/ beside it, or under /usr/lib/debug;
  *   [kernel.kallsyms] and modules: kallsyms from the recording's kcore_dir,
- *     else perf's build-id cache, else /proc/kallsyms when the recording's
- *     hostname and osrelease are this machine's;
+ *     else perf's build-id cache, else the sysroot's proc/kallsyms when a
+ *     sysroot is set, else /proc/kallsyms when the running kernel has the
+ *     recorded build-id (without one: the recorded hostname and osrelease);
  *   [vdso]: the build-id cache's copy, else this process's own vdso when
  *     its build-id is the recording's;
  *   anonymous memory: the JIT map /tmp/perf-PID.map (perf's convention).

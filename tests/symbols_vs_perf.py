@@ -2,6 +2,8 @@
 """Compares perfvtab's symbol columns and profile queries with perf, live.
 
     symbols_vs_perf.py SQLRUN ROOT NAME PERF_DATA [--frames] [--profiles]
+                       [--symfs DIR] [--symdir DIR] [--perf-cache DIR]
+                       [--status DSO_SUFFIX TEXT]
 
 Runs perf report / perf script on PERF_DATA now (symbols depend on this
 machine's binaries, so expected values cannot be committed) and checks:
@@ -13,15 +15,36 @@ machine's binaries, so expected values cannot be committed) and checks:
   - with --profiles: perf report --no-children --sort dso,sym's top 20 named
     rows against sql/flat_profile.sql, and perf report --children --sort sym's
     against sql/inclusive_profile.sql, to 0.01 percentage points.
+  --symfs DIR: perf runs with --symfs DIR, perfvtab after perf_symbol_path(DIR).
+  --symdir DIR: perfvtab runs after perf_symbol_path(NULL, DIR).
+  --perf-cache DIR: perf's outputs are kept in DIR and reused when there, so a
+    later run can compare with what perf said before the binaries moved.
+  --status DSO_SUFFIX TEXT: the samples in dsos ending with DSO_SUFFIX have
+    no sym and a sym_status containing TEXT.
 Prints one "ok - ..." or "not ok - ...: why" line per check.
 """
 import re
 import subprocess
 import sys
 
-sqlrun, root, name, data = sys.argv[1:5]
-profiles = "--profiles" in sys.argv[5:]
-frames_too = "--frames" in sys.argv[5:]
+import argparse
+import hashlib
+import os
+
+parser = argparse.ArgumentParser()
+parser.add_argument("sqlrun")
+parser.add_argument("root")
+parser.add_argument("name")
+parser.add_argument("data")
+parser.add_argument("--frames", action="store_true")
+parser.add_argument("--profiles", action="store_true")
+parser.add_argument("--symfs")
+parser.add_argument("--symdir")
+parser.add_argument("--perf-cache")
+parser.add_argument("--status", nargs=2)
+opts = parser.parse_args()
+sqlrun, root, name, data = opts.sqlrun, opts.root, opts.name, opts.data
+profiles, frames_too = opts.profiles, opts.frames
 failures = 0
 
 
@@ -35,9 +58,19 @@ def check(cond, what, why=""):
 
 
 def perf(*args):
+    if opts.symfs:
+        args = (*args, "--symfs", opts.symfs)
+    saved = None
+    if opts.perf_cache:
+        digest = hashlib.sha1(repr(args).encode()).hexdigest()
+        saved = os.path.join(opts.perf_cache, digest)
+        if os.path.exists(saved):
+            return open(saved).read()
     r = subprocess.run(["perf", *args, "-i", data], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"not ok - {name}: perf {' '.join(args)} failed: {r.stderr.strip()[:300]}")
+    if saved:
+        open(saved, "w").write(r.stdout)
     return r.stdout
 
 
@@ -48,10 +81,15 @@ def literal(text):
 def sql(query, path=None):
     if path is not None:
         query = query.replace("?1", literal(path))
-    r = subprocess.run([sqlrun, query], capture_output=True, text=True)
+    setting = []
+    if opts.symfs or opts.symdir:
+        setting = ["SELECT perf_symbol_path(%s, %s)" % (
+            literal(opts.symfs) if opts.symfs else "NULL",
+            literal(opts.symdir) if opts.symdir else "NULL")]
+    r = subprocess.run([sqlrun, *setting, query], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"not ok - {name}: sqlrun failed: {r.stderr.strip()[:300]}")
-    return [line.split("\t") for line in r.stdout.splitlines()]
+    return [line.split("\t") for line in r.stdout.splitlines()[len(setting):]]
 
 
 def sql_file(path):
@@ -103,6 +141,14 @@ expected.sort()
 got.sort()
 check(len(expected) > 0 and expected == got,
       f"comm of {len(expected)} samples equals perf script's", first_difference(expected, got))
+
+if opts.status:
+    suffix, text = opts.status
+    rows = [r for r in sql("SELECT dso, sym, sym_status FROM perf_samples(?1)", data)
+            if r[0].endswith(suffix)]
+    bad = [r for r in rows if r[1] != "" or text not in r[2]]
+    check(rows and not bad, f"samples in *{suffix} have no sym and a sym_status saying '{text}'",
+          f"{len(rows)} samples, e.g. {bad[:1]}")
 
 # --- per frame --------------------------------------------------------------
 blocks, current = [], None

@@ -31,6 +31,32 @@ python3 "$check" "$sqlrun" "$root" live "$tmp/live.data" --frames --profiles || 
 for f in fp example; do
     python3 "$check" "$sqlrun" "$root" "$f.data" "$fixtures/$f.data" --frames --profiles || status=1
 done
+# Where the binaries are looked for, with perf's build-id cache (where perf
+# record copied them) out of the way for perf and perfvtab alike:
+#  - in place (perf's answers kept for the symdir check below);
+#  - moved under a sysroot: perf --symfs vs perf_symbol_path(sysroot);
+#  - moved into a symbol dir by build-id: perf_symbol_path(NULL, dir) must give
+#    what perf said with the binaries in place;
+#  - replaced by a different build: sym NULL, sym_status says build-id mismatch.
+(
+    export HOME=$tmp/home    # perf's build-id cache is $HOME/.debug
+    mkdir -p "$HOME" "$tmp/perf-said" "$tmp/root$tmp" "$tmp/symdir"
+    python3 "$check" "$sqlrun" "$root" "in place" "$tmp/live.data" --frames \
+        --perf-cache "$tmp/perf-said" || exit 1
+    mv "$tmp/pvwork" "$tmp/libpvwork.so" "$tmp/root$tmp/"
+    python3 "$check" "$sqlrun" "$root" sysroot "$tmp/live.data" --frames --symfs "$tmp/root" ||
+        exit 1
+    for f in pvwork libpvwork.so; do
+        id=$(readelf -n "$tmp/root$tmp/$f" | sed -n 's/.*Build ID: *//p')
+        mkdir -p "$tmp/symdir/.build-id/${id:0:2}"
+        mv "$tmp/root$tmp/$f" "$tmp/symdir/.build-id/${id:0:2}/${id:2}"
+    done
+    python3 "$check" "$sqlrun" "$root" "symbol dir" "$tmp/live.data" --frames \
+        --symdir "$tmp/symdir" --perf-cache "$tmp/perf-said" || exit 1
+    cc -O1 -g -fno-omit-frame-pointer -DOTHER_BUILD -o "$tmp/pvwork" "$root/tests/symbols/work.c" \
+        -L"$tmp/symdir" -lpthread -Wl,--unresolved-symbols=ignore-all &&
+    python3 "$check" "$sqlrun" "$root" "other build" "$tmp/live.data" --status /pvwork "build-id mismatch"
+) || status=1
 # no callchains (or DWARF ones perf unwinds): samples and comms only
 for f in multi datasrc buildid_mmap tracepoint dwarf; do
     python3 "$check" "$sqlrun" "$root" "$f.data" "$fixtures/$f.data" || status=1

@@ -17,6 +17,12 @@
 double lib_outer(int n);
 static volatile double sink;
 
+#ifdef OTHER_BUILD
+/* t_symbols.sh builds this variant to stand for a rebuilt binary whose
+ * build-id no longer matches the recording's */
+double other_build(void) { return 42; }
+#endif
+
 __attribute__((noinline)) double spin(int n)
 {
     double s = 0;

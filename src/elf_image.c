@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,6 +114,28 @@ bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img)
     return ok;
 }
 
+/* perf shows C++ names demangled, without parameters (libiberty's
+ * cplus_demangle with DMGL_NO_OPTS); kernel and JIT names stay as they are. */
+static void add_demangled(pv_symtab *t, uint64_t start, uint64_t size, uint8_t binding,
+                          const char *name, const char *suffix)
+{
+    char *demangled = cplus_demangle(name, DMGL_NO_OPTS);
+    const char *base = demangled ? demangled : name;
+    size_t n = strlen(base), k = strlen(suffix);
+    char buf[512];
+    char *full = n + k < sizeof buf ? buf : malloc(n + k + 1);
+    if (full) {
+        memcpy(full, base, n);
+        memcpy(full + n, suffix, k + 1);
+        pv_symtab_add(t, start, size, binding, full, n + k, false);
+        if (full != buf)
+            free(full);
+    } else {
+        t->failed = true;
+    }
+    free(demangled);
+}
+
 static bool section_is_text(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
 {
     const char *name = shstrndx ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
@@ -151,7 +175,7 @@ static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_s
         int bind = GELF_ST_BIND(sym.st_info);
         uint8_t binding = bind == STB_GLOBAL ? PV_BIND_GLOBAL
                         : bind == STB_WEAK ? PV_BIND_WEAK : PV_BIND_LOCAL;
-        pv_symtab_add(t, sym.st_value, sym.st_size, binding, name, strlen(name), false);
+        add_demangled(t, sym.st_value, sym.st_size, binding, name, "");
     }
 }
 
@@ -198,7 +222,6 @@ static void synthesize_plt(Elf *elf, pv_symtab *t)
     default: at += entry; break;    /* the header is one entry */
     }
     size_t count = rel_sh.sh_entsize ? rel_sh.sh_size / rel_sh.sh_entsize : 0;
-    char name[512];
     for (size_t i = 0; i < count; i++, at += entry) {
         uint64_t info;
         if (rela) {
@@ -217,9 +240,7 @@ static void synthesize_plt(Elf *elf, pv_symtab *t)
         const char *sym_name = NULL;
         if (gelf_getsym(sym_data, (int)index, &sym))
             sym_name = elf_strptr(elf, dynsym_sh.sh_link, sym.st_name);
-        int n = snprintf(name, sizeof name, "%s@plt", sym_name ? sym_name : "");
-        if (n > 0 && (size_t)n < sizeof name)
-            pv_symtab_add(t, at, entry, PV_BIND_GLOBAL, name, (size_t)n, false);
+        add_demangled(t, at, entry, PV_BIND_GLOBAL, sym_name ? sym_name : "", "@plt");
     }
 }
 

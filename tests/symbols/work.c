@@ -5,7 +5,8 @@
  *   - a shared library (libpvwork.so),
  *   - a second thread (threads share their process's maps),
  *   - a forked child (a copy of the parent's maps),
- *   - a child that execs this program again with "child" (maps replaced).
+ *   - a child that execs this program again with "child" (maps replaced),
+ *   - a function with a C++ mangled name (perf shows it demangled).
  * Built with frame pointers: cc -O1 -fno-omit-frame-pointer.
  */
 #include <pthread.h>
@@ -38,11 +39,21 @@ __attribute__((noinline)) double recurse(int depth, int n)
     return recurse(depth - 1, n) + 1;
 }
 
+/* named as g++ names pv::Work::spin(int) */
+double cxx_spin(int n) __asm__("_ZN2pv4Work4spinEi");
+__attribute__((noinline)) double cxx_spin(int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += (double)(i % 5) * 0.25;
+    return s;
+}
+
 __attribute__((noinline)) void *thread_work(void *arg)
 {
     (void)arg;
     for (int i = 0; i < 200; i++)
-        sink += spin(100000);
+        sink += cxx_spin(100000);
     return NULL;
 }
 
@@ -77,7 +88,7 @@ int main(int argc, char **argv)
         _exit(1);
     }
     for (int i = 0; i < 200; i++) {
-        sink += recurse(4, 100000);
+        sink += (i & 1) ? recurse(4, 100000) : cxx_spin(100000);
         sink += lib_outer(100000);
     }
     pthread_join(t, NULL);

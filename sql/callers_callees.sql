@@ -43,7 +43,8 @@ pairs AS (
     FROM target t JOIN frames f ON f.sample = t.sample AND f.depth = t.depth - 1
 )
 SELECT relation, sym,
-       coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') AS dso,
+       CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
+            ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
        count(*) AS samples, sum(period) AS period,
        round(100.0 * count(*) / (SELECT samples FROM on_stack), 2) AS percent
 FROM pairs

@@ -16,7 +16,8 @@ WITH s AS (
     FROM perf_samples(@file)
 )
 SELECT comm, sym,
-       coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') AS dso,
+       CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
+            ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
        count(*) AS samples, sum(period) AS period,
        round(100.0 * sum(period) / sum(sum(period)) OVER (), 2) AS percent,
        dso AS dso_path

@@ -21,7 +21,8 @@
 
 SELECT event,
        coalesce(sym, printf('0x%016x', addr)) AS sym,
-       coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') AS dso,
+       CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
+            ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
        children_samples AS samples,
        round(100.0 * children_period / sum(period) OVER (PARTITION BY event), 4) AS children,
        round(100.0 * period / sum(period) OVER (PARTITION BY event), 4) AS self

@@ -206,7 +206,7 @@ def compare(what, rows, got, unique_names=None):
 
 if profiles:
     flat_rows, flat_names = perf_rows(["--no-children", "--sort", "dso,sym"],
-                                      r"^\s*([\d.]+)%\s+(\S+)\s+\[.\]\s+(.*?)\s*$")
+                                      r"^\s*([\d.]+)%\s+(.+?)\s+\[.\]\s+(.*?)\s*$")
     flat_rows = [(pct, (dso, sym)) for pct, dso, sym in flat_rows]
     got = {}
     for row in sql_file(f"{root}/sql/flat_profile.sql"):
@@ -217,7 +217,9 @@ if profiles:
     # the same from perf_samples with GROUP BY
     got = {}
     for dso, sym, pct in sql(
-            "SELECT coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]'), sym, "
+            "SELECT CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' "
+            "THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14) "
+            "ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END, sym, "
             "100.0 * sum(period) / (SELECT sum(period) FROM perf_samples(?1)) "
             "FROM perf_samples(?1) WHERE sym IS NOT NULL GROUP BY sym, dso", data):
         got.setdefault((dso, sym), []).append((float(pct),))

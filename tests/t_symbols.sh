@@ -31,6 +31,26 @@ python3 "$check" "$sqlrun" "$root" live "$tmp/live.data" --frames --profiles || 
 for f in fp example; do
     python3 "$check" "$sqlrun" "$root" "$f.data" "$fixtures/$f.data" --frames --profiles || status=1
 done
+# A JIT: code in anonymous memory named by /tmp/perf-PID.map (x86-64 code)
+if [ "$(uname -m)" = x86_64 ]; then
+    if cc -O1 -fno-omit-frame-pointer -o "$tmp/jit" "$root/tests/symbols/jit.c" &&
+       perf record -q -g -o "$tmp/jit.data" -- "$tmp/jit" >"$tmp/jit.out" 2>&1; then
+        python3 "$check" "$sqlrun" "$root" jit "$tmp/jit.data" --frames --profiles || status=1
+        ok=$("$sqlrun" "SELECT count(*) FROM perf_samples('$tmp/jit.data') WHERE sym = 'jitted_loop'")
+        if [ "${ok:-0}" -gt 0 ]; then
+            echo "ok - jit: $ok samples in jitted_loop, named by the JIT map"
+        else
+            echo "not ok - jit: no sample named jitted_loop"; status=1
+        fi
+        rm -f "$(tail -1 "$tmp/jit.out")"
+    else
+        echo "not ok - jit: the JIT workload did not build or record: $(head -c 300 "$tmp/jit.out")"
+        status=1
+    fi
+else
+    echo "ok - jit: skipped, its machine code is x86-64"
+fi
+
 # Where the binaries are looked for, with perf's build-id cache (where perf
 # record copied them) out of the way for perf and perfvtab alike:
 #  - in place (perf's answers kept for the symdir check below);

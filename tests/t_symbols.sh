@@ -51,6 +51,25 @@ else
     echo "ok - jit: skipped, its machine code is x86-64"
 fi
 
+# A perf.data directory's kcore_dir/kallsyms comes first (perf record --kcore
+# cannot run here: no /proc/modules; so a directory is made by hand, its
+# kallsyms this kernel's with every name prefixed "kc_").
+if awk 'NR == 1 { exit !($1 ~ /[1-9a-f]/) }' /proc/kallsyms; then
+    mkdir -p "$tmp/kcore.data/kcore_dir"
+    cp "$tmp/live.data" "$tmp/kcore.data/data"
+    awk '{ $3 = "kc_" $3; print }' /proc/kallsyms >"$tmp/kcore.data/kcore_dir/kallsyms"
+    counts=$("$sqlrun" "SELECT count(sym), count(CASE WHEN sym GLOB 'kc_*' THEN 1 END)
+                        FROM perf_samples('$tmp/kcore.data') WHERE cpumode = 'kernel'")
+    want=$("$sqlrun" "SELECT count(sym) FROM perf_samples('$tmp/live.data') WHERE cpumode = 'kernel'")
+    if [ "$counts" = "$want	$want" ] && [ "$want" -gt 0 ]; then
+        echo "ok - kcore_dir: its kallsyms name all $want kernel samples"
+    else
+        echo "not ok - kcore_dir: resolved/from kcore_dir $counts, expected $want"; status=1
+    fi
+else
+    echo "ok - kcore_dir: skipped, /proc/kallsyms hides its addresses"
+fi
+
 # Where the binaries are looked for, with perf's build-id cache (where perf
 # record copied them) out of the way for perf and perfvtab alike:
 #  - in place (perf's answers kept for the symdir check below);
@@ -73,6 +92,9 @@ fi
     done
     python3 "$check" "$sqlrun" "$root" "symbol dir" "$tmp/live.data" --frames \
         --symdir "$tmp/symdir" --perf-cache "$tmp/perf-said" || exit 1
+    # no kallsyms anywhere (an empty sysroot): kernel frames unresolved, as in perf
+    python3 "$check" "$sqlrun" "$root" "no kallsyms" "$tmp/live.data" --frames \
+        --symfs "$tmp/nowhere" --status "[kernel.kallsyms]" "no kallsyms" || exit 1
     cc -O1 -g -fno-omit-frame-pointer -DOTHER_BUILD -o "$tmp/pvwork" "$root/tests/symbols/work.c" \
         -L"$tmp/symdir" -lpthread -Wl,--unresolved-symbols=ignore-all &&
     python3 "$check" "$sqlrun" "$root" "other build" "$tmp/live.data" --status /pvwork "build-id mismatch"

@@ -1,5 +1,6 @@
 #include "vtab_common.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -339,7 +340,10 @@ static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
     return SQLITE_OK;
 }
 
-static void cursor_reset(PvCursor *cur)
+static void free_paths(PvCursor *cur);
+
+/* Lets go of the current file and what the table decoded from it. */
+static void cursor_release_file(PvCursor *cur)
 {
     if (cur->def->reset)
         cur->def->reset(cur);
@@ -351,6 +355,14 @@ static void cursor_reset(PvCursor *cur)
     cur->eof = true;
 }
 
+static void cursor_reset(PvCursor *cur)
+{
+    cursor_release_file(cur);
+    free_paths(cur);
+    sqlite3_free(cur->event_name);
+    cur->event_name = NULL;
+    memset(&cur->wanted, 0, sizeof cur->wanted);
+}
 static int pvClose(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
@@ -393,11 +405,13 @@ static bool integer_bound(sqlite3_value *v, bool lower, int64_t *out)
     }
 }
 
-/* Turns the pushed-down constraints (idxNum bits 1..7) into the walk's filter. */
-static int set_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **argv, pv_error *err)
+/* Reads the pushed-down constraints (idxNum bits 1..7) into cur->wanted. */
+static int parse_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **argv, pv_error *err)
 {
-    PvRecordRows *rows = cur->state;
-    pv_record_filter *filter = &rows->filter;
+    pv_record_filter *filter = &cur->wanted;
+    memset(filter, 0, sizeof *filter);
+    sqlite3_free(cur->event_name);
+    cur->event_name = NULL;
     int arg = idxNum & 1;
     for (int k = 0; k < PUSH_KINDS; k++) {
         if (!(idxNum & (2 << k)) || arg >= argc)
@@ -441,19 +455,101 @@ static int set_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **argv,
             filter->has_cpu = true;
             break;
         case PUSH_EVENT:
-            if (sqlite3_value_type(v) == SQLITE_TEXT &&
-                pv_record_filter_set_event(filter, cur->file, (const char *)sqlite3_value_text(v), err))
-                return -1;
+            if (sqlite3_value_type(v) == SQLITE_TEXT) {
+                cur->event_name = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(v));
+                if (!cur->event_name)
+                    return pv_error_set(err, "out of memory");
+            }
             break;
         }
     }
     filter->active = filter->has_time_min || filter->has_time_max || filter->has_pid ||
-                     filter->has_tid || filter->has_cpu || filter->has_event;
-    if (filter->has_time_min || filter->has_time_max) {
+                     filter->has_tid || filter->has_cpu || cur->event_name;
+    return 0;
+}
+
+/* The walk's filter for the cursor's current file. */
+static int apply_filter(PvCursor *cur, pv_error *err)
+{
+    if (!cur->wanted.active)
+        return 0;
+    PvRecordRows *rows = cur->state;
+    rows->filter = cur->wanted;
+    rows->filter.event_matches = NULL;
+    if (cur->event_name &&
+        pv_record_filter_set_event(&rows->filter, cur->file, cur->event_name, err))
+        return -1;
+    if (rows->filter.has_time_min || rows->filter.has_time_max) {
         const pv_time_index *ti;
         if (pv_time_index_get(cur->file, &ti, err))
             return -1;
         rows->time_index = ti->usable ? ti : NULL;
+    }
+    return 0;
+}
+
+static bool has_glob_characters(const char *path)
+{
+    return strpbrk(path, "*?[") != NULL;
+}
+
+/* A path with wildcards that names no file itself: the files it matches. */
+static int expand_glob(PvCursor *cur, const char *pattern, pv_error *err)
+{
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int rc = glob(pattern, 0, NULL, &g);
+    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+        globfree(&g);
+        return pv_error_set(err, "%s: no such file, and no file matches it as a pattern", pattern);
+    }
+    if (rc != 0) {
+        globfree(&g);
+        return pv_error_set(err, "%s: cannot expand the pattern", pattern);
+    }
+    cur->paths = sqlite3_malloc64(g.gl_pathc * sizeof *cur->paths);
+    if (!cur->paths) {
+        globfree(&g);
+        return pv_error_set(err, "%s: out of memory", pattern);
+    }
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        cur->paths[i] = sqlite3_mprintf("%s", g.gl_pathv[i]);
+        if (!cur->paths[i]) {
+            cur->nr_paths = i;
+            globfree(&g);
+            return pv_error_set(err, "%s: out of memory", pattern);
+        }
+    }
+    cur->nr_paths = g.gl_pathc;
+    globfree(&g);
+    return 0;
+}
+
+static void free_paths(PvCursor *cur)
+{
+    for (size_t i = 0; i < cur->nr_paths; i++)
+        sqlite3_free(cur->paths[i]);
+    sqlite3_free(cur->paths);
+    cur->paths = NULL;
+    cur->nr_paths = cur->next_path = 0;
+}
+
+/* Opens path and positions the cursor on its first row. */
+static int start_file(PvCursor *cur, const char *path, pv_error *err)
+{
+    if (cache_acquire(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
+        return -1;
+    cur->eof = false;
+    return cur->def->first(cur, err);
+}
+
+/* At the end of one file of a pattern, goes on with the next that has rows. */
+static int next_file(PvCursor *cur, pv_error *err)
+{
+    while (cur->eof && cur->next_path < cur->nr_paths) {
+        cursor_release_file(cur);
+        if (start_file(cur, cur->paths[cur->next_path++], err))
+            return -1;
     }
     return 0;
 }
@@ -474,12 +570,15 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         return cursor_error(cur, &err);
     }
     cur->columns_used = idxStr ? strtoull(idxStr, NULL, 16) : ~(uint64_t)0;
-    if (cache_acquire(cur->cache, path, &cur->file, &err))
+    if (parse_filter(cur, idxNum, argc, argv, &err))
         return cursor_error(cur, &err);
-    if ((idxNum >> 1) && set_filter(cur, idxNum, argc, argv, &err))
-        return cursor_error(cur, &err);
-    cur->eof = false;
-    if (tab->def->first(cur, &err))
+    struct stat st;
+    if (has_glob_characters(path) && stat(path, &st) != 0) {
+        if (expand_glob(cur, path, &err))
+            return cursor_error(cur, &err);
+        path = cur->paths[cur->next_path++];
+    }
+    if (start_file(cur, path, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
 }
@@ -488,7 +587,7 @@ static int pvNext(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     pv_error err;
-    if (cur->def->next(cur, &err))
+    if (cur->def->next(cur, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "perf_file.h"
+#include "record_filter.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
 #include "record_filter.h"
@@ -33,6 +34,13 @@ typedef struct PvCursor {
     bool eof;
     sqlite3_int64 rowid;
     uint64_t columns_used;      /* bit i: column i is read (63: any beyond) */
+    /* The constraints pushed down, parsed once per xFilter and applied to
+     * each file (event names resolve per file); event_name is the cursor's. */
+    pv_record_filter wanted;
+    char *event_name;
+    /* A glob argument: the matching paths, read one after another. */
+    char **paths;
+    size_t nr_paths, next_path;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
 } PvCursor;

@@ -561,8 +561,9 @@ bool pv_flamegraph_svg(const pv_flamegraph *fg, const pv_flamegraph_style *style
                         "y2=\"1\"><stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop "
                         "stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n"
                         "<style>text { font-family: Verdana, sans-serif; fill: #000; } "
-                        ".frame text { pointer-events: none; } "
-                        ".frame:hover rect { stroke: #000; stroke-width: 0.5; }</style>\n");
+                        ".frame text { pointer-events: none; font-size: ");
+    put_fixed2(out, style->font_size);
+    pv_strbuf_puts(out, "px; } .frame:hover rect { stroke: #000; stroke-width: 0.5; }</style>\n");
     pv_strbuf_puts(out, "<rect x=\"0\" y=\"0\"");
     put_attr(out, "width", style->width);
     put_attr(out, "height", layout.height);

@@ -1,4 +1,12 @@
 /*
+ * The flame graph's two aggregates.
+ *
+ * perf_folded(frame, depth): the frames of one call stack joined root
+ * first with ';', whatever order the rows come in; depth 0 is the leaf, as in
+ * perf_callchains.  A NULL frame is left out; no frames give NULL.
+ *
+ *   SELECT sample, perf_folded(sym, depth) FROM perf_callchains(@file) GROUP BY sample;
+ *
  * perf_flamegraph(stack [, weight [, title [, unit]]]): an aggregate that
  * returns an SVG flame graph of the folded stacks it is given.
  *
@@ -22,6 +30,49 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 #include "flamegraph.h"
+#include "folded_stack.h"
+
+/* ---- perf_folded ---- */
+
+static void folded_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    pv_folded_stack *stack = sqlite3_aggregate_context(ctx, sizeof *stack);
+    if (!stack) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
+        sqlite3_result_error(ctx, "perf_folded: depth must be an integer", -1);
+        return;
+    }
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    if (!name || !pv_folded_stack_add(stack, sqlite3_value_int64(argv[1]), name,
+                                      (size_t)sqlite3_value_bytes(argv[0])))
+        sqlite3_result_error_nomem(ctx);
+}
+
+static void folded_final(sqlite3_context *ctx)
+{
+    pv_folded_stack *stack = sqlite3_aggregate_context(ctx, 0);
+    if (!stack)
+        return;  /* no rows: NULL */
+    if (stack->count > 0) {
+        pv_strbuf joined = {0};
+        if (pv_folded_stack_join(stack, &joined)) {
+            sqlite3_result_text64(ctx, joined.text, joined.len, free, SQLITE_UTF8);
+            joined.text = NULL;
+        } else {
+            sqlite3_result_error_nomem(ctx);
+        }
+        pv_strbuf_free(&joined);
+    }
+    pv_folded_stack_free(stack);
+}
+
+/* ---- perf_flamegraph ---- */
 
 typedef struct FlamegraphAgg {
     pv_flamegraph *graph;
@@ -148,10 +199,11 @@ static void flamegraph_final(sqlite3_context *ctx)
 
 int pv_register_flamegraph(sqlite3 *db)
 {
-    /* deterministic: the picture depends on the multiset of rows, not on
-     * their order (children are sorted by name) */
+    /* deterministic: both results depend on the multiset of rows, not on
+     * their order (frames are ordered by depth, children by name) */
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-    int rc = SQLITE_OK;
+    int rc = sqlite3_create_function(db, "perf_folded", 2, flags, NULL, NULL, folded_step,
+                                     folded_final);
     for (int argc = 1; argc <= 4 && rc == SQLITE_OK; argc++)
         rc = sqlite3_create_function(db, "perf_flamegraph", argc, flags, NULL, NULL,
                                      flamegraph_step, flamegraph_final);

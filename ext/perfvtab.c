@@ -5,8 +5,8 @@
  *   SELECT event, count(*), sum(period) FROM perf_samples('perf.data') GROUP BY event;
  *
  * The entry point registers one module per table (ext/<table>.c), all
- * sharing this connection's cache of opened files, and the SQL function
- * perf_flamegraph (ext/flamegraph.c).
+ * sharing this connection's cache of opened files, and the SQL
+ * aggregates perf_folded and perf_flamegraph (ext/flamegraph.c).
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
@@ -24,7 +24,7 @@ extern const PvTableDef pv_tasks_table;
 extern const PvTableDef pv_lost_table;
 extern const PvTableDef pv_switches_table;
 
-int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: an aggregate */
+int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
 
 #ifdef _WIN32
 __declspec(dllexport)

@@ -35,7 +35,10 @@ struct pv_flamegraph {
 #define PAD_SIDE 10.0
 #define PAD_TOP 56.0        /* title and subtitle */
 #define PAD_BOTTOM 10.0
-#define CHAR_WIDTH 0.59     /* of the font size: Verdana's average, as flamegraph.pl */
+/* A character's width as a share of the font size: 0.65 rather than
+ * flamegraph.pl's 0.59 because Verdana's and DejaVu Sans's digits (hex
+ * addresses) are 0.64 wide, and a name must not run into its neighbour. */
+#define CHAR_WIDTH 0.65
 
 static const char root_name[] = "all";
 
@@ -560,7 +563,7 @@ bool pv_flamegraph_svg(const pv_flamegraph *fg, const pv_flamegraph_style *style
     pv_strbuf_puts(out, "\">\n<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" "
                         "y2=\"1\"><stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop "
                         "stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n"
-                        "<style>text { font-family: Verdana, sans-serif; fill: #000; } "
+                        "<style>text { font-family: Verdana, \"DejaVu Sans\", sans-serif; fill: #000; } "
                         ".frame text { pointer-events: none; font-size: ");
     put_fixed2(out, style->font_size);
     pv_strbuf_puts(out, "px; } .frame:hover rect { stroke: #000; stroke-width: 0.5; }</style>\n");

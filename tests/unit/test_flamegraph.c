@@ -1,7 +1,8 @@
 /*
  * Unit tests of the flame graph (src/flamegraph.c): merging stacks into a
  * tree, the layout (widths, order, hiding narrow frames, root at the
- * bottom), XML escaping and cutting of names, colours, and the SVG text.
+ * bottom), XML escaping and cutting of names, colours, and the SVG text;
+ * and the joining of one call stack's frames (src/folded_stack.c).
  * Output: one line per check, "ok - what" or "not ok - what: why".
  */
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "folded_stack.h"
 #include "pv_strbuf.h"
 
 static int failures;
@@ -343,8 +345,8 @@ static void test_svg(void)
     add(two, "a_very_long_function_name_indeed", 60);
     add(two, "z", 940);
     svg = svg_of(two, &style);
-    /* 60/1000*1180 = 70.8 px: (70.8 - 6) / (12 * 0.59) = 9.15 -> 9 chars */
-    check(svg && strstr(svg, ">a_very_..</text>"), "a name is cut to the frame's width",
+    /* 60/1000*1180 = 70.8 px: (70.8 - 6) / (12 * 0.65) = 8.3 -> 8 chars */
+    check(svg && strstr(svg, ">a_very..</text>"), "a name is cut to the frame's width",
           "not found");
     free(svg);
 
@@ -412,8 +414,35 @@ static void test_many_rows(void)
     free(deep);
 }
 
+static void test_folded_stack(void)
+{
+    pv_folded_stack s = {0};
+    pv_strbuf out = {0};
+    /* rows in any order; depth 0 is the leaf */
+    pv_folded_stack_add(&s, 1, "middle", 6);
+    pv_folded_stack_add(&s, 0, "leaf", 4);
+    pv_folded_stack_add(&s, 3, "root", 4);
+    pv_folded_stack_add(&s, 2, "a;b\nc", 5);
+    pv_folded_stack_join(&s, &out);
+    check(strcmp(pv_strbuf_text(&out), "root;a:b:c;middle;leaf") == 0,
+          "frames join deepest first; ';' and line breaks in a name become ':'",
+          "got '%s'", pv_strbuf_text(&out));
+    pv_folded_stack_free(&s);
+    pv_strbuf_reset(&out);
+    pv_folded_stack_add(&s, 5, "x", 1);
+    pv_folded_stack_add(&s, 5, "y", 1);
+    pv_folded_stack_add(&s, 5, "", 0);
+    pv_folded_stack_join(&s, &out);
+    check(strcmp(pv_strbuf_text(&out), "x;y;") == 0,
+          "frames of equal depth keep their order; an empty name stays a frame",
+          "got '%s'", pv_strbuf_text(&out));
+    pv_folded_stack_free(&s);
+    pv_strbuf_free(&out);
+}
+
 int main(void)
 {
+    test_folded_stack();
     test_tree();
     test_layout();
     test_sort_bytes();

@@ -3,7 +3,8 @@
  *
  * perf_folded(frame, depth): the frames of one call stack joined root
  * first with ';', whatever order the rows come in; depth 0 is the leaf, as in
- * perf_callchains.  A NULL frame is left out; no frames give NULL.
+ * perf_callchains.  A row whose frame or depth is NULL is left out (as a
+ * LEFT JOIN's missing side); no frames give NULL.
  *
  *   SELECT sample, perf_folded(sym, depth) FROM perf_callchains(@file) GROUP BY sample;
  *
@@ -42,7 +43,8 @@ static void folded_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error_nomem(ctx);
         return;
     }
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+    /* a LEFT JOIN's empty side: no frame */
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
         return;
     if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
         sqlite3_result_error(ctx, "perf_folded: depth must be an integer", -1);

@@ -10,7 +10,7 @@
       Parses SVG as XML and checks its frames against FOLDED.
   flamegraph_check.py dom LABEL FOLDED DUMP
       The same on the frames a page rendered in Chromium measured (the JSON
-      between <pre id="frames"> and </pre> in DUMP, from --dump-dom).
+      between <pre id="measured"> and </pre> in DUMP, from --dump-dom).
   flamegraph_check.py png LABEL PNG FRAMES_JSON
       Decodes a screenshot (zlib, no other module) and checks it is not blank,
       that its pixels are warm where frames are, and that the root's and a
@@ -24,6 +24,7 @@ those of its stack prefix in FOLDED, its width is count / total of the root's,
 siblings are in name order, and every prefix wide enough (>= 0.1 px) is drawn.
 Output: "ok - ..." / "not ok - ..." lines.
 """
+import html
 import json
 import re
 import struct
@@ -87,11 +88,13 @@ def svg_frames(path):
 
 def dom_frames(path):
     dump = open(path, encoding='utf-8', errors='replace').read()
-    m = re.search(r'<pre id="frames">(.*?)</pre>', dump, re.S)
+    m = re.search(r'<pre id="measured">(.*?)</pre>', dump, re.S)
     if not m:
         return None
-    raw = m.group(1).replace('&lt;', '<').replace('&gt;', '>').replace('&quot;', '"')
-    return json.loads(raw.replace('&amp;', '&'))
+    try:
+        return json.loads(html.unescape(m.group(1)))
+    except ValueError:
+        return None
 
 
 def check_frames(label, frames, prefixes, total, unit='samples'):
@@ -193,7 +196,7 @@ def cmd_svg(label, folded, svg):
 def cmd_dom(label, folded, dump):
     frames = dom_frames(dump)
     if not say(frames is not None, '%s: the page script listed the frames' % label,
-               'no <pre id="frames"> in the dumped DOM'):
+               'no <pre id="measured"> in the dumped DOM'):
         return
     prefixes, total = read_folded(folded)
     parsed = check_frames(label, frames, prefixes, total)
@@ -315,7 +318,7 @@ def cmd_png(label, png, frames_json):
     bad = []
     for f in sorted(frames, key=lambda f: -f['width'])[:4]:
         fill = tuple(int(v) for v in re.findall(r'\d+', f['fill']))
-        y = int(f['y'] + 2)     # above the text, below the rounded corners
+        y = int(f['y'] + 1)     # above the text (its tallest glyphs start 3 px down)
         lo, hi = run_length(rows[y], int(f['x'] + f['width'] / 2), fill)
         if abs(lo - f['x']) > 2.5 or abs(hi - (f['x'] + f['width'])) > 2.5:
             bad.append('%s: pixels %d-%d, rect %.2f-%.2f' % (f['title'][:30], lo, hi, f['x'],

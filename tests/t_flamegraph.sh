@@ -170,7 +170,7 @@ for line in sys.stdin:
         flush()
     elif not line[0].isspace():
         flush()
-        comm = line.split()[0].replace(" ", "_")
+        comm = line.strip().replace(" ", "_").replace(";", ":")
     else:
         m = re.match(r"^\s*([0-9a-f]+) (.*) \((.*)\)$", line)
         ip, sym, dso = m.group(1), m.group(2), m.group(3)

@@ -16,7 +16,9 @@
 #include "perf_file.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
+#include "record_filter.h"
 #include "record_walk.h"
+#include "time_index.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -51,6 +53,15 @@ struct PvTableDef {
      * rows (NULL: all), and what to decode when the cursor lands on one. */
     bool (*wants)(uint32_t type);
     int (*decode)(PvCursor *cur, pv_error *err);
+    /* Which constraints the reader may test itself (PV_PUSHDOWN_*): only
+     * when the table's columns of those names hold the record's identity
+     * as record_filter.h reads it. */
+    unsigned pushdown;
+};
+
+enum {
+    PV_PUSHDOWN_TIME = 1,       /* column time: the sample's or trailer's time */
+    PV_PUSHDOWN_IDENTITY = 2,   /* pid, tid, cpu, event: the sample's or trailer's */
 };
 
 /* Tables whose rows are the records of some types begin their state with a
@@ -59,6 +70,11 @@ struct PvTableDef {
 typedef struct PvRecordRows {
     pv_walk walk;
     pv_record record;
+    pv_record_filter filter;
+    /* With a time range and a time index: the chunk being read. */
+    const pv_time_index *time_index;
+    uint64_t chunk;
+    bool in_chunk;
 } PvRecordRows;
 
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
@@ -78,9 +94,9 @@ static inline void pv_result_u64(sqlite3_context *ctx, uint64_t v)
 
 /* Text of the scratch buffer as the result (copied), or an error. */
 void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx);
-/* A text or blob that lives in the mapped file (not copied). */
-void pv_result_mapped_text(sqlite3_context *ctx, const char *s, uint64_t n);
-void pv_result_mapped_blob(sqlite3_context *ctx, const void *p, uint64_t n);
+/* A text or blob from the file's bytes (copied). */
+void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n);
+void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);
 /* Reports a reader error from xColumn. */
 int pv_result_error(sqlite3_context *ctx, const pv_error *err);
 

@@ -2,8 +2,8 @@
  * Unit tests of src/addr_space.c and src/symtab.c: address spaces replayed
  * from hand-made MMAP/COMM/FORK events (an exec's new maps replacing the old, fork copying
  * them, threads sharing them, kernel maps, overlaps, events out of order,
- * names inherited through forks) and symbol tables with perf's rules for
- * sizes and aliases.
+ * names inherited through forks), symbol tables with perf's rules for
+ * sizes and aliases, and which callchains perf discards as corrupt.
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "addr_space.h"
+#include "callchain.h"
 #include "symtab.h"
 
 static int failures;
@@ -157,8 +158,28 @@ static void test_symtab(void)
     pv_symtab_free(&t);
 }
 
+static void test_callchain_markers(void)
+{
+    /* as the kernel wrote one for a task whose user stack walk read -1 */
+    uint64_t chain[] = { (uint64_t)-128, 0xffffffff816f7c93u, (uint64_t)-512, 0x7f5ecb6d20ffu,
+                         (uint64_t)-1 };
+    pv_sample s;
+    memset(&s, 0, sizeof s);
+    s.callchain = (const uint8_t *)chain;
+    s.callchain_nr = 5;
+    check(pv_callchain_is_corrupt(&s), "an unknown context value makes the chain corrupt", "not");
+    s.callchain_nr = 4;
+    check(!pv_callchain_is_corrupt(&s), "kernel and user markers are fine", "corrupt");
+    check(pv_callchain_marker_cpumode((uint64_t)-128) == 1 &&
+          pv_callchain_marker_cpumode((uint64_t)-512) == 2 &&
+          pv_callchain_marker_cpumode((uint64_t)-32) == 3 &&
+          pv_callchain_marker_cpumode((uint64_t)-2176) == 0,
+          "markers: kernel, user, hypervisor; guest ones are not perf's", "wrong");
+}
+
 int main(void)
 {
+    test_callchain_markers();
     test_exec_fork_threads();
     test_pid_reuse_and_cover();
     test_symtab();

@@ -160,6 +160,8 @@ const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr)
 static bool parse_hex(const char **p, uint64_t *out)
 {
     const char *s = *p;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;     /* some JITs write 0x */
     uint64_t v = 0;
     int digits = 0;
     for (; isxdigit((unsigned char)*s) && digits < 17; s++, digits++)

@@ -10,6 +10,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "addr_space.h"
@@ -265,8 +266,33 @@ static void test_symtree(void)
     pv_symtree_free(&t);
 }
 
+static void test_jit_map(void)
+{
+    char path[] = "/tmp/pv_jit_map_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        check(0, "jit map: temp file", "cannot create");
+        return;
+    }
+    fputs("7f0000001000 40 LazyCompile:~foo bar.js:1\n0x7f0000002000 0x10 stub with 0x\nnot a line\n", f);
+    fclose(f);
+    pv_symtab t;
+    pv_symtab_init(&t);
+    bool ok = pv_symtab_load_jit_map(&t, path);
+    remove(path);
+    const pv_symbol *s1 = pv_symtab_find(&t, 0x7f000000103f);
+    const pv_symbol *s2 = pv_symtab_find(&t, 0x7f0000002008);
+    check(ok && s1 && strcmp(pv_symbol_name(&t, s1), "LazyCompile:~foo bar.js:1") == 0,
+          "jit map: a name with spaces, hex without 0x", "miss");
+    check(s2 && strcmp(pv_symbol_name(&t, s2), "stub with 0x") == 0, "jit map: hex with 0x", "miss");
+    check(pv_symtab_find(&t, 0x7f0000001040) == NULL, "jit map: sizes are kept", "found");
+    pv_symtab_free(&t);
+}
+
 int main(void)
 {
+    test_jit_map();
     test_symtree();
     test_callchain_markers();
     test_exec_fork_threads();

@@ -18,8 +18,10 @@
  * at most 8191 frames).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "callchain.h"
+#include "dwarf_unwind.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -28,13 +30,19 @@
 
 enum {
     COL_SAMPLE, COL_DEPTH, COL_IP, COL_CPUMODE, COL_DSO, COL_DSO_OFFSET, COL_SYM, COL_SYM_OFFSET,
-    COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT, COL_REPEATED,
+    COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT, COL_REPEATED, COL_INLINED,
 };
+
+/* perf's default --max-stack; rows with the inline expansion; their names */
+#define PV_UNWIND_MAX 127
+#define PV_UNWIND_ROWS 1024
+#define PV_UNWIND_NAMES 65536
 
 /* What makes two frames "the same function" for repeated. */
 typedef struct FrameKey {
     const char *dso, *sym;
     uint64_t addr;              /* when sym is NULL */
+    bool inlined;               /* sym is a name from the debug info */
 } FrameKey;
 
 typedef struct CallchainsState {
@@ -53,6 +61,13 @@ typedef struct CallchainsState {
     FrameKey *keys;
     size_t nr_keys, cap_keys;
     bool repeated;
+    /* --call-graph dwarf: the user frames unwound from regs and stack */
+    bool unwound;
+    size_t nr_user, next_user;
+    pv_unwound_frame user_frames[PV_UNWIND_ROWS];
+    char user_names[PV_UNWIND_NAMES];
+    const char *inline_name;    /* the current frame's, from the debug info */
+    bool inlined;
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -67,9 +82,19 @@ static uint64_t sample_order_key(const CallchainsState *st)
                              (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
 }
 
+/* A DWARF frame's row named from the debug info: perf names it so when the
+ * name differs from the symbol's (an inlined function), and then prints it
+ * "(inlined)". */
+static void apply_inline_name(CallchainsState *st)
+{
+    st->inlined = st->inline_name && st->location.sym && strcmp(st->inline_name, st->location.sym);
+    if (st->inlined)
+        st->location.sym = st->inline_name;
+}
+
 static FrameKey key_of(const pv_location *l, uint64_t ip)
 {
-    FrameKey k = { l->dso, l->sym, 0 };
+    FrameKey k = { l->dso, l->sym, 0, false };
     if (!l->sym)
         k.addr = l->dso ? l->dso_offset : ip;
     return k;
@@ -77,6 +102,8 @@ static FrameKey key_of(const pv_location *l, uint64_t ip)
 
 static bool same_key(const FrameKey *a, const FrameKey *b)
 {
+    if (a->inlined || b->inlined)
+        return a->inlined == b->inlined && a->dso == b->dso && strcmp(a->sym, b->sym) == 0;
     return a->dso == b->dso && a->sym == b->sym && a->addr == b->addr;
 }
 
@@ -117,12 +144,39 @@ static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
     }
     pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
                           st->ip, &st->location);
+    apply_inline_name(st);
     st->located = true;
     FrameKey k = key_of(&st->location, st->ip);
+    k.inlined = st->inlined;
     st->repeated = false;
     for (size_t i = 0; i < st->nr_keys && !st->repeated; i++)
         st->repeated = same_key(&st->keys[i], &k);
     return st->repeated ? 0 : remember_key(st, k, err);
+}
+
+static int frame_row(PvCursor *cur, bool new_sample, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    st->located = false;
+    cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
+    return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
+}
+
+/* A sample with user registers and stack (--call-graph dwarf) continues
+ * with its unwound user frames, after the kernel's. */
+static int unwind_user_stack(PvCursor *cur, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    if (s->attr_index < 0 || !(s->sample_type & PV_SAMPLE_REGS_USER) ||
+        !(s->sample_type & PV_SAMPLE_STACK_USER) || s->stack_user_size == 0)
+        return 0;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+        return -1;
+    st->nr_user = pv_dwarf_unwind(st->symbolizer, s, sample_order_key(st), PV_UNWIND_MAX,
+                                  st->user_frames, PV_UNWIND_ROWS, st->user_names,
+                                  sizeof st->user_names);
+    return 0;
 }
 
 /* Moves to the next frame, across samples; sets eof at the end. */
@@ -139,6 +193,8 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
                 return -1;
             st->next_entry = 0;
             st->depth = 0;
+            st->unwound = false;
+            st->nr_user = st->next_user = 0;
             st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
             if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN) ||
                 pv_callchain_is_corrupt(&st->sample))
@@ -153,9 +209,33 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             }
             st->ip = v;
             st->cpumode = st->context;
-            st->located = false;
-            cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
-            return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
+            st->inline_name = NULL;
+            return frame_row(cur, new_sample, err);
+        }
+        if (!st->unwound) {
+            st->unwound = true;
+            if (unwind_user_stack(cur, err))
+                return -1;
+        }
+        if (st->next_user < st->nr_user) {
+            const pv_unwound_frame *f = &st->user_frames[st->next_user++];
+            st->ip = f->pc;
+            st->inline_name = f->name >= 0 ? st->user_names + f->name : NULL;
+            st->cpumode = PV_CPUMODE_USER;
+            if (st->inline_name) {
+                /* perf expands only a frame it has a symbol for */
+                pv_location l;
+                pv_symbolizer_resolve(st->symbolizer, (int32_t)st->sample.pid,
+                                      sample_order_key(st), st->cpumode, st->ip, &l);
+                if (!l.sym) {
+                    st->inline_name = NULL;
+                    while (st->next_user < st->nr_user &&
+                           st->user_frames[st->next_user].pc == f->pc &&
+                           st->user_frames[st->next_user].name >= 0)
+                        st->next_user++;
+                }
+            }
+            return frame_row(cur, new_sample, err);
         }
         new_sample = true;
     }
@@ -199,6 +279,7 @@ static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
     if (!st->located) {
         pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
                               st->ip, &st->location);
+        apply_inline_name(st);
         st->located = true;
     }
     const pv_location *l = &st->location;
@@ -217,6 +298,9 @@ static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
         break;
     case COL_SYM_STATUS:
         sqlite3_result_text(ctx, l->status, -1, SQLITE_STATIC);
+        break;
+    case COL_INLINED:
+        sqlite3_result_int(ctx, st->inlined);
         break;
     }
     return SQLITE_OK;
@@ -260,7 +344,8 @@ const PvTableDef pv_callchains_table = {
     .name = "perf_callchains",
     .columns = "sample INTEGER, depth INTEGER, ip INTEGER, cpumode TEXT, dso TEXT, "
                "dso_offset INTEGER, sym TEXT, sym_offset INTEGER, sym_status TEXT, pid INTEGER, "
-               "tid INTEGER, time INTEGER, period INTEGER, event TEXT, repeated INTEGER",
+               "tid INTEGER, time INTEGER, period INTEGER, event TEXT, repeated INTEGER, "
+               "inlined INTEGER",
     .state_size = sizeof(CallchainsState),
     .first = callchains_first,
     .next = callchains_next,

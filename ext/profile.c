@@ -10,7 +10,9 @@
  * dso, or the ip when no map holds it).  Counted in one pass into a hash
  * table (src/profile.c): the same numbers as GROUP BY over perf_samples
  * and perf_callchains, without sorting every sample and frame.  The
- * callchains are walked only when a children column is read.
+ * callchains are walked only when a children column is read.  inlined: sym
+ * is a function inlined at the frames (--call-graph dwarf, from the debug
+ * info), perf's "sym (inlined)" row.
  */
 #include "profile.h"
 #include "symbol_paths.h"
@@ -18,7 +20,7 @@
 
 enum {
     COL_EVENT, COL_DSO, COL_SYM, COL_ADDR, COL_SAMPLES, COL_PERIOD, COL_CHILDREN_SAMPLES,
-    COL_CHILDREN_PERIOD,
+    COL_CHILDREN_PERIOD, COL_INLINED,
 };
 
 typedef struct ProfileState {
@@ -82,6 +84,7 @@ static int profile_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_PERIOD: pv_result_u64(ctx, r->self_period); break;
     case COL_CHILDREN_SAMPLES: sqlite3_result_int64(ctx, (sqlite3_int64)r->samples); break;
     case COL_CHILDREN_PERIOD: pv_result_u64(ctx, r->period); break;
+    case COL_INLINED: sqlite3_result_int(ctx, r->inlined); break;
     }
     return SQLITE_OK;
 }
@@ -89,7 +92,7 @@ static int profile_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_profile_table = {
     .name = "perf_profile",
     .columns = "event TEXT, dso TEXT, sym TEXT, addr INTEGER, samples INTEGER, period INTEGER, "
-               "children_samples INTEGER, children_period INTEGER",
+               "children_samples INTEGER, children_period INTEGER, inlined INTEGER",
     .state_size = sizeof(ProfileState),
     .first = profile_first,
     .next = profile_next,

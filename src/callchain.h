@@ -14,6 +14,10 @@
 
 #include "sample.h"
 
+/* PERF_RECORD_MISC_* cpumodes */
+#define PV_CPUMODE_KERNEL 1u
+#define PV_CPUMODE_USER 2u
+
 /* The cpumode (PERF_RECORD_MISC_*) a marker announces; 0 when v is no
  * marker perf accepts. */
 unsigned pv_callchain_marker_cpumode(uint64_t v);

@@ -2,7 +2,8 @@
  * A profile in one pass: per event and function, the samples whose ip is
  * in it ("self") and the samples with it anywhere on the stack, each
  * sample once ("children"), as perf report --no-children / --children
- * count them.
+ * count them.  Stacks are the callchain's frames and, for --call-graph
+ * dwarf, the unwound user frames with the functions inlined at them.
  *
  * SQL's GROUP BY sorts every row; over millions of samples and frames
  * that sort costs more than reading the file.  This counts into a hash
@@ -25,6 +26,7 @@ typedef struct pv_profile_row {
     const char *dso;            /* NULL: no map held the address */
     const char *sym;            /* NULL: unresolved, then addr names the row */
     uint64_t addr;              /* unresolved: dso_offset, or the ip without a dso */
+    bool inlined;               /* sym names a function inlined there (debug info) */
     uint64_t self_samples, self_period;
     uint64_t samples, period;   /* children: on the stack, once per sample */
 } pv_profile_row;
@@ -34,6 +36,8 @@ typedef struct pv_profile {
     size_t nr_rows;
     size_t *slots;              /* hash of rows, while counting */
     size_t nr_slots;
+    char **names;               /* inlined functions' names, one copy each */
+    size_t nr_names, cap_names;
 } pv_profile;
 
 /* Counts every sample of f; with_children also walks the callchains. */

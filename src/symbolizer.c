@@ -40,6 +40,7 @@ typedef struct dso {
     pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
     char *status;           /* "ok" or why there are no symbols */
+    char *file;             /* DSO_ELF, DSO_VDSO: the image found, or NULL */
 } dso;
 
 struct pv_symbolizer {
@@ -152,6 +153,7 @@ static void free_dso(dso *d)
 {
     free(d->name);
     free(d->status);
+    free(d->file);
     pv_symtab_free(&d->symbols);
     pv_symtree_free(&d->tree);
 }
@@ -515,6 +517,8 @@ static bool find_runtime_image(pv_symbolizer *s, dso *d, char *path, size_t size
         }
         d->image = img;
         snprintf(path, size, "%s", candidates[i]);
+        free(d->file);
+        d->file = strdup(candidates[i]);
         return true;
     }
     if (mismatch[0])
@@ -831,6 +835,27 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
     out->sym = pv_symbol_name(table, sym);
     out->sym_offset = addr - sym->start;
     out->status = "ok";
+}
+
+bool pv_symbolizer_user_image(pv_symbolizer *s, int32_t pid, uint64_t key, uint64_t addr,
+                              const char **path, uint64_t *start, uint64_t *end,
+                              uint64_t *pgoff)
+{
+    const pv_map *m = pv_aspace_find(&s->space, pid, addr, key);
+    if (!m)
+        return false;
+    dso *d = &s->dsos[m->dso];
+    if (d->kind != DSO_ELF && d->kind != DSO_VDSO)
+        return false;
+    if (!d->loaded)
+        load_dso(s, d);
+    if (!d->file)
+        return false;
+    *path = d->file;
+    *start = m->start;
+    *end = m->end;
+    *pgoff = m->pgoff;
+    return true;
 }
 
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key)

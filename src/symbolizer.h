@@ -59,6 +59,12 @@ uint64_t pv_symbolizer_key(const pv_symbolizer *s, uint64_t record_index, bool h
  * (kernel modes use the kernel's maps). */
 void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
                            uint64_t ip, pv_location *out);
+/* The file mapped at user address addr of process pid at key, as found on
+ * this machine (loading its dso), with the map's range and file offset;
+ * false when no ELF file is mapped there or none was found. */
+bool pv_symbolizer_user_image(pv_symbolizer *s, int32_t pid, uint64_t key, uint64_t addr,
+                              const char **path, uint64_t *start, uint64_t *end,
+                              uint64_t *pgoff);
 /* Thread tid's name at key, or NULL. */
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key);
 

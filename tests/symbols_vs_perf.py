@@ -21,6 +21,9 @@ machine's binaries, so expected values cannot be committed) and checks:
     later run can compare with what perf said before the binaries moved.
   --status DSO_SUFFIX TEXT: the samples in dsos ending with DSO_SUFFIX have
     no sym and a sym_status containing TEXT.
+  --frames-agree F: for DWARF-unwound stacks, at least the fraction F of the
+    samples must have perf's frames (perf unwinds with libunwind, which stops
+    early or skips frames on some stacks that libdw unwinds whole).
 Prints one "ok - ..." or "not ok - ...: why" line per check.
 """
 import re
@@ -42,6 +45,7 @@ parser.add_argument("--symfs")
 parser.add_argument("--symdir")
 parser.add_argument("--perf-cache")
 parser.add_argument("--status", nargs=2)
+parser.add_argument("--frames-agree", type=float)
 opts = parser.parse_args()
 sqlrun, root, name, data = opts.sqlrun, opts.root, opts.name, opts.data
 profiles, frames_too = opts.profiles, opts.frames
@@ -169,13 +173,21 @@ expected = sorted((t, tuple(frames)) for t, frames in blocks)
 # every sample, those without frames too (perf prints an empty chain)
 by_sample = {sample: (int(t), []) for sample, t in
              sql("SELECT record, time FROM perf_samples(?1)", data)}
-for sample, t, addr, sym, off, dso in sql(
+for sample, t, addr, sym, off, dso, inlined in sql(
         "SELECT sample, time, printf('%x', CASE WHEN dso IS NULL THEN ip ELSE dso_offset END), "
-        "sym, sym_offset, dso FROM perf_callchains(?1) ORDER BY sample, depth", data):
+        "sym, sym_offset, dso, inlined FROM perf_callchains(?1) ORDER BY sample, depth", data):
     by_sample.setdefault(sample, (int(t), []))[1].append(
-        (addr, symstr(sym, off), dso or "[unknown]"))
+        (addr, symstr(sym, off), "inlined" if inlined == "1" else dso or "[unknown]"))
 got = sorted((t, tuple(frames)) for t, frames in by_sample.values())
 frames = sum(len(f) for _, f in expected)
+if opts.frames_agree is not None:
+    same = sum(1 for a, b in zip(expected, got) if a == b)
+    share = same / len(expected) if expected and len(expected) == len(got) else 0
+    print(f"# {name}: {same} of {len(expected)} samples have perf's exact frames")
+    check(share >= opts.frames_agree,
+          f"at least {opts.frames_agree:.0%} of the samples' frames equal perf script's",
+          f"{share:.0%}")
+    sys.exit(1 if failures else 0)
 check(len(expected) > 0 and expected == got,
       f"{frames} callchain frames of {len(expected)} samples equal perf script's",
       first_difference(expected, got))
@@ -243,7 +255,8 @@ if profiles:
     for sym, children in sql(
             "SELECT sym, 100.0 * sum(period) / (SELECT sum(period) FROM perf_samples(?1)) FROM ("
             " SELECT sym, dso, period FROM perf_samples(?1)"
-            " UNION ALL SELECT sym, dso, period FROM perf_callchains(?1) WHERE repeated = 0)"
+            " UNION ALL SELECT sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END, dso, period"
+            " FROM perf_callchains(?1) WHERE repeated = 0)"
             " WHERE sym IS NOT NULL GROUP BY sym, dso", data):
         got.setdefault(sym, []).append((float(children),))
     compare("perf_samples + perf_callchains (repeated = 0) equal perf report --children --sort sym",

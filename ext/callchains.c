@@ -68,6 +68,7 @@ typedef struct CallchainsState {
     char user_names[PV_UNWIND_NAMES];
     const char *inline_name;    /* the current frame's, from the debug info */
     bool inlined;
+    pv_unwinder *unwinder;
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -173,7 +174,10 @@ static int unwind_user_stack(PvCursor *cur, pv_error *err)
         return 0;
     if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
         return -1;
-    st->nr_user = pv_dwarf_unwind(st->symbolizer, s, sample_order_key(st), PV_UNWIND_MAX,
+    if (!st->unwinder && !(st->unwinder = pv_unwinder_new()))
+        return pv_error_set(err, "perf_callchains: out of memory");
+    st->nr_user = pv_dwarf_unwind(st->unwinder, st->symbolizer, s, sample_order_key(st),
+                                  PV_UNWIND_MAX,
                                   st->user_frames, PV_UNWIND_ROWS, st->user_names,
                                   sizeof st->user_names);
     return 0;
@@ -259,6 +263,8 @@ static int callchains_next(PvCursor *cur, pv_error *err)
 static void callchains_reset(PvCursor *cur)
 {
     CallchainsState *st = cur->state;
+    pv_unwinder_free(st->unwinder);
+    st->unwinder = NULL;
     pv_symbolizer_free(st->symbolizer);
     st->symbolizer = NULL;
     free(st->keys);

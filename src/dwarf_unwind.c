@@ -18,6 +18,8 @@ static const int dwarf_to_perf_x86_64[17] = {
 };
 enum { PERF_REG_SP = 7, PERF_REG_IP = 8 };
 
+/* What the callbacks of one unwind need; a session keeps one and points
+ * it at each sample in turn. */
 typedef struct unwind_state {
     pv_symbolizer *sym;
     const pv_sample *sample;
@@ -72,6 +74,15 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
     return dwfl_pid(dwfl);
 }
 
+/* Any thread of the process: the sample's, whose registers are set. */
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+    (void)dwfl;
+    (void)tid;
+    *thread_argp = arg;
+    return true;
+}
+
 /* Outside the copied stack: the bytes of the file mapped there. */
 static bool read_mapped_file(unwind_state *u, uint64_t addr, Dwarf_Word *result)
 {
@@ -119,6 +130,7 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
     .next_thread = next_thread,
+    .get_thread = get_thread,
     .memory_read = memory_read,
     .set_initial_registers = set_initial_registers,
 };
@@ -224,31 +236,128 @@ static const Dwfl_Callbacks offline_callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-size_t pv_dwarf_unwind(pv_symbolizer *sym, const pv_sample *s, uint64_t key,
+#define SESSIONS 8
+
+typedef struct session {
+    Dwfl *dwfl;
+    int32_t pid;
+    uint64_t last_used;
+    unwind_state *state;        /* the callbacks' argument, fixed at attach */
+} session;
+
+struct pv_unwinder {
+    session sessions[SESSIONS];
+    uint64_t clock;
+};
+
+pv_unwinder *pv_unwinder_new(void)
+{
+    return calloc(1, sizeof(pv_unwinder));
+}
+
+static void end_session(session *e)
+{
+    if (e->dwfl)
+        dwfl_end(e->dwfl);
+    free(e->state);
+    memset(e, 0, sizeof *e);
+}
+
+void pv_unwinder_free(pv_unwinder *u)
+{
+    if (!u)
+        return;
+    for (int i = 0; i < SESSIONS; i++)
+        end_session(&u->sessions[i]);
+    free(u);
+}
+
+/* The module reported at addr no longer matches the process's map there
+ * (an exec, a dlopen over an old range): start the session afresh. */
+static bool stale(unwind_state *st, uint64_t addr)
+{
+    const char *path;
+    uint64_t start, end, pgoff;
+    Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, addr);
+    if (!mod || !pv_symbolizer_user_image(st->sym, (int32_t)st->sample->pid, st->key, addr,
+                                          &path, &start, &end, &pgoff))
+        return false;
+    Dwarf_Addr low;
+    const char *name = dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+    return low != start - pgoff || !name || strcmp(name, path) != 0;
+}
+
+static session *session_for(pv_unwinder *u, pv_symbolizer *sym, const pv_sample *s, uint64_t key,
+                            uint64_t ip)
+{
+    session *e = NULL, *victim = &u->sessions[0];
+    for (int i = 0; i < SESSIONS; i++) {
+        session *c = &u->sessions[i];
+        if (c->dwfl && c->pid == (int32_t)s->pid)
+            e = c;
+        if (!c->dwfl || (victim->dwfl && c->last_used < victim->last_used))
+            victim = c;
+    }
+    if (e) {
+        e->state->sym = sym;
+        e->state->sample = s;
+        e->state->key = key;
+        if (!stale(e->state, ip))
+            return e;
+        end_session(e);
+        victim = e;
+    }
+    end_session(victim);
+    victim->state = calloc(1, sizeof *victim->state);
+    victim->dwfl = victim->state ? dwfl_begin(&offline_callbacks) : NULL;
+    if (!victim->dwfl) {
+        end_session(victim);
+        return NULL;
+    }
+    victim->pid = (int32_t)s->pid;
+    unwind_state *st = victim->state;
+    st->sym = sym;
+    st->sample = s;
+    st->key = key;
+    st->dwfl = victim->dwfl;
+    report_module(st, ip);
+    if (!dwfl_attach_state(victim->dwfl, NULL, (pid_t)s->pid, &thread_callbacks, st)) {
+        end_session(victim);
+        return NULL;
+    }
+    return victim;
+}
+
+size_t pv_dwarf_unwind(pv_unwinder *u, pv_symbolizer *sym, const pv_sample *s, uint64_t key,
                        size_t max_frames, pv_unwound_frame *frames, size_t max, char *names,
                        size_t names_size)
 {
-    if (!(s->sample_type & PV_SAMPLE_REGS_USER) || !(s->sample_type & PV_SAMPLE_STACK_USER) ||
+    if (!u || !(s->sample_type & PV_SAMPLE_REGS_USER) || !(s->sample_type & PV_SAMPLE_STACK_USER) ||
         !(s->sample_type & PV_SAMPLE_TID) || s->regs_user.abi != 2 /* 64-bit */ ||
         max == 0 || max_frames == 0)
         return 0;
-    unwind_state u = {
-        .sym = sym, .sample = s, .key = key, .max_frames = max_frames, .frames = frames,
-        .max = max, .names = names, .names_size = names_size,
-    };
-    uint64_t ip;
-    if (!user_reg(s, PERF_REG_SP, &u.sp) || !user_reg(s, PERF_REG_IP, &ip))
+    uint64_t ip, sp;
+    if (!user_reg(s, PERF_REG_SP, &sp) || !user_reg(s, PERF_REG_IP, &ip))
         return 0;
-    u.stack = s->stack_user;
-    u.stack_size = s->stack_user_size;
-    if (s->stack_user_dyn_size && s->stack_user_dyn_size < u.stack_size)
-        u.stack_size = s->stack_user_dyn_size;
-    u.dwfl = dwfl_begin(&offline_callbacks);
-    if (!u.dwfl)
+    session *e = session_for(u, sym, s, key, ip);
+    if (!e)
         return 0;
-    report_module(&u, ip);
-    if (dwfl_attach_state(u.dwfl, NULL, (pid_t)s->tid, &thread_callbacks, &u))
-        dwfl_getthread_frames(u.dwfl, (pid_t)s->tid, frame_callback, &u);
-    dwfl_end(u.dwfl);
-    return u.nr;
+    e->last_used = ++u->clock;
+    unwind_state *st = e->state;
+    st->sp = sp;
+    st->stack = s->stack_user;
+    st->stack_size = s->stack_user_size;
+    if (s->stack_user_dyn_size && s->stack_user_dyn_size < st->stack_size)
+        st->stack_size = s->stack_user_dyn_size;
+    st->nr_frames = 0;
+    st->max_frames = max_frames;
+    st->frames = frames;
+    st->nr = 0;
+    st->max = max;
+    st->names = names;
+    st->names_len = 0;
+    st->names_size = names_size;
+    report_module(st, ip);
+    dwfl_getthread_frames(e->dwfl, (pid_t)s->tid, frame_callback, st);
+    return st->nr;
 }

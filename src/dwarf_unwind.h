@@ -25,11 +25,18 @@ typedef struct pv_unwound_frame {
     int32_t name;
 } pv_unwound_frame;
 
+/* Keeps one libdwfl session per process (its modules reported and their
+ * debug info loaded once) for the samples of a query. */
+typedef struct pv_unwinder pv_unwinder;
+
+pv_unwinder *pv_unwinder_new(void);
+void pv_unwinder_free(pv_unwinder *u);
+
 /* Unwinds s's user stack (at most max_frames frames) into frames (at most
  * max rows with the inline expansion), names into a buffer of names_size
  * bytes; returns how many rows, 0 when the sample has no user registers
  * and stack, or the walk fails at once. */
-size_t pv_dwarf_unwind(pv_symbolizer *sym, const pv_sample *s, uint64_t key,
+size_t pv_dwarf_unwind(pv_unwinder *u, pv_symbolizer *sym, const pv_sample *s, uint64_t key,
                        size_t max_frames, pv_unwound_frame *frames, size_t max, char *names,
                        size_t names_size);
 

@@ -121,6 +121,7 @@ static int seen_add(seen *s, const key *k)
  * room for a DWARF-unwound user stack. */
 typedef struct scratch {
     seen counted;
+    pv_unwinder *unwinder;
     pv_unwound_frame frames[1024];
     char names[65536];
 } scratch;
@@ -164,7 +165,9 @@ static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, ui
 static int count_unwound(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_sample *s,
                          uint64_t order, scratch *sc, uint64_t period)
 {
-    size_t n = pv_dwarf_unwind(sym, s, order, 127, sc->frames,
+    if (!sc->unwinder && !(sc->unwinder = pv_unwinder_new()))
+        return -1;
+    size_t n = pv_dwarf_unwind(sc->unwinder, sym, s, order, 127, sc->frames,
                                sizeof sc->frames / sizeof sc->frames[0], sc->names,
                                sizeof sc->names);
     for (size_t i = 0; i < n; i++) {
@@ -264,6 +267,7 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     }
     pv_walk_end(&walk);
     free(sc->counted.keys);
+    pv_unwinder_free(sc->unwinder);
     free(sc);
     free(out->slots);
     out->slots = NULL;

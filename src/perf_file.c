@@ -12,6 +12,7 @@
 #include "attr.h"
 #include "pipe_header.h"
 #include "pv_cursor.h"
+#include "tracepoint.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -414,6 +415,7 @@ void pv_file_close(pv_file *f)
 {
     if (!f)
         return;
+    pv_trace_free(f->trace);
     if (f->map)
         munmap((void *)f->map, (size_t)f->map_size);
     if (f->fd >= 0)

@@ -134,6 +134,10 @@ struct pv_file {
     int trailer_id_word;
 
     bool names_loaded;
+
+    /* tracepoint formats (tracepoint.h), parsed on first use */
+    struct pv_trace *trace;
+    bool trace_loaded;
 };
 
 int pv_file_open(const char *path, pv_file **out, pv_error *err);

@@ -54,6 +54,10 @@ static bool pipe_record_fits(const pv_walk *w, uint64_t at, uint64_t end)
         return false;
     uint32_t type = pv_load_u32(w->base + at, w->file->swap);
     uint16_t size = pv_load_u16(w->base + at + 6, w->file->swap);
+    /* A record type with an impossible size is a damaged record, not text
+     * or zero padding: read_header reports it. */
+    if (type != 0 && type < PIPE_MAX_RECORD_TYPE && size < RECORD_HEADER_SIZE)
+        return true;
     return type < PIPE_MAX_RECORD_TYPE && size >= RECORD_HEADER_SIZE && end - at >= size;
 }
 

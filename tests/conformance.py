@@ -234,6 +234,7 @@ def simpleperf(rows_):
      if got == m.group(1) else nok('simpleperf perf_with_trace_offcpu_v2.data', 'cmdline %r' % got))
 
     perfetto_facts(diff)
+    add_counter(diff)
     display_bitmaps()
     print('# simpleperf: %d files read with the counts of the independent parse (%d samples), '
           'facts of simpleperf\'s and perfetto\'s tests checked' % (counted['files'], counted['samples']))
@@ -284,6 +285,42 @@ def perfetto_facts(diff):
     got = ' '.join(json.loads(one("SELECT value FROM perf_features(%s) WHERE name = 'cmdline'" % q(path))))
     (ok('%s: cmdline' % label) if [got] == table[1]
      else nok(label, 'cmdline: expected %s, got %r' % (table[1], got)))
+
+
+def add_counter(diff):
+    """perfetto's test_perf_with_add_counter: per sample, each counter of the
+    group READ minus its previous value, summed per symbol.  Kernel rows name
+    the ip ("[kernel.kallsyms][+<ip>]"): compared per ip; the user rows need
+    symbols, so only the column totals cover them."""
+    path = corpus_path(SP + '/perf_with_add_counter.data')
+    label = 'simpleperf perf_with_add_counter.data (perfetto)'
+    table = csv_block(diff, '-- test_perf_with_add_counter\n')
+    head, body = table[0], table[1:]
+    last, per_ip = {}, {}
+    for ip, read in rows('SELECT ip, read FROM perf_samples(%s) ORDER BY record' % q(path)):
+        deltas = []
+        for v in json.loads(read)['values']:
+            deltas.append(v['value'] - last.get(v['id'], 0))
+            last[v['id']] = v['value']
+        acc = per_ip.setdefault(int(ip) & quipper_compare.MASK64, [0] * len(deltas))
+        per_ip[int(ip) & quipper_compare.MASK64] = [a + d for a, d in zip(acc, deltas)]
+    cyc, ins = head.index('cpu_cycles'), head.index('instructions')
+    totals = [sum(int(r[cyc]) for r in body), sum(int(r[ins]) for r in body)]
+    mine = [sum(v[0] for v in per_ip.values()), sum(v[1] for v in per_ip.values())]
+    bad = []
+    kernel = 0
+    for r in body:
+        m = re.match(r'^\[kernel\.kallsyms\]\[\+([0-9a-f]+)\]$', r[head.index('symbol')])
+        if m:
+            kernel += 1
+            got = per_ip.get(int(m.group(1), 16))
+            if got != [int(r[cyc]), int(r[ins])]:
+                bad.append('%s: perfetto %s, ours %s' % (m.group(0), [r[cyc], r[ins]], got))
+    if not bad and totals == mine and kernel:
+        ok('%s: counter deltas of %d kernel ips and the totals %s equal perfetto\'s'
+           % (label, kernel, totals))
+    else:
+        nok(label, 'totals perfetto %s, ours %s; %s' % (totals, mine, '; '.join(bad[:2])))
 
 
 def display_bitmaps():

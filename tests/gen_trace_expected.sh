@@ -9,7 +9,8 @@ out=tests/expected_trace
 mkdir -p "$out"
 rm -f "$out"/*.tsv
 for f in tests/fixtures/tracepoint.data tests/fixtures/tracepoint_kinds.data \
-    tests/fixtures/tracepoint_pipe.data tests/fixtures/tracepoint_zpipe.data; do
+    tests/fixtures/tracepoint_pipe.data tests/fixtures/tracepoint_zpipe.data \
+    tests/fixtures/tracepoint_zfile.data; do
     name=$(basename "$f" .data)
     perf script -i "$f" -s tests/perf_trace_fields.py 2>/dev/null | sort >"$out/$name.tsv"
     echo "$name: $(wc -l <"$out/$name.tsv") tracepoint samples" >&2

@@ -111,7 +111,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_RAW:
-        if (t & PV_SAMPLE_RAW) pv_result_mapped_blob(ctx, s->raw, s->raw_size);
+        if (t & PV_SAMPLE_RAW) pv_result_file_blob(ctx, s->raw, s->raw_size);
         break;
     case COL_BRANCH_STACK:
         if (t & PV_SAMPLE_BRANCH_STACK) {
@@ -153,7 +153,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_STACK_USER:
-        if (t & PV_SAMPLE_STACK_USER) pv_result_mapped_blob(ctx, s->stack_user, s->stack_user_size);
+        if (t & PV_SAMPLE_STACK_USER) pv_result_file_blob(ctx, s->stack_user, s->stack_user_size);
         break;
     case COL_STACK_USER_DYN_SIZE:
         if ((t & PV_SAMPLE_STACK_USER) && s->stack_user_size) pv_result_u64(ctx, s->stack_user_dyn_size);
@@ -165,7 +165,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_AUX:
-        if (t & PV_SAMPLE_AUX) pv_result_mapped_blob(ctx, s->aux, s->aux_size);
+        if (t & PV_SAMPLE_AUX) pv_result_file_blob(ctx, s->aux, s->aux_size);
         break;
     case COL_TRACE_EVENT:
     case COL_TRACE_FIELDS: {
@@ -194,6 +194,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_samples_table = {
+    .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_samples",
     .columns = "record INTEGER, event TEXT, time INTEGER, pid INTEGER, tid INTEGER, "
                "cpu INTEGER, ip INTEGER, addr INTEGER, period INTEGER, id INTEGER, "

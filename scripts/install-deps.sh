@@ -15,10 +15,14 @@
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
 #                        extensions), used by tests and examples/query.py
 #   pkg-config           finding the libraries' flags
+#   chromium             headless, renders perf_flamegraph's SVG for its test
+#                        (tests/t_flamegraph_chromium.sh: DOM and screenshot)
+#   fonts-dejavu-core    a known font for that rendering, whose text widths the
+#                        test measures
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libtraceevent-dev sqlite3
-          linux-perf python3 pkg-config)
+          linux-perf python3 pkg-config chromium fonts-dejavu-core)
 
 installed() {
     local status

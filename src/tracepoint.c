@@ -1,11 +1,9 @@
 #include "tracepoint.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -71,7 +69,7 @@ static int copy_blob(tracing_blob *b, const uint8_t *p, uint64_t size, uint64_t 
     return 0;
 }
 
-/* A pipe's tracing data follows its record in the stream: read it from the
+/* A pipe's tracing data follows its record in the stream: read from the
  * file itself, since pv_record.bytes covers only header.size. */
 static int read_pipe_payload(tracing_blob *b, const pv_file *f, const pv_record *rec,
                              pv_error *err)
@@ -91,15 +89,8 @@ static int read_pipe_payload(tracing_blob *b, const pv_file *f, const pv_record 
     if (!b->data)
         return pv_error_set(err, "%s: out of memory for %llu bytes of tracing data",
                             f->data_path, (unsigned long long)size);
-    uint64_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(f->fd, b->data + done, (size_t)(size - done), (off_t)(start + done));
-        if (n <= 0)
-            return pv_error_set(err, "%s: cannot read the %llu bytes of tracing data at offset "
-                                "0x%llx: %s", f->data_path, (unsigned long long)size,
-                                (unsigned long long)start, n < 0 ? strerror(errno) : "end of file");
-        done += (uint64_t)n;
-    }
+    if (pv_file_read(f, 0, start, b->data, size, err))
+        return -1;
     b->size = size;
     b->offset = start;
     return 0;

@@ -6,7 +6,8 @@
 #     by gen_trace_expected.sh with `perf script -s`), sample for sample.
 #  2. simpleperf's files (perf 6.1 refuses them): the facts simpleperf's
 #     tests assert, read from the corpus's EXPECTED_simpleperf_tests.txt.
-#  3. damaged tracing data: an error naming the file and an offset.
+#  3. damaged tracing data, and a RAW payload shorter than its format: an
+#     error naming the file and an offset.
 set -u
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
@@ -88,8 +89,16 @@ p = bytearray(open(pipe, 'rb').read())
 k = p.find(b'\x17\x08\x44tracing')
 bad = p[:k + 200]                                             # cut inside the payload
 open(tmp + '/cut_pipe.data', 'wb').write(bad)
+# the first sample's RAW size cut to 12 bytes (the sample still parses: the
+# size is the u32 after IDENTIFIER, IP, TID, TIME, CPU, PERIOD)
+data_off = struct.unpack_from('<Q', data, 40)[0]
+at = data_off
+while struct.unpack_from('<I', data, at)[0] != 9:
+    at += struct.unpack_from('<H', data, at + 6)[0]
+bad = bytearray(data); struct.pack_into('<I', bad, at + 8 + 48, 12)
+open(tmp + '/short_raw.data', 'wb').write(bad)
 PY
-for bad in magic size cut_pipe; do
+for bad in magic size cut_pipe short_raw; do
     f=$tmp/$bad.data
     if out=$("$PV_SQLRUN" "SELECT count(trace_fields) FROM perf_samples($(sql_quote "$f"))" 2>&1); then
         echo "not ok - damaged tracing data ($bad): no error, got $out"

@@ -10,6 +10,8 @@
 #   libelf-dev           the reader reads build-ids and symbols from ELF files
 #   libiberty-dev        cplus_demangle: C++ symbol names as perf shows them
 #   libdw-dev            unwinding --call-graph dwarf user stacks (libdwfl)
+#   libtraceevent-dev    the reader parses tracepoint formats (perf's own library)
+#                        to name the fields of tracepoint samples
 #   sqlite3              the shell: make demo, sql/*.sql, tests that load the .so
 #   linux-perf           perf itself: re-recording fixtures, perf-oracle outputs
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
@@ -21,7 +23,8 @@
 #                        test measures
 set -euo pipefail
 
-packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev sqlite3
+packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
+          libtraceevent-dev sqlite3
           linux-perf python3 pkg-config chromium fonts-dejavu-core)
 
 installed() {

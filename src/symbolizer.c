@@ -13,6 +13,7 @@
 #include "build_ids.h"
 #include "elf_image.h"
 #include "features.h"
+#include "kcore_dir.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
 #include "pv_strbuf.h"
@@ -688,9 +689,12 @@ static void load_kallsyms(pv_symbolizer *s)
     s->kallsyms_loaded = true;
     char path[4096];
     /* a directory recorded with --kcore keeps its kallsyms */
-    snprintf(path, sizeof path, "%s/kcore_dir/kallsyms", s->file->path);
-    if (is_file(path) && pv_symtab_load_kallsyms(&s->kallsyms, path))
+    char *kcore = pv_kcore_kallsyms_path(s->file);
+    bool loaded = kcore && pv_symtab_load_kallsyms(&s->kallsyms, kcore);
+    free(kcore);
+    if (loaded)
         return;
+    pv_symtab_free(&s->kallsyms);
     dso *kernel = find_dso_by_name(s, "[kernel.kallsyms]", 17, true);
     char cache[4096];
     const char *cache_dir = buildid_dir(cache, sizeof cache);

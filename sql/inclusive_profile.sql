@@ -5,6 +5,12 @@
 -- the period of those whose ip is in it.  Percentages of the event's total.
 -- A frame without a symbol is its own row, named by its address; a function
 -- inlined at a DWARF-unwound frame is "name (inlined)", as perf shows it.
+--     scripts/perfsql perf.data inclusive_profile
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @file 'perf.data'
+--     .read sql/inclusive_profile.sql
+--
 -- perf_profile counts in one pass; the same from the tables (slower: GROUP
 -- BY sorts every frame) is the samples' own functions plus the callchain
 -- frames not yet counted for their sample:
@@ -14,12 +20,6 @@
 --         SELECT sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END, dso, period
 --         FROM perf_callchains(@file) WHERE repeated = 0)
 --     GROUP BY sym, dso
---
---     scripts/perfsql perf.data inclusive_profile
--- or in the sqlite3 shell:
---     .load build/perfvtab
---     .param set @file 'perf.data'
---     .read sql/inclusive_profile.sql
 
 SELECT event,
        coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END,

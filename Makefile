@@ -14,7 +14,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
 # -iquote: src/features.h must not shadow glibc's <features.h>.
 BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -iquote src -iquote ext $(WARNINGS)
-LIBS = -lsqlite3 -lzstd -lelf
+LIBS = -lsqlite3 -lzstd -ldw -lelf
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 READER_SRC = $(sort $(wildcard src/*.c))

@@ -52,7 +52,7 @@ TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcar
 all: build/perfvtab.so
 
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -lelf
+	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -ldw -lelf
 
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS))
 sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS))

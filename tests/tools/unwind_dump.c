@@ -13,10 +13,12 @@
  * saying why the unwind stopped.  Exit status 1 on a read error.
  *
  * The maps are the minimum the test needs, kept here until the address
- * spaces of src/addr_space.c are on this branch: MMAP/MMAP2 records
- * applied in file order, a process's maps dropped at its exec and copied at
- * its fork, the latest map holding an address winning.  Paths are used as
+ * spaces of src/addr_space.c are on this branch: the MMAP/MMAP2, COMM, FORK
+ * and SAMPLE records are replayed in time order (as perf sorts them; ties
+ * in file order), a process's maps dropped at its exec and copied at its
+ * fork, the latest map holding an address winning.  Paths are used as
  * recorded; names in brackets ([stack], [vdso]) and //anon are not files.
+ * Samples print in that order too.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -50,6 +52,19 @@ typedef struct lookup_ctx {
     tool_maps *maps;
     int32_t pid;
 } lookup_ctx;
+
+typedef struct kept_record {
+    uint64_t time;
+    pv_record record;      /* bytes: a copy */
+} kept_record;
+
+static int by_time(const void *a, const void *b)
+{
+    const kept_record *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->record.index < y->record.index ? -1 : x->record.index > y->record.index;
+}
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -227,31 +242,75 @@ int main(int argc, char **argv)
     }
     pv_unwinder *u = pv_unwinder_new(kind == PV_VALUE_TEXT ? pv_strbuf_text(&arch) : NULL);
     uint64_t *ips = xrealloc(NULL, (max_stack ? max_stack : 1) * sizeof *ips);
-    tool_maps maps = { 0 };
+    /* Pass 1: copies of the records that matter, with their times. */
+    kept_record *kept = NULL;
+    size_t nr_kept = 0, cap_kept = 0;
+    uint64_t last_time = 0;
     pv_walk w;
     pv_walk_start(&w, f);
     pv_record rec;
     int rc;
     while ((rc = pv_walk_next(&w, &rec, &err)) > 0) {
-        int step = 0;
-        if (rec.type == PV_RECORD_MMAP || rec.type == PV_RECORD_MMAP2) {
-            step = on_mmap(f, &rec, &maps, &err);
-        } else if (rec.type == PV_RECORD_COMM || rec.type == PV_RECORD_FORK) {
-            step = on_comm_or_fork(f, &rec, &maps, &err);
-        } else if (rec.type == PV_RECORD_SAMPLE) {
+        if (rec.type != PV_RECORD_MMAP && rec.type != PV_RECORD_MMAP2 &&
+            rec.type != PV_RECORD_COMM && rec.type != PV_RECORD_FORK &&
+            rec.type != PV_RECORD_SAMPLE)
+            continue;
+        uint64_t time = last_time;
+        if (rec.type == PV_RECORD_SAMPLE) {
             pv_sample s;
-            step = pv_sample_decode(f, &rec, &s, &err);
+            if (pv_sample_decode(f, &rec, &s, &err) < 0) {
+                rc = -1;
+                break;
+            }
+            if (s.sample_type & PV_SAMPLE_TIME)
+                time = s.time;
+        } else {
+            pv_sample_id id;
+            if (pv_sample_id_decode(f, &rec, &id, &err) < 0) {
+                rc = -1;
+                break;
+            }
+            if (id.fields & PV_SAMPLE_TIME)
+                time = id.time;
+        }
+        last_time = time;
+        if (nr_kept == cap_kept) {
+            cap_kept = cap_kept ? cap_kept * 2 : 1024;
+            kept = xrealloc(kept, cap_kept * sizeof *kept);
+        }
+        kept[nr_kept].time = time;
+        kept[nr_kept].record = rec;
+        kept[nr_kept].record.bytes = xrealloc(NULL, rec.size);
+        memcpy((uint8_t *)kept[nr_kept].record.bytes, rec.bytes, rec.size);
+        nr_kept++;
+    }
+    pv_walk_end(&w);
+
+    /* Pass 2: replayed in time order. */
+    if (nr_kept)
+        qsort(kept, nr_kept, sizeof *kept, by_time);
+    tool_maps maps = { 0 };
+    for (size_t i = 0; rc >= 0 && i < nr_kept; i++) {
+        const pv_record *r = &kept[i].record;
+        int step = 0;
+        if (r->type == PV_RECORD_MMAP || r->type == PV_RECORD_MMAP2) {
+            step = on_mmap(f, r, &maps, &err);
+        } else if (r->type == PV_RECORD_COMM || r->type == PV_RECORD_FORK) {
+            step = on_comm_or_fork(f, r, &maps, &err);
+        } else {
+            pv_sample s;
+            step = pv_sample_decode(f, r, &s, &err);
             if (step == 0)
                 print_sample(&s, &maps, u, max_stack, why, ips);
         }
-        if (step < 0) {
+        if (step < 0)
             rc = -1;
-            break;
-        }
     }
-    pv_walk_end(&w);
     if (rc < 0)
         fprintf(stderr, "unwind_dump: %s\n", err.msg);
+    for (size_t i = 0; i < nr_kept; i++)
+        free((void *)kept[i].record.bytes);
+    free(kept);
     drop_maps(&maps, 0);
     for (size_t i = 0; i < maps.nr; i++)
         free(maps.maps[i].path);

@@ -490,9 +490,13 @@ static bool return_address_undefined(pv_unwinder *u, uint64_t lookup_pc)
 static int frame_callback(Dwfl_Frame *state, void *arg)
 {
     pv_unwinder *u = arg;
+    /* Whether a read failed in the step that found this frame; the step to
+     * its caller starts now (inside dwfl_frame_pc's activation test below,
+     * or after this callback for the initial frame). */
+    bool step_read_failed = u->read_failed;
+    u->read_failed = false;
     Dwarf_Addr pc;
-    bool activation;
-    if (!dwfl_frame_pc(state, &pc, &activation)) {
+    if (!dwfl_frame_pc(state, &pc, NULL)) {
         stop_with(u, PV_UNWIND_STEP_FAILED, "%s", dwfl_errmsg(-1));
         return DWARF_CB_ABORT;
     }
@@ -501,25 +505,37 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
         push_ip(u, pc);
     } else {
         if (pc == 0) {
-            push_zero_return(u);
+            if (step_read_failed)
+                stop_with(u, PV_UNWIND_STEP_FAILED, "after 0x%llx: the caller's frame is in no map",
+                          (unsigned long long)u->ips[u->res->nr - 1]);
+            else
+                push_zero_return(u);
             return DWARF_CB_ABORT;
         }
-        /* A caller's pc is its return address: the call is just before. */
-        uint64_t ip = activation ? pc : pc - 1;
-        /* The frame counts before its file is known, as in perf: the
-         * unwind reached it; only going further needs the file's CFI. */
-        push_ip(u, ip);
-        if (!module_for(u, ip, false)) {
+        /* A caller's pc is its return address: the call is just before.
+         * Its module must be reported before libdwfl steps further (which
+         * asking whether the frame is an activation does), or libdwfl
+         * would fall back to guessing from the frame pointer.  The frame
+         * counts before its file is known, as in perf: the unwind reached
+         * it; only going further needs the file's CFI. */
+        push_ip(u, pc - 1);
+        if (!module_for(u, pc - 1, false)) {
             if (u->conflict)
                 u->res->nr--;
             return DWARF_CB_ABORT;
         }
+        bool activation;
+        if (!dwfl_frame_pc(state, &pc, &activation)) {
+            stop_with(u, PV_UNWIND_STEP_FAILED, "%s", dwfl_errmsg(-1));
+            return DWARF_CB_ABORT;
+        }
+        if (activation)     /* interrupted by a signal: pc is where it stopped */
+            u->ips[u->res->nr - 1] = pc;
     }
     if (u->res->nr >= u->max_frames) {
         stop_with(u, PV_UNWIND_MAX_FRAMES, "%zu frames", u->max_frames);
         return DWARF_CB_ABORT;
     }
-    u->read_failed = false;     /* libdwfl now steps to the caller */
     return DWARF_CB_OK;
 }
 

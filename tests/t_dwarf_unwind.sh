@@ -14,7 +14,9 @@
 # perf's build-id cache ($HOME/.debug) is kept out: perf would find a removed
 # binary there.  Each sample is a line "pid/tid time: ip ip ...", as
 # `perf script -F pid,tid,time,ip --no-inline` shows the stack (kernel
-# frames, then user frames as offsets in their files).
+# frames, then user frames as offsets in their files).  PV_KEEP_TMP=1 keeps
+# the recordings and outputs (the directory is printed) to look into a
+# difference.
 set -u
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${PV_BUILD:-$root/build}

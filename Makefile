@@ -14,7 +14,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
 # -iquote: src/features.h must not shadow glibc's <features.h>.
 BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -iquote src -iquote ext $(WARNINGS)
-LIBS = -lsqlite3 -lzstd -ldw -lelf
+LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 READER_SRC = $(sort $(wildcard src/*.c))
@@ -52,7 +52,7 @@ TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcar
 all: build/perfvtab.so
 
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -ldw -lelf
+	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -ldw -lelf -liberty
 
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS))
 sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS))

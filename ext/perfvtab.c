@@ -5,11 +5,13 @@
  *   SELECT event, count(*), sum(period) FROM perf_samples('perf.data') GROUP BY event;
  *
  * The entry point registers one module per table (ext/<table>.c), all
- * sharing this connection's cache of opened files.
+ * sharing this connection's cache of opened files, and the SQL
+ * aggregates perf_folded and perf_flamegraph (ext/flamegraph.c).
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
+#include "symbol_paths.h"
 #include "vtab_common.h"
 
 extern const PvTableDef pv_samples_table;
@@ -22,6 +24,10 @@ extern const PvTableDef pv_build_ids_table;
 extern const PvTableDef pv_tasks_table;
 extern const PvTableDef pv_lost_table;
 extern const PvTableDef pv_switches_table;
+extern const PvTableDef pv_callchains_table;
+extern const PvTableDef pv_profile_table;
+
+int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -33,7 +39,8 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
     static const PvTableDef *const tables[] = {
         &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
         &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
-        &pv_lost_table, &pv_switches_table,
+        &pv_lost_table, &pv_switches_table, &pv_callchains_table,
+        &pv_profile_table,
     };
     PvCache *cache = pv_cache_new();
     if (!cache)
@@ -42,5 +49,9 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
     for (size_t i = 0; i < sizeof tables / sizeof tables[0] && rc == SQLITE_OK; i++)
         rc = pv_register_table(db, tables[i], cache);
     pv_cache_release(cache);
+    if (rc == SQLITE_OK)
+        rc = pv_register_symbol_path_function(db);
+    if (rc == SQLITE_OK)
+        rc = pv_register_flamegraph(db);
     return rc;
 }

@@ -10,15 +10,20 @@
 #   libelf-dev           the reader reads build-ids and symbols from ELF files
 #   libdw-dev            libdwfl (elfutils) unwinds the user stacks of samples
 #                        recorded with --call-graph dwarf (src/dwarf_unwind.c)
+#   libiberty-dev        cplus_demangle: C++ symbol names as perf shows them
 #   sqlite3              the shell: make demo, sql/*.sql, tests that load the .so
 #   linux-perf           perf itself: re-recording fixtures, perf-oracle outputs
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
 #                        extensions), used by tests and examples/query.py
 #   pkg-config           finding the libraries' flags
+#   chromium             headless, renders perf_flamegraph's SVG for its test
+#                        (tests/t_flamegraph_chromium.sh: DOM and screenshot)
+#   fonts-dejavu-core    a known font for that rendering, whose text widths the
+#                        test measures
 set -euo pipefail
 
-packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libdw-dev sqlite3
-          linux-perf python3 pkg-config)
+packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libdw-dev libiberty-dev
+          sqlite3 linux-perf python3 pkg-config chromium fonts-dejavu-core)
 
 installed() {
     local status

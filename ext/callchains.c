@@ -1,0 +1,286 @@
+/*
+ * perf_callchains: one row per frame of each sample's callchain.
+ *
+ *   SELECT sym, count(*) FROM perf_callchains('perf.data') WHERE depth = 1 GROUP BY sym;
+ *
+ * sample is the sample's record (perf_samples.record); depth 0 is the
+ * first frame the kernel recorded, the leaf (for a sample with a
+ * callchain, the sample's own ip), each caller one deeper.  The
+ * PERF_CONTEXT_* markers are not rows: they set the cpumode of the frames
+ * after them.  pid, tid, time, period and event repeat the sample's so
+ * that profiles need no join.  repeated is 1 when the frame's function
+ * (or, unresolved, its address) is the sample's own or that of a shallower
+ * frame: summing the frames with repeated = 0 and the samples counts each
+ * function once per sample, as perf report --children does, without a
+ * DISTINCT over all frames.  rowid = sample * 8192 + depth (a record holds
+ * at most 8191 frames).
+ */
+#include <stdlib.h>
+
+#include "perf_abi.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "symbol_paths.h"
+#include "vtab_common.h"
+
+enum {
+    COL_SAMPLE, COL_DEPTH, COL_IP, COL_CPUMODE, COL_DSO, COL_DSO_OFFSET, COL_SYM, COL_SYM_OFFSET,
+    COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT, COL_REPEATED,
+};
+
+/* What makes two frames "the same function" for repeated. */
+typedef struct FrameKey {
+    const char *dso, *sym;
+    uint64_t addr;              /* when sym is NULL */
+} FrameKey;
+
+enum { CPUMODE_KERNEL = 1, CPUMODE_USER = 2, CPUMODE_HV = 3, CPUMODE_GUEST_KERNEL = 4,
+       CPUMODE_GUEST_USER = 5 };
+
+typedef struct CallchainsState {
+    PvRecordRows rows;          /* first: see vtab_common.h */
+    pv_sample sample;
+    uint64_t next_entry;        /* index in sample.callchain after the current frame */
+    uint64_t depth;
+    unsigned cpumode;           /* of the current frame */
+    unsigned context;           /* set by the last marker */
+    uint64_t ip;
+    pv_symbolizer *symbolizer;
+    bool located;
+    pv_location location;
+    /* repeated: the keys of the sample's own ip and of its frames so far */
+    bool track_repeats;
+    FrameKey *keys;
+    size_t nr_keys, cap_keys;
+    bool repeated;
+} CallchainsState;
+
+static bool callchains_wants(uint32_t type)
+{
+    return type == PV_RECORD_SAMPLE;
+}
+
+static bool context_marker(uint64_t v, unsigned *cpumode)
+{
+    if (v < PV_CONTEXT_MAX)
+        return false;
+    switch (v) {
+    case PV_CONTEXT_HV: *cpumode = CPUMODE_HV; break;
+    case PV_CONTEXT_KERNEL: *cpumode = CPUMODE_KERNEL; break;
+    case PV_CONTEXT_USER: *cpumode = CPUMODE_USER; break;
+    case PV_CONTEXT_GUEST_KERNEL: *cpumode = CPUMODE_GUEST_KERNEL; break;
+    case PV_CONTEXT_GUEST_USER: *cpumode = CPUMODE_GUEST_USER; break;
+    default: *cpumode = 0; break;   /* PERF_CONTEXT_GUEST and unknown markers */
+    }
+    return true;
+}
+
+static uint64_t sample_order_key(const CallchainsState *st)
+{
+    const pv_sample *s = &st->sample;
+    return pv_symbolizer_key(st->symbolizer, st->rows.record.index,
+                             (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
+}
+
+static FrameKey key_of(const pv_location *l, uint64_t ip)
+{
+    FrameKey k = { l->dso, l->sym, 0 };
+    if (!l->sym)
+        k.addr = l->dso ? l->dso_offset : ip;
+    return k;
+}
+
+static bool same_key(const FrameKey *a, const FrameKey *b)
+{
+    return a->dso == b->dso && a->sym == b->sym && a->addr == b->addr;
+}
+
+static int remember_key(CallchainsState *st, FrameKey k, pv_error *err)
+{
+    if (st->nr_keys == st->cap_keys) {
+        size_t cap = st->cap_keys ? st->cap_keys * 2 : 64;
+        FrameKey *p = realloc(st->keys, cap * sizeof *p);
+        if (!p)
+            return pv_error_set(err, "perf_callchains: out of memory");
+        st->keys = p;
+        st->cap_keys = cap;
+    }
+    st->keys[st->nr_keys++] = k;
+    return 0;
+}
+
+/* The current frame resolved, and whether its function came before. */
+static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+        return -1;
+    if (!(s->sample_type & PV_SAMPLE_TID)) {
+        st->repeated = false;
+        return 0;
+    }
+    if (new_sample) {
+        st->nr_keys = 0;
+        if (s->sample_type & PV_SAMPLE_IP) {
+            pv_location own;
+            pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
+                                  st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &own);
+            if (remember_key(st, key_of(&own, s->ip), err))
+                return -1;
+        }
+    }
+    pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                          st->ip, &st->location);
+    st->located = true;
+    FrameKey k = key_of(&st->location, st->ip);
+    st->repeated = false;
+    for (size_t i = 0; i < st->nr_keys && !st->repeated; i++)
+        st->repeated = same_key(&st->keys[i], &k);
+    return st->repeated ? 0 : remember_key(st, k, err);
+}
+
+/* Moves to the next frame, across samples; sets eof at the end. */
+static int advance(PvCursor *cur, pv_error *err, bool next_sample)
+{
+    CallchainsState *st = cur->state;
+    bool new_sample = next_sample;
+    for (;;) {
+        if (next_sample) {
+            int rc = pv_record_rows_next(cur, err);
+            if (rc < 0 || cur->eof)
+                return rc < 0 ? -1 : 0;
+            if (pv_sample_decode(cur->file, &st->rows.record, &st->sample, err))
+                return -1;
+            st->next_entry = 0;
+            st->depth = 0;
+            st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
+            if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN))
+                st->sample.callchain_nr = 0;
+        }
+        next_sample = true;
+        while (st->next_entry < st->sample.callchain_nr) {
+            uint64_t v = pv_sample_u64_at(&st->sample, st->sample.callchain, st->next_entry++);
+            unsigned mode;
+            if (context_marker(v, &mode)) {
+                st->context = mode;
+                continue;
+            }
+            st->ip = v;
+            st->cpumode = st->context;
+            st->located = false;
+            cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
+            return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
+        }
+        new_sample = true;
+    }
+}
+
+static int callchains_first(PvCursor *cur, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    st->track_repeats = pv_column_used(cur, COL_REPEATED);
+    pv_walk_start(&st->rows.walk, cur->file);
+    return advance(cur, err, true);
+}
+
+static int callchains_next(PvCursor *cur, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    st->depth++;
+    return advance(cur, err, false);
+}
+
+static void callchains_reset(PvCursor *cur)
+{
+    CallchainsState *st = cur->state;
+    pv_symbolizer_free(st->symbolizer);
+    st->symbolizer = NULL;
+    free(st->keys);
+    st->keys = NULL;
+    st->nr_keys = st->cap_keys = 0;
+    pv_record_rows_reset(cur);
+}
+
+static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    pv_error err;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, &err))
+        return pv_result_error(ctx, &err);
+    if (!(s->sample_type & PV_SAMPLE_TID))
+        return SQLITE_OK;
+    if (!st->located) {
+        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                              st->ip, &st->location);
+        st->located = true;
+    }
+    const pv_location *l = &st->location;
+    switch (i) {
+    case COL_DSO:
+        if (l->dso) sqlite3_result_text(ctx, l->dso, -1, SQLITE_STATIC);
+        break;
+    case COL_DSO_OFFSET:
+        if (l->dso) pv_result_u64(ctx, l->dso_offset);
+        break;
+    case COL_SYM:
+        if (l->sym) sqlite3_result_text(ctx, l->sym, -1, SQLITE_STATIC);
+        break;
+    case COL_SYM_OFFSET:
+        if (l->sym) pv_result_u64(ctx, l->sym_offset);
+        break;
+    case COL_SYM_STATUS:
+        sqlite3_result_text(ctx, l->status, -1, SQLITE_STATIC);
+        break;
+    }
+    return SQLITE_OK;
+}
+
+static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    switch (i) {
+    case COL_SAMPLE: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
+    case COL_DEPTH: sqlite3_result_int64(ctx, (sqlite3_int64)st->depth); break;
+    case COL_IP: pv_result_u64(ctx, st->ip); break;
+    case COL_CPUMODE: sqlite3_result_text(ctx, pv_cpumode_name(st->cpumode), -1, SQLITE_STATIC); break;
+    case COL_PID:
+        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->pid);
+        break;
+    case COL_TID:
+        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->tid);
+        break;
+    case COL_TIME:
+        if (s->sample_type & PV_SAMPLE_TIME) pv_result_u64(ctx, s->time);
+        break;
+    case COL_PERIOD:
+        if (s->sample_type & PV_SAMPLE_PERIOD) pv_result_u64(ctx, s->period);
+        break;
+    case COL_EVENT:
+        sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,
+                            SQLITE_TRANSIENT);
+        break;
+    case COL_REPEATED:
+        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, st->repeated);
+        break;
+    default:
+        return location_column(cur, ctx, i);
+    }
+    return SQLITE_OK;
+}
+
+const PvTableDef pv_callchains_table = {
+    .name = "perf_callchains",
+    .columns = "sample INTEGER, depth INTEGER, ip INTEGER, cpumode TEXT, dso TEXT, "
+               "dso_offset INTEGER, sym TEXT, sym_offset INTEGER, sym_status TEXT, pid INTEGER, "
+               "tid INTEGER, time INTEGER, period INTEGER, event TEXT, repeated INTEGER",
+    .state_size = sizeof(CallchainsState),
+    .first = callchains_first,
+    .next = callchains_next,
+    .column = callchains_column,
+    .reset = callchains_reset,
+    .wants = callchains_wants,
+    .decode = NULL,
+};

@@ -1,0 +1,216 @@
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_abi.h"
+#include "record_walk.h"
+#include "sample.h"
+
+#define NO_SLOT SIZE_MAX
+
+typedef struct key {
+    int attr_index;
+    const char *dso, *sym;
+    uint64_t addr;
+} key;
+
+static key key_of(int attr_index, const pv_location *l, uint64_t ip)
+{
+    key k = { attr_index, l->dso, l->sym, 0 };
+    if (!l->sym)
+        k.addr = l->dso ? l->dso_offset : ip;
+    return k;
+}
+
+static bool same(const key *a, const key *b)
+{
+    return a->attr_index == b->attr_index && a->dso == b->dso && a->sym == b->sym &&
+           a->addr == b->addr;
+}
+
+static size_t hash(const key *k)
+{
+    uint64_t h = (uint64_t)(uintptr_t)k->sym * 0x9e3779b97f4a7c15u;
+    h ^= (uint64_t)(uintptr_t)k->dso + 0x632be59bd9b4e019u + (h << 6) + (h >> 2);
+    h ^= k->addr * 0xff51afd7ed558ccdu + (uint64_t)k->attr_index;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static bool rehash(pv_profile *p, size_t nr_slots)
+{
+    size_t *slots = malloc(nr_slots * sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < nr_slots; i++)
+        slots[i] = NO_SLOT;
+    for (size_t r = 0; r < p->nr_rows; r++) {
+        key k = { p->rows[r].attr_index, p->rows[r].dso, p->rows[r].sym, p->rows[r].addr };
+        size_t i = hash(&k) & (nr_slots - 1);
+        while (slots[i] != NO_SLOT)
+            i = (i + 1) & (nr_slots - 1);
+        slots[i] = r;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->nr_slots = nr_slots;
+    return true;
+}
+
+/* The row of k, created with zero counts; NULL when out of memory. */
+static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
+{
+    if ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024))
+        return NULL;
+    size_t i = hash(k) & (p->nr_slots - 1);
+    while (p->slots[i] != NO_SLOT) {
+        pv_profile_row *r = &p->rows[p->slots[i]];
+        key other = { r->attr_index, r->dso, r->sym, r->addr };
+        if (same(&other, k))
+            return r;
+        i = (i + 1) & (p->nr_slots - 1);
+    }
+    if (p->nr_rows == *cap) {
+        size_t n = *cap ? *cap * 2 : 1024;
+        pv_profile_row *rows = realloc(p->rows, n * sizeof *rows);
+        if (!rows)
+            return NULL;
+        p->rows = rows;
+        *cap = n;
+    }
+    pv_profile_row *r = &p->rows[p->nr_rows];
+    memset(r, 0, sizeof *r);
+    r->attr_index = k->attr_index;
+    r->dso = k->dso;
+    r->sym = k->sym;
+    r->addr = k->addr;
+    p->slots[i] = p->nr_rows++;
+    return r;
+}
+
+static unsigned marker_cpumode(uint64_t v)
+{
+    switch (v) {
+    case PV_CONTEXT_HV: return 3;
+    case PV_CONTEXT_KERNEL: return 1;
+    case PV_CONTEXT_USER: return 2;
+    case PV_CONTEXT_GUEST_KERNEL: return 4;
+    case PV_CONTEXT_GUEST_USER: return 5;
+    default: return 0;
+    }
+}
+
+/* Functions already counted for the current sample. */
+typedef struct seen {
+    key *keys;
+    size_t nr, cap;
+} seen;
+
+/* 1: k is new (now remembered); 0: already counted; -1: out of memory. */
+static int seen_add(seen *s, const key *k)
+{
+    for (size_t i = 0; i < s->nr; i++)
+        if (same(&s->keys[i], k))
+            return 0;
+    if (s->nr == s->cap) {
+        size_t n = s->cap ? s->cap * 2 : 64;
+        key *keys = realloc(s->keys, n * sizeof *keys);
+        if (!keys)
+            return -1;
+        s->keys = keys;
+        s->cap = n;
+    }
+    s->keys[s->nr++] = *k;
+    return 1;
+}
+
+static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_file *f,
+                        const pv_record *r, const pv_sample *s, bool with_children, seen *counted,
+                        pv_error *err)
+{
+    uint64_t period = (s->sample_type & PV_SAMPLE_PERIOD) ? s->period : 1;
+    bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
+    uint64_t order = pv_symbolizer_key(sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0,
+                                       s->time);
+    pv_location l;
+    memset(&l, 0, sizeof l);
+    if (has_thread && (s->sample_type & PV_SAMPLE_IP))
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, r->misc & PV_MISC_CPUMODE_MASK,
+                              s->ip, &l);
+    key own = key_of(s->attr_index, &l, (s->sample_type & PV_SAMPLE_IP) ? s->ip : 0);
+    pv_profile_row *row = row_for(p, &own, cap);
+    if (!row)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    row->self_samples++;
+    row->self_period += period;
+    row->samples++;
+    row->period += period;
+    if (!with_children || !(s->sample_type & PV_SAMPLE_CALLCHAIN) || !has_thread)
+        return 0;
+    counted->nr = 0;
+    if (seen_add(counted, &own) < 0)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    unsigned cpumode = r->misc & PV_MISC_CPUMODE_MASK;
+    for (uint64_t i = 0; i < s->callchain_nr; i++) {
+        uint64_t ip = pv_sample_u64_at(s, s->callchain, i);
+        if (ip >= PV_CONTEXT_MAX) {
+            cpumode = marker_cpumode(ip);
+            continue;
+        }
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, cpumode, ip, &l);
+        key k = key_of(s->attr_index, &l, ip);
+        int added = seen_add(counted, &k);
+        if (added == 0)
+            continue;
+        row = added > 0 ? row_for(p, &k, cap) : NULL;
+        if (!row)
+            return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+        row->samples++;
+        row->period += period;
+    }
+    return 0;
+}
+
+int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
+                     pv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    seen counted = {0};
+    pv_walk walk;
+    pv_record r;
+    pv_sample s;
+    int rc;
+    pv_walk_start(&walk, f);
+    while ((rc = pv_walk_next(&walk, &r, err)) == 1) {
+        if (r.type != PV_RECORD_SAMPLE)
+            continue;
+        if (pv_sample_decode(f, &r, &s, err)) {
+            rc = -1;
+            break;
+        }
+        if (s.attr_index < 0)
+            continue;
+        if (count_sample(out, &cap, sym, f, &r, &s, with_children, &counted, err)) {
+            rc = -1;
+            break;
+        }
+    }
+    pv_walk_end(&walk);
+    free(counted.keys);
+    free(out->slots);
+    out->slots = NULL;
+    out->nr_slots = 0;
+    if (rc < 0) {
+        pv_profile_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void pv_profile_free(pv_profile *p)
+{
+    free(p->rows);
+    free(p->slots);
+    memset(p, 0, sizeof *p);
+}

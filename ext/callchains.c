@@ -14,8 +14,14 @@
  * function once per sample, as perf report --children does, without a
  * DISTINCT over all frames.  rowid = sample * 8192 + depth (a record holds
  * at most 8191 frames).
+ *
+ * A sample recorded with --call-graph dwarf has its user frames unwound
+ * from its registers and stack copy (symbolizer.h, dwarf_unwind.h); they
+ * follow the callchain's (kernel) entries as user frames, as in perf.
  */
 #include <stdlib.h>
+
+#include "dwarf_unwind.h"
 
 #include "perf_abi.h"
 #include "record_walk.h"
@@ -48,6 +54,10 @@ typedef struct CallchainsState {
     pv_symbolizer *symbolizer;
     bool located;
     pv_location location;
+    /* user frames unwound from a DWARF stack copy, after the callchain's */
+    bool unwound;
+    uint64_t user_ips[PV_UNWIND_DEFAULT_MAX_FRAMES];
+    size_t nr_user, next_user;
     /* repeated: the keys of the sample's own ip and of its frames so far */
     bool track_repeats;
     FrameKey *keys;
@@ -154,6 +164,8 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
                 return -1;
             st->next_entry = 0;
             st->depth = 0;
+            st->unwound = false;
+            st->nr_user = st->next_user = 0;
             st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
             if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN))
                 st->sample.callchain_nr = 0;
@@ -168,6 +180,20 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             }
             st->ip = v;
             st->cpumode = st->context;
+            st->located = false;
+            cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
+            return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
+        }
+        if (!st->unwound && pv_symbolizer_has_dwarf_stack(&st->sample)) {
+            st->unwound = true;
+            if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+                return -1;
+            st->nr_user = pv_symbolizer_unwind(st->symbolizer, &st->sample, sample_order_key(st),
+                                               st->user_ips, PV_UNWIND_DEFAULT_MAX_FRAMES);
+        }
+        if (st->next_user < st->nr_user && st->depth < 8192) {
+            st->ip = st->user_ips[st->next_user++];
+            st->cpumode = CPUMODE_USER;
             st->located = false;
             cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
             return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;

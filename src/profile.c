@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf_unwind.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -159,6 +160,22 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
         }
         pv_symbolizer_resolve(sym, (int32_t)s->pid, order, cpumode, ip, &l);
         key k = key_of(s->attr_index, &l, ip);
+        int added = seen_add(counted, &k);
+        if (added == 0)
+            continue;
+        row = added > 0 ? row_for(p, &k, cap) : NULL;
+        if (!row)
+            return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+        row->samples++;
+        row->period += period;
+    }
+    /* --call-graph dwarf: the user frames unwound from the stack copy */
+    uint64_t user_ips[PV_UNWIND_DEFAULT_MAX_FRAMES];
+    size_t nr_user = pv_symbolizer_unwind(sym, s, order, user_ips, PV_UNWIND_DEFAULT_MAX_FRAMES);
+    for (size_t i = 0; i < nr_user; i++) {
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, marker_cpumode(PV_CONTEXT_USER), user_ips[i],
+                              &l);
+        key k = key_of(s->attr_index, &l, user_ips[i]);
         int added = seen_add(counted, &k);
         if (added == 0)
             continue;

@@ -11,6 +11,7 @@
 
 #include "addr_space.h"
 #include "build_ids.h"
+#include "dwarf_unwind.h"
 #include "elf_image.h"
 #include "features.h"
 #include "perf_abi.h"
@@ -40,6 +41,7 @@ typedef struct dso {
     pv_symtab plt;          /* name@plt, for addresses no symbol covers */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
     char *status;           /* "ok" or why there are no symbols */
+    char *runtime_path;     /* DSO_ELF, DSO_VDSO: the file found for it, or NULL */
 } dso;
 
 struct pv_symbolizer {
@@ -56,6 +58,9 @@ struct pv_symbolizer {
     bool kallsyms_loaded;
     pv_symtab kallsyms;
     char *kallsyms_status;
+
+    /* DWARF stacks: made on the first sample that has one */
+    pv_unwinder *unwinder;
 };
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -152,6 +157,7 @@ static void free_dso(dso *d)
 {
     free(d->name);
     free(d->status);
+    free(d->runtime_path);
     pv_symtab_free(&d->symbols);
     pv_symtab_free(&d->plt);
 }
@@ -448,6 +454,7 @@ void pv_symbolizer_free(pv_symbolizer *s)
     pv_aspace_free(&s->space);
     pv_symtab_free(&s->kallsyms);
     free(s->kallsyms_status);
+    pv_unwinder_free(s->unwinder);
     free(s->sysroot);
     free(s->symdir);
     free(s);
@@ -582,6 +589,7 @@ static void load_elf_dso(pv_symbolizer *s, dso *d)
     char runtime[4096], debug[4096];
     if (!find_runtime_image(s, d, runtime, sizeof runtime))
         return;
+    d->runtime_path = strdup(runtime);
     const char *source = runtime;
     if (!d->image.has_symtab && find_debug_file(s, d, runtime, debug, sizeof debug))
         source = debug;
@@ -750,6 +758,7 @@ static void load_dso(pv_symbolizer *s, dso *d)
     case DSO_VDSO: {
         char path[4096];
         if (find_runtime_image(s, d, path, sizeof path)) {
+            d->runtime_path = strdup(path);
             if (!pv_elf_read_symbols(path, path, &d->symbols, &d->plt))
                 d->status = dup_printf("cannot read the symbols of %s", path);
         } else {
@@ -833,4 +842,55 @@ const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key)
     const char *comm = pv_aspace_comm(&s->space, tid, key);
     /* the idle task has no COMM record; perf calls it swapper */
     return comm || tid != 0 ? comm : "swapper";
+}
+
+/* ---- DWARF stacks ---------------------------------------------------------- */
+
+typedef struct unwind_lookup {
+    pv_symbolizer *s;
+    int32_t pid;
+    uint64_t key;
+} unwind_lookup;
+
+/* The unwinder's view of a process: its maps at the sample's key, each with
+ * the file its symbols come from (the recorded path, the sysroot's or the
+ * build-id cache's copy). */
+static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
+{
+    unwind_lookup *l = ctx;
+    const pv_map *m = pv_aspace_find(&l->s->space, l->pid, addr, l->key);
+    if (!m)
+        return false;
+    dso *d = &l->s->dsos[m->dso];
+    if ((d->kind == DSO_ELF || d->kind == DSO_VDSO) && !d->loaded)
+        load_dso(l->s, d);
+    out->start = m->start;
+    out->end = m->end;
+    out->pgoff = m->pgoff;
+    out->path = d->kind == DSO_ELF || d->kind == DSO_VDSO ? d->runtime_path : NULL;
+    return true;
+}
+
+bool pv_symbolizer_has_dwarf_stack(const pv_sample *sample)
+{
+    uint64_t need = PV_SAMPLE_CALLCHAIN | PV_SAMPLE_REGS_USER | PV_SAMPLE_STACK_USER |
+                    PV_SAMPLE_TID;
+    return sample->attr_index >= 0 && (sample->sample_type & need) == need;
+}
+
+size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t key,
+                            uint64_t *ips, size_t max)
+{
+    if (!pv_symbolizer_has_dwarf_stack(sample))
+        return 0;
+    if (!s->unwinder) {
+        char arch[64];
+        s->unwinder = pv_unwinder_new(read_feature_text(s->file, PV_FEATURE_ARCH, arch, sizeof arch)
+                                      ? arch : NULL);
+        if (!s->unwinder)
+            return 0;
+    }
+    unwind_lookup lookup = { s, (int32_t)sample->pid, key };
+    pv_unwind_result res;
+    return pv_unwind_sample(s->unwinder, sample, unwind_find_map, &lookup, ips, max, &res);
 }

@@ -62,4 +62,15 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
 /* Thread tid's name at key, or NULL. */
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key);
 
+/* Samples recorded with --call-graph dwarf carry the user registers and a
+ * copy of the user stack instead of user callchain entries.  Whether the
+ * sample has them (and a callchain, as perf requires to show a stack); and
+ * its user frames, unwound as perf does (dwarf_unwind.h) through the maps
+ * of its process at key: at most max ips into ips, leaf first, each caller
+ * as its return address minus one.  They follow the callchain's entries. */
+struct pv_sample;
+bool pv_symbolizer_has_dwarf_stack(const struct pv_sample *sample);
+size_t pv_symbolizer_unwind(pv_symbolizer *s, const struct pv_sample *sample, uint64_t key,
+                            uint64_t *ips, size_t max);
+
 #endif

@@ -21,12 +21,31 @@ set -u
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${PV_BUILD:-$root/build}
 dump=$build/tools/unwind_dump
+sqlrun=${PV_SQLRUN:-$build/sqlrun}
 
 tmp=$(mktemp -d)
 [ -n "${PV_KEEP_TMP:-}" ] && echo "# tmp: $tmp" || trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp/home
-mkdir -p "$HOME" "$tmp/empty"
+mkdir -p "$HOME" "$tmp/empty" "$tmp/shim"
 status=0
+
+# The SQL side (perf_callchains, perf_profile) through the symbols checker:
+# every frame's ip, sym+offset and dso, and the flat and inclusive profiles,
+# against a perf that does not expand inlined functions (perf's default
+# adds a frame per inlined call from the debug info; perfvtab has no
+# inline frames).
+real_perf=$(command -v perf)
+cat >"$tmp/shim/perf" <<SHIM
+#!/bin/sh
+cmd=\$1
+shift
+exec "$real_perf" "\$cmd" --no-inline "\$@"
+SHIM
+chmod +x "$tmp/shim/perf"
+sql_check() {  # label file [checker options...]
+    PATH=$tmp/shim:$PATH python3 "$root/tests/symbols_vs_perf.py" "$sqlrun" "$root" "$1" "$2" \
+        "${@:3}" || status=1
+}
 
 perf_stacks() {  # file [perf script options...]
     HOME=$tmp/empty perf script -i "$1" -F pid,tid,time,ip --no-inline "${@:2}" 2>/dev/null |
@@ -87,6 +106,7 @@ for variant in fp nofp; do
     compare "$variant build" "$data" 50 4 12
     full_frames=$frames
     compare "$variant build, --max-stack 3" "$data" 50 2 6 --max-stack 3
+    sql_check "dwarf $variant build (SQL)" "$data" --frames --profiles
 done
 
 # The binary gone: samples in it keep their leaf; samples in libc keep the
@@ -99,6 +119,11 @@ else
     echo "not ok - binary removed: still $frames frames (with the binary: $full_frames)"
     status=1
 fi
+
+# In SQL: with no copy anywhere, frames stop there (and have no symbols);
+# with perf record's copy in the build-id cache, the whole stacks again.
+HOME=$tmp/empty sql_check "dwarf, binary removed (SQL)" "$tmp/nofp/dwarf.data" --frames
+sql_check "dwarf, binary in the build-id cache only (SQL)" "$tmp/nofp/dwarf.data" --frames --profiles
 
 # The committed fixture: equal to perf whether or not its binary is here.
 compare "dwarf.data fixture" "$root/tests/fixtures/dwarf.data" 40 1 12

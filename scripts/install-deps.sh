@@ -11,6 +11,8 @@
 #   libdw-dev            libdwfl (elfutils) unwinds the user stacks of samples
 #                        recorded with --call-graph dwarf (src/dwarf_unwind.c)
 #   libiberty-dev        cplus_demangle: C++ symbol names as perf shows them
+#   libtraceevent-dev    the reader parses tracepoint formats (perf's own library)
+#                        to name the fields of tracepoint samples
 #   sqlite3              the shell: make demo, sql/*.sql, tests that load the .so
 #   linux-perf           perf itself: re-recording fixtures, perf-oracle outputs
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
@@ -23,7 +25,7 @@
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libdw-dev libiberty-dev
-          sqlite3 linux-perf python3 pkg-config chromium fonts-dejavu-core)
+          libtraceevent-dev sqlite3 linux-perf python3 pkg-config chromium fonts-dejavu-core)
 
 installed() {
     local status

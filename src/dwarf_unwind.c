@@ -124,6 +124,13 @@ struct pv_unwinder {
     bool stopped;               /* the frame callback ended the walk and said why */
     bool conflict;              /* a module of the session no longer matches the maps */
     bool read_failed;           /* a memory read of the current step failed */
+    /* perf's frame-pointer guess (pv_unwind_map.perf_lowest_start) */
+    bool frame_guessed;         /* the current frame's caller must be guessed */
+    bool guess_requested;       /* the walk stopped there to guess */
+    bool continuing;            /* the walk restarts at a guessed caller, already counted */
+    bool guess_rbp_ok;
+    uint64_t guess_sp, guess_rbp;
+    size_t walk_frames;         /* frames seen by the current libdwfl walk */
 };
 
 const char *pv_unwind_stop_name(pv_unwind_stop stop)
@@ -224,6 +231,14 @@ static void remember_failed(pv_unwinder *u, const char *path)
 
 /* ---- memory: the stack copy, else the mapped file ---------------------- */
 
+/* The caller's map at addr; fields a caller leaves alone read as 0. */
+static bool lookup_map(pv_unwinder *u, uint64_t addr, pv_unwind_map *map)
+{
+    memset(map, 0, sizeof *map);
+    return u->find_map(u->ctx, addr, map);
+}
+
+
 static int file_fd(pv_unwinder *u, const char *path)
 {
     open_file *victim = &u->files[0];
@@ -295,7 +310,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
      * of the stack, the heap, a file that is gone) reads as 0 -- which,
      * as a return address, perf shows as a last frame at address -1. */
     pv_unwind_map map;
-    if (!u->find_map(u->ctx, addr, &map) || addr < map.start || addr >= map.end) {
+    if (!lookup_map(u, addr, &map) || addr < map.start || addr >= map.end) {
         u->read_failed = true;
         return false;
     }
@@ -367,6 +382,24 @@ static uint64_t load_bias(Elf *elf, const pv_unwind_map *map)
     return map->start - map->pgoff;
 }
 
+/* Whether perf's unwinder misses the CFI of this image: it places the
+ * unwind table at perf_lowest_start less the first segment's page-aligned
+ * address, which is the load bias only when that map begins the image. */
+static bool perf_misses_cfi(const pv_unwinder *u, Elf *elf, uint64_t bias, const pv_unwind_map *map)
+{
+    if (!map->perf_lowest_start || u->abi != &abi_x86_64)
+        return false;
+    size_t phnum;
+    if (elf_getphdrnum(elf, &phnum) != 0)
+        return false;
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+        if (ph && ph->p_type == PT_LOAD)
+            return map->perf_lowest_start - (ph->p_vaddr & ~(uint64_t)0xfff) != bias;
+    }
+    return false;
+}
+
 /* The module for the map at pc, reported now if the session lacks it.
  * NULL with the unwind stopped when the map has no ELF file; NULL with
  * u->conflict when the session holds another file there (the process
@@ -375,7 +408,7 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
 {
     process_session *p = u->session;
     pv_unwind_map map;
-    if (!u->find_map(u->ctx, pc, &map) || pc < map.start || pc >= map.end) {
+    if (!lookup_map(u, pc, &map) || pc < map.start || pc >= map.end) {
         stop_with(u, PV_UNWIND_NO_ELF, "0x%llx is in no map of process %d",
                   (unsigned long long)pc, (int)u->sample->pid);
         return NULL;
@@ -390,8 +423,10 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
         const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
         Dwarf_Addr bias;
         Elf *elf = dwfl_module_getelf(mod, &bias);
-        if (name && elf && !strcmp(name, map.path) && bias == load_bias(elf, &map))
+        if (name && elf && !strcmp(name, map.path) && bias == load_bias(elf, &map)) {
+            u->frame_guessed = perf_misses_cfi(u, elf, bias, &map);
             return mod;
+        }
         u->conflict = true;
         return NULL;
     }
@@ -442,6 +477,9 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
                   why ? why : "cannot report");
         return NULL;
     }
+    Dwarf_Addr mod_bias;
+    Elf *mod_elf = dwfl_module_getelf(mod, &mod_bias);
+    u->frame_guessed = mod_elf && perf_misses_cfi(u, mod_elf, mod_bias, &map);
     return mod;
 }
 
@@ -487,6 +525,67 @@ static bool return_address_undefined(pv_unwinder *u, uint64_t lookup_pc)
     return false;
 }
 
+/* Ends the walk at a frame perf has no CFI for; its stack pointer and
+ * frame pointer are what perf's guess starts from. */
+static int request_guess(pv_unwinder *u, Dwfl_Frame *state)
+{
+    Dwarf_Word sp = 0, rbp = 0;
+    u->guess_requested = true;
+    u->guess_rbp_ok = dwfl_frame_reg(state, 7, &sp) == 0 && dwfl_frame_reg(state, 6, &rbp) == 0;
+    u->guess_sp = sp;
+    u->guess_rbp = rbp;
+    return DWARF_CB_ABORT;
+}
+
+/* perf's guess of a caller without CFI (libunwind's x86_64 frame chain):
+ * a frame pointer at or above the stack pointer and less than 16 KiB
+ * above it holds the caller's frame pointer, the return address above it.
+ * true with the caller counted and the registers set to restart there. */
+static bool guess_caller(pv_unwinder *u)
+{
+    uint64_t rbp = u->guess_rbp, sp = u->guess_sp;
+    uint64_t after = u->ips[u->res->nr - 1];
+    u->res->perf_guesses++;
+    if (!u->guess_rbp_ok) {
+        stop_with(u, PV_UNWIND_STEP_FAILED, "after 0x%llx: no CFI for perf, and no frame pointer",
+                  (unsigned long long)after);
+        return false;
+    }
+    Dwarf_Word saved_rbp, ret;
+    if (rbp == 0 || !memory_read(NULL, rbp, &saved_rbp, u) || rbp < sp || rbp - sp > 0x4000) {
+        stop_with(u, PV_UNWIND_END_OF_STACK,
+                  "after 0x%llx: no CFI for perf, and the frame pointer leads nowhere",
+                  (unsigned long long)after);
+        return false;
+    }
+    if (!memory_read(NULL, rbp + 8, &ret, u)) {
+        stop_with(u, PV_UNWIND_STEP_FAILED, "after 0x%llx: the guessed caller is in no map",
+                  (unsigned long long)after);
+        return false;
+    }
+    if (u->res->nr >= u->max_frames) {
+        stop_with(u, PV_UNWIND_MAX_FRAMES, "%zu frames", u->max_frames);
+        return false;
+    }
+    if (ret == 0) {
+        push_zero_return(u);
+        return false;
+    }
+    push_ip(u, ret - 1);
+    /* The caller as perf's unwinder knows it: pc, frame pointer, and a
+     * stack pointer 16 bytes above the callee's (libunwind's guess moves
+     * its CFA, which stands for the stack pointer, by 16 whatever the
+     * frame pointer was); the other registers unknown.  libdwfl restarts
+     * there, looking up the CFI at the call (ret - 1) as for any caller. */
+    memset(u->regs_present, 0, sizeof u->regs_present);
+    u->dwarf_regs[6] = saved_rbp;
+    u->dwarf_regs[7] = sp + 16;
+    u->dwarf_regs[16] = ret - 1;
+    u->regs_present[6] = u->regs_present[7] = u->regs_present[16] = true;
+    u->pc = ret - 1;
+    return true;
+}
+
 static int frame_callback(Dwfl_Frame *state, void *arg)
 {
     pv_unwinder *u = arg;
@@ -500,9 +599,15 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
         stop_with(u, PV_UNWIND_STEP_FAILED, "%s", dwfl_errmsg(-1));
         return DWARF_CB_ABORT;
     }
-    if (u->res->nr == 0) {
-        /* The initial frame: its module was reported before attaching. */
-        push_ip(u, pc);
+    if (u->walk_frames++ == 0) {
+        /* The initial frame: the leaf (its module was reported before
+         * attaching), or a caller perf guessed, already counted. */
+        if (!u->continuing)
+            push_ip(u, pc);
+        if (!module_for(u, pc, !u->continuing))
+            return DWARF_CB_ABORT;
+        if (u->frame_guessed)
+            return request_guess(u, state);
     } else {
         if (pc == 0) {
             if (step_read_failed)
@@ -524,6 +629,8 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
                 u->res->nr--;
             return DWARF_CB_ABORT;
         }
+        if (u->frame_guessed && u->res->nr < u->max_frames)
+            return request_guess(u, state);
         bool activation;
         if (!dwfl_frame_pc(state, &pc, &activation)) {
             stop_with(u, PV_UNWIND_STEP_FAILED, "%s", dwfl_errmsg(-1));
@@ -592,9 +699,19 @@ static bool unwind_in_session(pv_unwinder *u)
         }
         p->abi = u->abi;
     }
-    int rc = dwfl_getthread_frames(p->dwfl, 1, frame_callback, u);
-    if (u->conflict)
-        return false;
+    int rc;
+    for (;;) {
+        u->walk_frames = 0;
+        u->guess_requested = false;
+        rc = dwfl_getthread_frames(p->dwfl, 1, frame_callback, u);
+        if (u->conflict)
+            return false;
+        if (!u->guess_requested)
+            break;
+        if (!guess_caller(u))
+            return true;
+        u->continuing = true;
+    }
     if (u->stopped)
         return true;
     /* libdwfl ends the walk alike when the CFI leaves the caller's return
@@ -624,6 +741,20 @@ static bool perf_reg(const pv_sample *s, unsigned index, uint64_t *value)
         return false;
     *value = pv_sample_u64_at(s, s->regs_user.values, at);
     return true;
+}
+
+/* The initial registers: the sample's, in DWARF numbering. */
+static void restore_sample_registers(pv_unwinder *u)
+{
+    const unwind_abi *abi = u->abi;
+    for (unsigned r = 0; r < abi->nr_dwarf; r++) {
+        uint64_t v = 0;
+        u->regs_present[r] = perf_reg(u->sample, (unsigned)abi->perf_of_dwarf[r], &v);
+        u->dwarf_regs[r] = abi->word_size == 4 ? (v & 0xffffffffu) : v;
+    }
+    uint64_t pc = 0;
+    perf_reg(u->sample, (unsigned)abi->perf_ip, &pc);
+    u->pc = abi->word_size == 4 ? (pc & 0xffffffffu) : pc;
 }
 
 static const unwind_abi *abi_for(const pv_unwinder *u, uint64_t regs_abi)
@@ -702,11 +833,6 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
     u->stack_len = s->stack_user_dyn_size;
     u->ips = ips;
     u->max_frames = max_frames;
-    for (unsigned r = 0; r < abi->nr_dwarf; r++) {
-        uint64_t v = 0;
-        u->regs_present[r] = perf_reg(s, (unsigned)abi->perf_of_dwarf[r], &v);
-        u->dwarf_regs[r] = abi->word_size == 4 ? (v & 0xffffffffu) : v;
-    }
 
     u->session = session_for(u, s->pid);
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -714,6 +840,9 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
         u->stopped = false;
         u->conflict = false;
         u->read_failed = false;
+        u->continuing = false;
+        u->frame_guessed = false;
+        restore_sample_registers(u);
         if (unwind_in_session(u))
             break;
         /* A module no longer fits the maps: a fresh session, once. */

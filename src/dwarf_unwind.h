@@ -22,6 +22,14 @@
  * gone), when a read leaves the stack copy and every mapped file, or when a
  * frame's CFI cannot be evaluated.  The reason is reported.
  *
+ * perf 6.1 unwinds with libunwind, whose results this reproduces where they
+ * are not libdwfl's (checked sample by sample against perf script, see
+ * tests/t_dwarf_unwind.sh): the last word of the stack copy is never read
+ * from it; outside the copy a word in a map whose bytes cannot be read is 0
+ * (a return address of 0 is a last frame at -1), while one in no map fails
+ * the step; and a file whose unwind table perf misplaces (see
+ * perf_lowest_start) gets perf's frame-pointer guess instead of its CFI.
+ *
  * Nothing here trusts the sample: the register mask must match the values,
  * the stack copy's used size must fit the copy, every stack read is bounds
  * checked, and the number of frames is bounded.
@@ -49,6 +57,14 @@ typedef struct pv_unwind_map {
      * caller found the same build-id); NULL for memory that is not a file
      * (anonymous, JIT, [vdso] without a copy on disk). */
     const char *path;
+    /* perf's own unwinder (libunwind) looks for a file's unwind table at
+     * the lowest start of any map of the same file in the process, maps
+     * left from before an exec or inherited at a fork included.  Where
+     * that is not where this image begins, perf finds no CFI for its
+     * frames and guesses their callers from the frame pointer; so does
+     * this unwinder, on x86_64, when the caller gives that start here
+     * (0: no such emulation). */
+    uint64_t perf_lowest_start;
 } pv_unwind_map;
 
 /* The caller's address space: fills *out with the map holding addr in the
@@ -71,6 +87,8 @@ typedef struct pv_unwind_result {
     size_t nr;                  /* addresses stored, leaf first */
     pv_unwind_stop stop;
     char detail[256];           /* stop in words, with the address and file */
+    unsigned perf_guesses;      /* frames perf would find no CFI for, whose
+                                   callers were guessed as perf does */
 } pv_unwind_result;
 
 typedef struct pv_unwinder pv_unwinder;

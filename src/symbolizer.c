@@ -868,6 +868,9 @@ static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
     out->end = m->end;
     out->pgoff = m->pgoff;
     out->path = d->kind == DSO_ELF || d->kind == DSO_VDSO ? d->runtime_path : NULL;
+    /* maps of the same dso left from before an exec or a fork count too */
+    uint64_t lowest = pv_aspace_lowest_start(&l->s->space, l->pid, m->dso, l->key);
+    out->perf_lowest_start = lowest == UINT64_MAX ? m->start : lowest;
     return true;
 }
 

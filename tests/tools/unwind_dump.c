@@ -13,11 +13,12 @@
  * saying why the unwind stopped.  Exit status 1 on a read error.
  *
  * The maps are the minimum the test needs, kept here until the address
- * spaces of src/addr_space.c are on this branch: the MMAP/MMAP2, COMM, FORK
- * and SAMPLE records are replayed in time order (as perf sorts them; ties
- * in file order), a process's maps dropped at its exec and copied at its
- * fork, the latest map holding an address winning.  Paths are used as
- * recorded; names in brackets ([stack], [vdso]) and //anon are not files.
+ * spaces of src/addr_space.c are on this branch: the MMAP/MMAP2, FORK and
+ * SAMPLE records are replayed in time order (as perf sorts them; ties in
+ * file order), a process's maps copied at its fork and, as in perf, kept
+ * across an exec, the latest map holding an address winning.  Paths are
+ * used as recorded; names in brackets ([stack], [vdso]) and //anon are not
+ * files.
  * Samples print in that order too.
  */
 #include <inttypes.h>
@@ -137,6 +138,14 @@ static bool find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
     out->end = t->end;
     out->pgoff = t->pgoff;
     out->path = t->is_file ? t->path : NULL;
+    /* perf's base for the file's unwind table: its lowest map in the
+     * process, stale ones included */
+    out->perf_lowest_start = t->start;
+    for (size_t i = 0; i < c->maps->nr; i++) {
+        const tool_map *o = &c->maps->maps[i];
+        if (o->pid == c->pid && o->start < out->perf_lowest_start && !strcmp(o->path, t->path))
+            out->perf_lowest_start = o->start;
+    }
     return true;
 }
 
@@ -173,8 +182,6 @@ static int on_comm_or_fork(pv_file *f, const pv_record *rec, tool_maps *maps, pv
     uint32_t second = pv_cursor_u32(&body);   /* COMM: tid; FORK: ppid */
     if (body.failed)
         return pv_record_too_short(f, rec, err);
-    if (rec->type == PV_RECORD_COMM && (rec->misc & PV_MISC_COMM_EXEC) && pid == second)
-        drop_maps(maps, (int32_t)pid);
     if (rec->type == PV_RECORD_FORK && pid != second) {
         drop_maps(maps, (int32_t)pid);
         copy_maps(maps, (int32_t)second, (int32_t)pid);
@@ -206,7 +213,8 @@ static void print_sample(const pv_sample *s, tool_maps *maps, pv_unwinder *u, si
         printf(" %" PRIx64, t ? ips[i] - t->start + t->pgoff : ips[i]);
     }
     if (why && wanted)
-        printf(" # %s: %s", pv_unwind_stop_name(res.stop), res.detail);
+        printf(" # %s: %s%s", pv_unwind_stop_name(res.stop), res.detail,
+               res.perf_guesses ? " (perf's frame-pointer guess)" : "");
     putchar('\n');
 }
 

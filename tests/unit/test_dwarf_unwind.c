@@ -77,6 +77,10 @@ static void load_self_maps(void)
     fclose(f);
 }
 
+/* When set, every file's maps say perf would place its unwind table 64 KiB
+ * too low (as after an exec with the file mapped lower before). */
+static bool misplace_perf_tables;
+
 static bool self_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
 {
     (void)ctx;
@@ -87,6 +91,8 @@ static bool self_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
             out->end = m->end;
             out->pgoff = m->pgoff;
             out->path = m->path[0] == '/' ? m->path : NULL;
+            if (misplace_perf_tables && out->path)
+                out->perf_lowest_start = m->start - m->pgoff - 0x10000;
             return true;
         }
     }
@@ -374,6 +380,27 @@ static void own_stack(void)
     check(m == 1 && ips[0] == snap.rip && res.stop == PV_UNWIND_STEP_FAILED,
           "short copy at an unmapped sp: the leaf only, the step fails",
           "%zu frames (%s: %s)", m, pv_unwind_stop_name(res.stop), res.detail);
+
+    /* perf's unwinder missing a file's CFI guesses from the frame pointer;
+     * a frame pointer of 0 ends the stack at the leaf. */
+    misplace_perf_tables = true;
+    fill_from_snapshot(stack_copy_len);
+    fake.regs[R_BP] = 0;
+    pack(&fake, 2, X86_64_MASK, stack_copy_len, stack_copy_len);
+    fake.s.pid = 2;
+    m = run(u, self_find_map, ips, 128, &res);
+    check(m == 1 && res.stop == PV_UNWIND_END_OF_STACK && strstr(res.detail, "no CFI for perf"),
+          "perf misses the CFI, frame pointer 0: the leaf only", "%zu frames (%s: %s)", m,
+          pv_unwind_stop_name(res.stop), res.detail);
+    /* a frame pointer below the stack pointer is no frame either */
+    fake.regs[R_BP] = snap.rsp - 64;
+    pack(&fake, 2, X86_64_MASK, stack_copy_len, stack_copy_len);
+    fake.s.pid = 2;
+    m = run(u, self_find_map, ips, 128, &res);
+    check(m == 1 && res.stop == PV_UNWIND_END_OF_STACK && strstr(res.detail, "no CFI for perf"),
+          "perf misses the CFI, frame pointer below the stack: the leaf only",
+          "%zu frames (%s: %s)", m, pv_unwind_stop_name(res.stop), res.detail);
+    misplace_perf_tables = false;
 
     /* Garbage on the stack: whatever comes out is bounded. */
     srand(7);

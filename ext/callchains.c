@@ -7,7 +7,9 @@
  * first frame the kernel recorded, the leaf (for a sample with a
  * callchain, the sample's own ip), each caller one deeper.  The
  * PERF_CONTEXT_* markers are not rows: they set the cpumode of the frames
- * after them.  pid, tid, time, period and event repeat the sample's so
+ * after them.  A chain holding any other value that high is corrupt and,
+ * as perf discards it, has no rows.  pid, tid, time, period and event
+ * repeat the sample's so
  * that profiles need no join.  repeated is 1 when the frame's function
  * (or, unresolved, its address) is the sample's own or that of a shallower
  * frame: summing the frames with repeated = 0 and the samples counts each
@@ -21,8 +23,8 @@
  */
 #include <stdlib.h>
 
+#include "callchain.h"
 #include "dwarf_unwind.h"
-
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -39,9 +41,6 @@ typedef struct FrameKey {
     const char *dso, *sym;
     uint64_t addr;              /* when sym is NULL */
 } FrameKey;
-
-enum { CPUMODE_KERNEL = 1, CPUMODE_USER = 2, CPUMODE_HV = 3, CPUMODE_GUEST_KERNEL = 4,
-       CPUMODE_GUEST_USER = 5 };
 
 typedef struct CallchainsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -68,21 +67,6 @@ typedef struct CallchainsState {
 static bool callchains_wants(uint32_t type)
 {
     return type == PV_RECORD_SAMPLE;
-}
-
-static bool context_marker(uint64_t v, unsigned *cpumode)
-{
-    if (v < PV_CONTEXT_MAX)
-        return false;
-    switch (v) {
-    case PV_CONTEXT_HV: *cpumode = CPUMODE_HV; break;
-    case PV_CONTEXT_KERNEL: *cpumode = CPUMODE_KERNEL; break;
-    case PV_CONTEXT_USER: *cpumode = CPUMODE_USER; break;
-    case PV_CONTEXT_GUEST_KERNEL: *cpumode = CPUMODE_GUEST_KERNEL; break;
-    case PV_CONTEXT_GUEST_USER: *cpumode = CPUMODE_GUEST_USER; break;
-    default: *cpumode = 0; break;   /* PERF_CONTEXT_GUEST and unknown markers */
-    }
-    return true;
 }
 
 static uint64_t sample_order_key(const CallchainsState *st)
@@ -167,15 +151,17 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             st->unwound = false;
             st->nr_user = st->next_user = 0;
             st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
-            if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN))
+            if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN) ||
+                pv_callchain_is_corrupt(&st->sample)) {
                 st->sample.callchain_nr = 0;
+                st->unwound = true;     /* no user stack either, as in perf */
+            }
         }
         next_sample = true;
         while (st->next_entry < st->sample.callchain_nr) {
             uint64_t v = pv_sample_u64_at(&st->sample, st->sample.callchain, st->next_entry++);
-            unsigned mode;
-            if (context_marker(v, &mode)) {
-                st->context = mode;
+            if (pv_callchain_is_marker(v)) {
+                st->context = pv_callchain_marker_cpumode(v);
                 continue;
             }
             st->ip = v;
@@ -193,7 +179,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
         }
         if (st->next_user < st->nr_user && st->depth < 8192) {
             st->ip = st->user_ips[st->next_user++];
-            st->cpumode = CPUMODE_USER;
+            st->cpumode = pv_callchain_marker_cpumode(PV_CONTEXT_USER);
             st->located = false;
             cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
             return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;

@@ -116,7 +116,7 @@ bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img)
 
 /* perf shows C++ names demangled, without parameters (libiberty's
  * cplus_demangle with DMGL_NO_OPTS); kernel and JIT names stay as they are. */
-static void add_demangled(pv_symtab *t, uint64_t start, uint64_t size, uint8_t binding,
+static void add_demangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
                           const char *name, const char *suffix)
 {
     char *demangled = cplus_demangle(name, DMGL_NO_OPTS);
@@ -127,7 +127,7 @@ static void add_demangled(pv_symtab *t, uint64_t start, uint64_t size, uint8_t b
     if (full) {
         memcpy(full, base, n);
         memcpy(full + n, suffix, k + 1);
-        pv_symtab_add(t, start, size, binding, full, n + k, false);
+        pv_symtree_insert(t, start, size, binding, full, n + k);
         if (full != buf)
             free(full);
     } else {
@@ -142,7 +142,7 @@ static bool section_is_text(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
     return name && strstr(name, "text");
 }
 
-static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_symtab *t)
+static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_symtree *t)
 {
     Elf_Data *data = elf_getdata(table, NULL);
     if (!data || table_sh->sh_entsize == 0)
@@ -196,7 +196,7 @@ static Elf_Scn *section_named(Elf *elf, const char *wanted, GElf_Shdr *sh)
 /* perf names the .plt entries after the .dynsym symbols of the .rela.plt
  * relocations, in order: "name@plt" ("@plt" for a relocation without a
  * symbol), one .plt entry each after the header entry. */
-static void synthesize_plt(Elf *elf, pv_symtab *t)
+static void synthesize_plt(Elf *elf, pv_symtree *t)
 {
     GElf_Shdr rel_sh, plt_sh, dynsym_sh;
     Elf_Scn *rel = section_named(elf, ".rela.plt", &rel_sh);
@@ -244,20 +244,24 @@ static void synthesize_plt(Elf *elf, pv_symtab *t)
     }
 }
 
-static void read_symbols(Elf *elf, pv_symtab *t)
+/* .symtab, then .dynsym, each followed by perf's fixes over the tree. */
+static void read_symbols(Elf *elf, pv_symtree *t)
 {
-    /* .symtab first, then .dynsym, as perf adds them */
     const unsigned kinds[2] = { SHT_SYMTAB, SHT_DYNSYM };
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
+        size_t before = t->nr;
         for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
             GElf_Shdr sh;
             if (gelf_getshdr(scn, &sh) && sh.sh_type == kinds[k])
                 read_table(elf, scn, &sh, t);
         }
+        if (t->nr > before)
+            pv_symtree_fixup(t);
+    }
 }
 
 /* Calls fn on path's ELF; false when it is not one. */
-static bool with_elf(const char *path, void (*fn)(Elf *, pv_symtab *), pv_symtab *t)
+static bool with_elf(const char *path, void (*fn)(Elf *, pv_symtree *), pv_symtree *t)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -271,18 +275,17 @@ static bool with_elf(const char *path, void (*fn)(Elf *, pv_symtab *), pv_symtab
     return ok;
 }
 
-bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t,
-                         pv_symtab *plt)
+bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtree *t)
 {
-    if (!libelf_ready() || !with_elf(path, read_symbols, t) || !pv_symtab_finish(t, false))
+    if (!libelf_ready() || !with_elf(path, read_symbols, t))
         return false;
     /* the .plt and its relocations are the running image's (a debug
-     * file's copies hold no bytes) */
-    with_elf(runtime_path, synthesize_plt, plt);
-    return pv_symtab_finish(plt, false);
+     * file's copies hold no bytes); perf adds them last, unfixed */
+    with_elf(runtime_path, synthesize_plt, t);
+    return !t->failed;
 }
 
-bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t, pv_symtab *plt)
+bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtree *t)
 {
     if (!libelf_ready())
         return false;
@@ -290,10 +293,10 @@ bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t, pv
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok) {
         read_symbols(elf, t);
-        synthesize_plt(elf, plt);
+        synthesize_plt(elf, t);
     }
     elf_end(elf);
-    return ok && pv_symtab_finish(t, false) && pv_symtab_finish(plt, false);
+    return ok && !t->failed;
 }
 
 uint64_t pv_elf_offset_to_vaddr(const pv_elf_image *img, uint64_t off)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symtab.h"
+#include "symtree.h"
 
 #define PV_ELF_MAX_LOADS 32
 
@@ -29,16 +29,14 @@ typedef struct pv_elf_image {
 
 /* Reads the headers of path.  false: not a readable ELF file (why says so). */
 bool pv_elf_probe(const char *path, pv_elf_image *img, char *why, size_t why_size);
-/* Adds path's symbols (.symtab, then .dynsym) to t, at their ELF addresses,
- * and perf's "name@plt" symbols for the .plt entries of runtime_path (the
- * mapped file; path may be its debug file) to plt.  perf adds these after
- * sizing the others, so they name only what no other symbol covers: a
- * separate table, looked up second. */
-bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtab *t,
-                         pv_symtab *plt);
+/* Builds t from path's symbols (.symtab, then .dynsym) at their ELF
+ * addresses, and perf's "name@plt" symbols for the .plt entries of
+ * runtime_path (the mapped file; path may be its debug file), in perf's
+ * order (see symtree.h). */
+bool pv_elf_read_symbols(const char *path, const char *runtime_path, pv_symtree *t);
 /* Same for an ELF image in memory (the running process's vdso). */
 bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img);
-bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtab *t, pv_symtab *plt);
+bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtree *t);
 
 /* The address the symbols use for file offset off (the image's segments). */
 uint64_t pv_elf_offset_to_vaddr(const pv_elf_image *img, uint64_t off);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callchain.h"
 #include "dwarf_unwind.h"
 #include "perf_abi.h"
 #include "record_walk.h"
@@ -89,18 +90,6 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     return r;
 }
 
-static unsigned marker_cpumode(uint64_t v)
-{
-    switch (v) {
-    case PV_CONTEXT_HV: return 3;
-    case PV_CONTEXT_KERNEL: return 1;
-    case PV_CONTEXT_USER: return 2;
-    case PV_CONTEXT_GUEST_KERNEL: return 4;
-    case PV_CONTEXT_GUEST_USER: return 5;
-    default: return 0;
-    }
-}
-
 /* Functions already counted for the current sample. */
 typedef struct seen {
     key *keys;
@@ -146,7 +135,8 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     row->self_period += period;
     row->samples++;
     row->period += period;
-    if (!with_children || !(s->sample_type & PV_SAMPLE_CALLCHAIN) || !has_thread)
+    if (!with_children || !(s->sample_type & PV_SAMPLE_CALLCHAIN) || !has_thread ||
+        pv_callchain_is_corrupt(s))
         return 0;
     counted->nr = 0;
     if (seen_add(counted, &own) < 0)
@@ -154,8 +144,8 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     unsigned cpumode = r->misc & PV_MISC_CPUMODE_MASK;
     for (uint64_t i = 0; i < s->callchain_nr; i++) {
         uint64_t ip = pv_sample_u64_at(s, s->callchain, i);
-        if (ip >= PV_CONTEXT_MAX) {
-            cpumode = marker_cpumode(ip);
+        if (pv_callchain_is_marker(ip)) {
+            cpumode = pv_callchain_marker_cpumode(ip);
             continue;
         }
         pv_symbolizer_resolve(sym, (int32_t)s->pid, order, cpumode, ip, &l);
@@ -173,8 +163,8 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     uint64_t user_ips[PV_UNWIND_DEFAULT_MAX_FRAMES];
     size_t nr_user = pv_symbolizer_unwind(sym, s, order, user_ips, PV_UNWIND_DEFAULT_MAX_FRAMES);
     for (size_t i = 0; i < nr_user; i++) {
-        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, marker_cpumode(PV_CONTEXT_USER), user_ips[i],
-                              &l);
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order,
+                              pv_callchain_marker_cpumode(PV_CONTEXT_USER), user_ips[i], &l);
         key k = key_of(s->attr_index, &l, user_ips[i]);
         int added = seen_add(counted, &k);
         if (added == 0)

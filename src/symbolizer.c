@@ -37,8 +37,8 @@ typedef struct dso {
     uint8_t build_id[PV_BUILD_ID_MAX];
     uint8_t build_id_len;   /* 0: the recording has none */
     bool loaded;
-    pv_symtab symbols;      /* DSO_KERNEL uses the symbolizer's kallsyms */
-    pv_symtab plt;          /* name@plt, for addresses no symbol covers */
+    pv_symtree tree;        /* DSO_ELF, DSO_VDSO */
+    pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
     char *status;           /* "ok" or why there are no symbols */
     char *runtime_path;     /* DSO_ELF, DSO_VDSO: the file found for it, or NULL */
@@ -159,7 +159,7 @@ static void free_dso(dso *d)
     free(d->status);
     free(d->runtime_path);
     pv_symtab_free(&d->symbols);
-    pv_symtab_free(&d->plt);
+    pv_symtree_free(&d->tree);
 }
 
 /* The dso for a map's name, created on first sight; UINT32_MAX on OOM. */
@@ -208,6 +208,7 @@ static uint32_t intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool ker
     }
     dso *d = &s->dsos[s->nr_dsos];
     memset(d, 0, sizeof *d);
+    pv_symtree_init(&d->tree);
     d->name = name;
     d->kind = kind;
     d->kernel_side = kernel_side;
@@ -593,11 +594,11 @@ static void load_elf_dso(pv_symbolizer *s, dso *d)
     const char *source = runtime;
     if (!d->image.has_symtab && find_debug_file(s, d, runtime, debug, sizeof debug))
         source = debug;
-    if (!pv_elf_read_symbols(source, runtime, &d->symbols, &d->plt)) {
+    if (!pv_elf_read_symbols(source, runtime, &d->tree)) {
         d->status = dup_printf("cannot read the symbols of %s", source);
         return;
     }
-    if (d->symbols.nr == 0)
+    if (d->tree.live == 0)
         d->status = dup_printf("no symbols in %s", source);
 }
 
@@ -633,7 +634,7 @@ static void load_own_vdso(dso *d)
     pv_elf_image img;
     if (pv_elf_probe_memory(copy, size, &img) && same_build_id(d, &img)) {
         d->image = img;
-        pv_elf_read_symbols_memory(copy, size, &d->symbols, &d->plt);
+        pv_elf_read_symbols_memory(copy, size, &d->tree);
     } else {
         d->status = strdup("no [vdso] image: not in the build-id cache, and this machine's vdso "
                            "has another build-id");
@@ -759,7 +760,7 @@ static void load_dso(pv_symbolizer *s, dso *d)
         char path[4096];
         if (find_runtime_image(s, d, path, sizeof path)) {
             d->runtime_path = strdup(path);
-            if (!pv_elf_read_symbols(path, path, &d->symbols, &d->plt))
+            if (!pv_elf_read_symbols(path, path, &d->tree))
                 d->status = dup_printf("cannot read the symbols of %s", path);
         } else {
             free(d->status);
@@ -805,29 +806,33 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
     out->dso_offset = d->kind == DSO_JIT ? ip : ip - m->start + m->pgoff;
     if (!d->loaded)
         load_dso(s, d);
-    const pv_symtab *table = &d->symbols;
     uint64_t addr = out->dso_offset;
-    switch (d->kind) {
-    case DSO_KERNEL:
+    if (d->kind == DSO_ELF || d->kind == DSO_VDSO) {
+        addr = pv_elf_offset_to_vaddr(&d->image, out->dso_offset);
+        if (d->status && d->tree.live == 0) {
+            out->status = d->status;
+            return;
+        }
+        int32_t node = pv_symtree_find(&d->tree, addr);
+        if (node < 0) {
+            out->status = "no symbol at this address";
+            return;
+        }
+        out->sym = pv_symtree_name(&d->tree, node);
+        out->sym_offset = addr - d->tree.nodes[node].start;
+        out->status = "ok";
+        return;
+    }
+    const pv_symtab *table = &d->symbols;
+    if (d->kind == DSO_KERNEL) {
         table = &s->kallsyms;
         addr = ip;
-        break;
-    case DSO_ELF:
-    case DSO_VDSO:
-        addr = pv_elf_offset_to_vaddr(&d->image, out->dso_offset);
-        break;
-    default:
-        break;
     }
     if (d->status && table->nr == 0) {
         out->status = d->status;
         return;
     }
     const pv_symbol *sym = pv_symtab_find(table, addr);
-    if (!sym && d->plt.nr) {
-        table = &d->plt;
-        sym = pv_symtab_find(table, addr);
-    }
     if (!sym) {
         out->status = "no symbol at this address";
         return;

@@ -76,26 +76,30 @@ static size_t leading_underscores(const char *s)
     return n;
 }
 
-/* true: keep a, false: keep b (perf's order of preferences). */
-static bool prefer_first(const pv_symtab *t, const pv_symbol *a, const pv_symbol *b)
+bool pv_symbol_prefer_first(bool a_sized, uint8_t a_binding, const char *a_name, bool b_sized,
+                            uint8_t b_binding, const char *b_name)
 {
-    bool a_sized = a->end > a->start, b_sized = b->end > b->start;
     if (a_sized != b_sized)
         return a_sized;
-    bool a_weak = a->binding == PV_BIND_WEAK, b_weak = b->binding == PV_BIND_WEAK;
+    bool a_weak = a_binding == PV_BIND_WEAK, b_weak = b_binding == PV_BIND_WEAK;
     if (a_weak != b_weak)
         return !a_weak;
-    bool a_global = a->binding == PV_BIND_GLOBAL, b_global = b->binding == PV_BIND_GLOBAL;
+    bool a_global = a_binding == PV_BIND_GLOBAL, b_global = b_binding == PV_BIND_GLOBAL;
     if (a_global != b_global)
         return a_global;
-    const char *an = t->names + a->name, *bn = t->names + b->name;
-    size_t au = leading_underscores(an), bu = leading_underscores(bn);
+    size_t au = leading_underscores(a_name), bu = leading_underscores(b_name);
     if (au != bu)
         return au < bu;
-    return strlen(an) >= strlen(bn);
+    return strlen(a_name) >= strlen(b_name);
 }
 
-static uint64_t page_after(uint64_t addr)
+static bool prefer_first(const pv_symtab *t, const pv_symbol *a, const pv_symbol *b)
+{
+    return pv_symbol_prefer_first(a->end > a->start, a->binding, t->names + a->name,
+                                  b->end > b->start, b->binding, t->names + b->name);
+}
+
+uint64_t pv_symbol_page_after(uint64_t addr)
 {
     uint64_t rounded = (addr + PAGE - 1) & ~(uint64_t)(PAGE - 1);
     return rounded < addr || rounded > UINT64_MAX - PAGE ? UINT64_MAX : rounded + PAGE;
@@ -114,13 +118,13 @@ bool pv_symtab_finish(pv_symtab *t, bool kallsyms)
         if (prev->end != prev->start)
             continue;
         if (kallsyms && prev->module != curr->module)
-            prev->end = page_after(prev->start);
+            prev->end = pv_symbol_page_after(prev->start);
         else
             prev->end = curr->start;
     }
     pv_symbol *last = &t->syms[t->nr - 1];
     if (last->end == last->start)
-        last->end = page_after(last->start);
+        last->end = pv_symbol_page_after(last->start);
     /* one symbol per address */
     size_t kept = 0;
     for (size_t i = 0; i < t->nr; i++) {
@@ -156,6 +160,8 @@ const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr)
 static bool parse_hex(const char **p, uint64_t *out)
 {
     const char *s = *p;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;     /* some JITs write 0x */
     uint64_t v = 0;
     int digits = 0;
     for (; isxdigit((unsigned char)*s) && digits < 17; s++, digits++)

@@ -53,6 +53,12 @@ static inline const char *pv_symbol_name(const pv_symtab *t, const pv_symbol *s)
     return t->names + s->name;
 }
 
+/* Of two symbols at one address, whether perf keeps the first. */
+bool pv_symbol_prefer_first(bool a_sized, uint8_t a_binding, const char *a_name, bool b_sized,
+                            uint8_t b_binding, const char *b_name);
+/* Where a size-0 symbol with no successor ends: a page past its page. */
+uint64_t pv_symbol_page_after(uint64_t addr);
+
 /* Reads a kallsyms file ("addr type name [module]" lines): text, weak and
  * data symbols as perf keeps them.  False if it cannot be read or names
  * no symbol (all addresses 0: kptr_restrict hid them). */

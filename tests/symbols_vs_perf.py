@@ -114,8 +114,10 @@ def first_difference(a, b):
 
 
 # --- per sample -----------------------------------------------------------
-frame_re = re.compile(r"^\s*([0-9a-f]+) (.*) \((.*)\)$")
-sample_re = re.compile(r"^\s*(\d+\.\d+):\s+([0-9a-f]+) (.*) \((.*)\)$")
+# sym+off, or [unknown]; dso names may hold spaces and parentheses
+# ("/memfd:x (deleted)"), symbol names spaces ("operator new")
+frame_re = re.compile(r"^\s*([0-9a-f]+) (.*?\+0x[0-9a-f]+|\[unknown\]) \((.*)\)$")
+sample_re = re.compile(r"^\s*(\d+\.\d+):\s+([0-9a-f]+) (.*?\+0x[0-9a-f]+|\[unknown\]) \((.*)\)$")
 expected = []
 for line in perf("script", "--ns", "-G", "-F", "time,ip,sym,symoff,dso").splitlines():
     m = sample_re.match(line)
@@ -163,8 +165,10 @@ for line in perf("script", "--ns", "-F", "time,ip,sym,symoff,dso").splitlines():
     m = frame_re.match(line)
     if m and current is not None:
         current[1].append((m.group(1), m.group(2), m.group(3)))
-expected = sorted((t, tuple(frames)) for t, frames in blocks if frames)
-by_sample = {}
+expected = sorted((t, tuple(frames)) for t, frames in blocks)
+# every sample, those without frames too (perf prints an empty chain)
+by_sample = {sample: (int(t), []) for sample, t in
+             sql("SELECT record, time FROM perf_samples(?1)", data)}
 for sample, t, addr, sym, off, dso in sql(
         "SELECT sample, time, printf('%x', CASE WHEN dso IS NULL THEN ip ELSE dso_offset END), "
         "sym, sym_offset, dso FROM perf_callchains(?1) ORDER BY sample, depth", data):

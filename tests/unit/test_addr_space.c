@@ -2,17 +2,21 @@
  * Unit tests of src/addr_space.c and src/symtab.c: address spaces replayed
  * from hand-made MMAP/COMM/FORK events (an exec's new maps replacing the old, fork copying
  * them, threads sharing them, kernel maps, overlaps, events out of order,
- * names inherited through forks) and symbol tables with perf's rules for
- * sizes and aliases.
+ * names inherited through forks), symbol tables with perf's rules for
+ * sizes and aliases (also in the red-black tree that mirrors perf's), and
+ * which callchains perf discards as corrupt.
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "addr_space.h"
+#include "callchain.h"
 #include "symtab.h"
+#include "symtree.h"
 
 static int failures;
 
@@ -157,8 +161,140 @@ static void test_symtab(void)
     pv_symtab_free(&t);
 }
 
+static void test_callchain_markers(void)
+{
+    /* as the kernel wrote one for a task whose user stack walk read -1 */
+    uint64_t chain[] = { (uint64_t)-128, 0xffffffff816f7c93u, (uint64_t)-512, 0x7f5ecb6d20ffu,
+                         (uint64_t)-1 };
+    pv_sample s;
+    memset(&s, 0, sizeof s);
+    s.callchain = (const uint8_t *)chain;
+    s.callchain_nr = 5;
+    check(pv_callchain_is_corrupt(&s), "an unknown context value makes the chain corrupt", "not");
+    s.callchain_nr = 4;
+    check(!pv_callchain_is_corrupt(&s), "kernel and user markers are fine", "corrupt");
+    check(pv_callchain_marker_cpumode((uint64_t)-128) == 1 &&
+          pv_callchain_marker_cpumode((uint64_t)-512) == 2 &&
+          pv_callchain_marker_cpumode((uint64_t)-32) == 3 &&
+          pv_callchain_marker_cpumode((uint64_t)-2176) == 0,
+          "markers: kernel, user, hypervisor; guest ones are not perf's", "wrong");
+}
+
+/* black height of the subtree, or -1 when a red-black rule is broken */
+static int black_height(const pv_symtree *t, int32_t x, int32_t parent, uint64_t lo, uint64_t hi)
+{
+    if (x < 0)
+        return 1;
+    const pv_symtree_node *n = &t->nodes[x];
+    if (n->parent != parent || n->start < lo || n->start > hi)
+        return -1;
+    if (n->red && ((n->left >= 0 && t->nodes[n->left].red) || (n->right >= 0 && t->nodes[n->right].red)))
+        return -1;
+    int l = black_height(t, n->left, x, lo, n->start);
+    int r = black_height(t, n->right, x, n->start, hi);
+    if (l < 0 || r < 0 || l != r)
+        return -1;
+    return l + !n->red;
+}
+
+static void test_symtree(void)
+{
+    pv_symtree t;
+    pv_symtree_init(&t);
+    /* many symbols, with aliases (same start) every few */
+    uint64_t seed = 12345;
+    for (int i = 0; i < 3000; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        uint64_t start = 0x1000 + ((seed >> 33) % 2000) * 16;
+        char name[32];
+        int n = snprintf(name, sizeof name, "f%d", i);
+        pv_symtree_insert(&t, start, (seed >> 20) % 3 ? 16 : 0, (uint8_t)(seed % 3), name, (size_t)n);
+    }
+    check(black_height(&t, t.root, -1, 0, UINT64_MAX) > 0, "symtree: a red-black tree after inserts",
+          "broken");
+    pv_symtree_fixup(&t);
+    check(black_height(&t, t.root, -1, 0, UINT64_MAX) > 0,
+          "symtree: still red-black after erasing aliases", "broken");
+    /* in order, starts strictly increase: one symbol per address */
+    bool increasing = true;
+    size_t seen = 0;
+    uint64_t last = 0;
+    for (uint64_t a = 0x1000; a < 0x1000 + 2000 * 16; a += 16) {
+        int32_t x = pv_symtree_find(&t, a);
+        if (x >= 0 && t.nodes[x].start == a) {
+            seen++;
+            if (a < last)
+                increasing = false;
+            last = a;
+        }
+    }
+    check(increasing && seen == t.live, "symtree: every live symbol is found at its start",
+          "%zu found, %zu live", seen, t.live);
+    pv_symtree_free(&t);
+
+    /* perf's overlap: _init sized to the next symbol before the .plt
+     * entries arrive; a lookup returns the holder it meets first from the
+     * root, so the tree's shape decides */
+    pv_symtree_init(&t);
+    pv_symtree_insert(&t, 0x1000, 0, PV_BIND_GLOBAL, "_init", 5);
+    pv_symtree_insert(&t, 0x1100, 0x20, PV_BIND_GLOBAL, "main", 4);
+    pv_symtree_fixup(&t);
+    check(t.nodes[0].end == 0x1100, "symtree: a size-0 symbol reaches the next", "end %llx",
+          (unsigned long long)t.nodes[0].end);
+    pv_symtree_insert(&t, 0x1030, 0x10, PV_BIND_GLOBAL, "puts@plt", 8);
+    /* the insert rotated puts@plt to the root */
+    int32_t x = pv_symtree_find(&t, 0x1034);
+    check(x >= 0 && strcmp(pv_symtree_name(&t, x), "puts@plt") == 0 && x == t.root,
+          "symtree: puts@plt, now the root, holds its entry", "got %s",
+          x >= 0 ? pv_symtree_name(&t, x) : "none");
+    x = pv_symtree_find(&t, 0x1010);
+    check(x >= 0 && strcmp(pv_symtree_name(&t, x), "_init") == 0, "symtree: _init elsewhere",
+          "got %s", x >= 0 ? pv_symtree_name(&t, x) : "none");
+    pv_symtree_free(&t);
+
+    pv_symtree_init(&t);
+    pv_symtree_insert(&t, 0x1100, 0x20, PV_BIND_GLOBAL, "main", 4);
+    pv_symtree_insert(&t, 0x1000, 0, PV_BIND_GLOBAL, "_init", 5);
+    pv_symtree_insert(&t, 0x1200, 0x20, PV_BIND_GLOBAL, "other", 5);
+    pv_symtree_fixup(&t);
+    pv_symtree_insert(&t, 0x1030, 0x10, PV_BIND_GLOBAL, "puts@plt", 8);
+    /* main at the root, _init below it, puts@plt a leaf under _init */
+    x = pv_symtree_find(&t, 0x1034);
+    check(x >= 0 && strcmp(pv_symtree_name(&t, x), "_init") == 0,
+          "symtree: _init, met before the leaf puts@plt, wins as in perf", "got %s",
+          x >= 0 ? pv_symtree_name(&t, x) : "none");
+    pv_symtree_free(&t);
+}
+
+static void test_jit_map(void)
+{
+    char path[] = "/tmp/pv_jit_map_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        check(0, "jit map: temp file", "cannot create");
+        return;
+    }
+    fputs("7f0000001000 40 LazyCompile:~foo bar.js:1\n0x7f0000002000 0x10 stub with 0x\nnot a line\n", f);
+    fclose(f);
+    pv_symtab t;
+    pv_symtab_init(&t);
+    bool ok = pv_symtab_load_jit_map(&t, path);
+    remove(path);
+    const pv_symbol *s1 = pv_symtab_find(&t, 0x7f000000103f);
+    const pv_symbol *s2 = pv_symtab_find(&t, 0x7f0000002008);
+    check(ok && s1 && strcmp(pv_symbol_name(&t, s1), "LazyCompile:~foo bar.js:1") == 0,
+          "jit map: a name with spaces, hex without 0x", "miss");
+    check(s2 && strcmp(pv_symbol_name(&t, s2), "stub with 0x") == 0, "jit map: hex with 0x", "miss");
+    check(pv_symtab_find(&t, 0x7f0000001040) == NULL, "jit map: sizes are kept", "found");
+    pv_symtab_free(&t);
+}
+
 int main(void)
 {
+    test_jit_map();
+    test_symtree();
+    test_callchain_markers();
     test_exec_fork_threads();
     test_pid_reuse_and_cover();
     test_symtab();

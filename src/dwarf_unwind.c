@@ -131,6 +131,7 @@ struct pv_unwinder {
     bool guess_rbp_ok;
     uint64_t guess_sp, guess_rbp;
     size_t walk_frames;         /* frames seen by the current libdwfl walk */
+    bool callee_trampoline;     /* the last frame was a signal trampoline's */
 };
 
 const char *pv_unwind_stop_name(pv_unwind_stop stop)
@@ -501,28 +502,47 @@ static void push_zero_return(pv_unwinder *u)
     stop_with(u, PV_UNWIND_END_OF_STACK, "return address 0");
 }
 
-/* Whether the CFI of the frame at lookup_pc says its caller's return
- * address is undefined: the outermost frame (glibc's _start). */
-static bool return_address_undefined(pv_unwinder *u, uint64_t lookup_pc)
+/* The CFI frame (.eh_frame, else .debug_frame) at lookup_pc, or NULL. */
+static Dwarf_Frame *cfi_frame(pv_unwinder *u, uint64_t lookup_pc)
 {
     Dwfl_Module *mod = dwfl_addrmodule(u->session->dwfl, lookup_pc);
     if (!mod)
-        return false;
+        return NULL;
     for (int which = 0; which < 2; which++) {
         Dwarf_Addr bias;
         Dwarf_CFI *cfi = which == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
         Dwarf_Frame *frame;
-        if (!cfi || dwarf_cfi_addrframe(cfi, lookup_pc - bias, &frame) != 0)
-            continue;
-        int ra = dwarf_frame_info(frame, NULL, NULL, NULL);
-        Dwarf_Op ops_mem[3], *ops;
-        size_t nops;
-        bool undefined = ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 &&
-                         nops == 0 && ops == ops_mem;
-        free(frame);
-        return undefined;
+        if (cfi && dwarf_cfi_addrframe(cfi, lookup_pc - bias, &frame) == 0)
+            return frame;
     }
-    return false;
+    return NULL;
+}
+
+/* Whether the frame at lookup_pc is a signal trampoline (its CIE says 'S'). */
+static bool signal_trampoline(pv_unwinder *u, uint64_t lookup_pc)
+{
+    Dwarf_Frame *frame = cfi_frame(u, lookup_pc);
+    bool signalp = false;
+    if (frame)
+        dwarf_frame_info(frame, NULL, NULL, &signalp);
+    free(frame);
+    return signalp;
+}
+
+/* Whether the CFI of the frame at lookup_pc says its caller's return
+ * address is undefined: the outermost frame (glibc's _start). */
+static bool return_address_undefined(pv_unwinder *u, uint64_t lookup_pc)
+{
+    Dwarf_Frame *frame = cfi_frame(u, lookup_pc);
+    if (!frame)
+        return false;
+    int ra = dwarf_frame_info(frame, NULL, NULL, NULL);
+    Dwarf_Op ops_mem[3], *ops;
+    size_t nops;
+    bool undefined = ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 &&
+                     nops == 0 && ops == ops_mem;
+    free(frame);
+    return undefined;
 }
 
 /* Ends the walk at a frame perf has no CFI for; its stack pointer and
@@ -590,8 +610,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 {
     pv_unwinder *u = arg;
     /* Whether a read failed in the step that found this frame; the step to
-     * its caller starts now (inside dwfl_frame_pc's activation test below,
-     * or after this callback for the initial frame). */
+     * its caller comes after this callback. */
     bool step_read_failed = u->read_failed;
     u->read_failed = false;
     Dwarf_Addr pc;
@@ -599,6 +618,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
         stop_with(u, PV_UNWIND_STEP_FAILED, "%s", dwfl_errmsg(-1));
         return DWARF_CB_ABORT;
     }
+    uint64_t ip = pc;
     if (u->walk_frames++ == 0) {
         /* The initial frame: the leaf (its module was reported before
          * attaching), or a caller perf guessed, already counted. */
@@ -606,8 +626,6 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
             push_ip(u, pc);
         if (!module_for(u, pc, !u->continuing))
             return DWARF_CB_ABORT;
-        if (u->frame_guessed)
-            return request_guess(u, state);
     } else {
         if (pc == 0) {
             if (step_read_failed)
@@ -617,28 +635,26 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
                 push_zero_return(u);
             return DWARF_CB_ABORT;
         }
-        /* A caller's pc is its return address: the call is just before.
-         * Its module must be reported before libdwfl steps further (which
-         * asking whether the frame is an activation does), or libdwfl
+        /* A caller's pc is its return address: the call is just before --
+         * unless the frame it returns to is a signal trampoline's, which
+         * interrupted this one at pc (perf and libdwfl agree on that frame;
+         * the trampoline's own frame perf counts as a call, libdwfl not).
+         * The module must be reported before libdwfl steps further, or it
          * would fall back to guessing from the frame pointer.  The frame
          * counts before its file is known, as in perf: the unwind reached
          * it; only going further needs the file's CFI. */
-        push_ip(u, pc - 1);
-        if (!module_for(u, pc - 1, false)) {
+        if (!u->callee_trampoline)
+            ip = pc - 1;
+        push_ip(u, ip);
+        if (!module_for(u, ip, false)) {
             if (u->conflict)
                 u->res->nr--;
             return DWARF_CB_ABORT;
         }
-        if (u->frame_guessed && u->res->nr < u->max_frames)
-            return request_guess(u, state);
-        bool activation;
-        if (!dwfl_frame_pc(state, &pc, &activation)) {
-            stop_with(u, PV_UNWIND_STEP_FAILED, "%s", dwfl_errmsg(-1));
-            return DWARF_CB_ABORT;
-        }
-        if (activation)     /* interrupted by a signal: pc is where it stopped */
-            u->ips[u->res->nr - 1] = pc;
     }
+    if (u->frame_guessed && u->res->nr < u->max_frames)
+        return request_guess(u, state);
+    u->callee_trampoline = signal_trampoline(u, ip);
     if (u->res->nr >= u->max_frames) {
         stop_with(u, PV_UNWIND_MAX_FRAMES, "%zu frames", u->max_frames);
         return DWARF_CB_ABORT;
@@ -842,6 +858,7 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
         u->read_failed = false;
         u->continuing = false;
         u->frame_guessed = false;
+        u->callee_trampoline = false;
         restore_sample_registers(u);
         if (unwind_in_session(u))
             break;

@@ -7,6 +7,10 @@
 #  - tests/fixtures/workload.c built with and without frame pointers, each
 #    recorded with `perf record --call-graph dwarf -F 999 -- ./workload 30`;
 #  - the same with --max-stack 3 (perf cuts the unwind at 3 frames too);
+#  - processes a shell forks and execs (perf's own unwinder misplaces the
+#    unwind tables of files the shell had mapped lower; so must we);
+#  - tests/fixtures/sigwork.c: samples in a signal handler, whose stacks
+#    cross the signal frame;
 #  - the binary removed after recording: perf stops at the first frame in
 #    it (it cannot read its CFI), so must we;
 #  - the committed dwarf.data, whose binary (/tmp/perfvtab-fixtures/workload)
@@ -134,6 +138,18 @@ fi
 compare "fork+exec from a shell" "$tmp/chain.data" 30 2 12
 echo "# fork+exec from a shell: $("$dump" "$tmp/chain.data" --why | grep -c "perf's frame-pointer guess") stacks took perf's frame-pointer guess"
 sql_check "dwarf, fork+exec from a shell (SQL)" "$tmp/chain.data" --frames --profiles
+
+# Signal handlers: the stacks cross the kernel's signal frame (__restore_rt)
+# into the interrupted code, whose address is not a return address.
+mkdir -p "$tmp/sig"
+if ! cc -O1 -g -fomit-frame-pointer -o "$tmp/sig/sigwork" "$root/tests/fixtures/sigwork.c" ||
+   ! (cd "$tmp/sig" && perf record -q --call-graph dwarf -F 999 -o "$tmp/sig/dwarf.data" -- \
+        ./sigwork >"$tmp/record.log" 2>&1); then
+    echo "not ok - dwarf unwind: sigwork does not build or record: $(head -c 300 "$tmp/record.log")"
+    exit 1
+fi
+compare "signal handler" "$tmp/sig/dwarf.data" 20 5 12
+sql_check "dwarf, signal handler (SQL)" "$tmp/sig/dwarf.data" --frames --profiles
 
 # In SQL: with no copy anywhere, frames stop there (and have no symbols);
 # with perf record's copy in the build-id cache, the whole stacks again.

@@ -118,6 +118,7 @@ struct pv_unwinder {
     bool regs_present[32];
     uint64_t dwarf_regs[32];
     process_session *session;
+    process_session *last_session;  /* of the sample last unwound */
     uint64_t *ips;
     size_t max_frames;
     pv_unwind_result *res;
@@ -782,6 +783,12 @@ static const unwind_abi *abi_for(const pv_unwinder *u, uint64_t regs_abi)
     return NULL;
 }
 
+Dwfl_Module *pv_unwinder_module(pv_unwinder *u, uint64_t ip)
+{
+    process_session *p = u->last_session;
+    return p && p->used && p->dwfl ? dwfl_addrmodule(p->dwfl, ip) : NULL;
+}
+
 size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_fn find_map,
                         void *ctx, uint64_t *ips, size_t max_frames, pv_unwind_result *res)
 {
@@ -877,6 +884,7 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
         res->nr = 1;
     }
     u->sample = NULL;
+    u->last_session = u->session;
     u->session = NULL;
     return res->nr;
 }

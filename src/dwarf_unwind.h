@@ -107,6 +107,13 @@ void pv_unwinder_free(pv_unwinder *u);
 size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_fn find_map,
                         void *ctx, uint64_t *ips, size_t max_frames, pv_unwind_result *res);
 
+/* The libdwfl module holding ip in the session of the sample last
+ * unwound (NULL if none), e.g. to name the functions inlined at a frame
+ * from its debug info (dwfl_module_addrdie, dwarf_getscopes).  Valid until
+ * the next pv_unwind_sample or pv_unwinder_free. */
+struct Dwfl_Module;
+struct Dwfl_Module *pv_unwinder_module(pv_unwinder *u, uint64_t ip);
+
 /* "end of stack", "max frames", ...: the stop reasons as words. */
 const char *pv_unwind_stop_name(pv_unwind_stop stop);
 

@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
 #include "dwarf_unwind.h"
 #include "perf_abi.h"
 #include "sample.h"
@@ -347,6 +350,17 @@ static void own_stack(void)
           (unsigned long long)level1_return - 1);
     check(res.stop == PV_UNWIND_END_OF_STACK, "own stack: unwound to the end",
           "%s: %s", pv_unwind_stop_name(res.stop), res.detail);
+
+    /* The session's module of a frame, with this file's debug info. */
+    Dwfl_Module *mod = pv_unwinder_module(u, ips[1]);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, ips[1], &bias) : NULL;
+    Dwarf_Die *scopes = NULL;
+    int nscopes = cu ? dwarf_getscopes(cu, ips[1] - bias, &scopes) : 0;
+    const char *caller = nscopes > 0 ? dwarf_diename(&scopes[0]) : NULL;
+    check(caller && !strcmp(caller, "level2"), "the module of a frame names its function",
+          "%s", caller ? caller : "(none)");
+    free(scopes);
 
     /* Again from the cached session: the same frames. */
     uint64_t again[128];

@@ -17,7 +17,8 @@ BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -iquote src -iquote ext $(TRACEEVENT_
 # libtraceevent parses the tracepoint formats of tracing data (src/tracepoint.c).
 TRACEEVENT_CFLAGS := $(shell pkg-config --cflags libtraceevent)
 TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
-LIBS = -lsqlite3 -lzstd -lelf -ldw -liberty $(TRACEEVENT_LIBS)
+# libdw (libdwfl) unwinds DWARF user stacks (src/dwarf_unwind.c); libiberty demangles C++.
+LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS)
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 READER_SRC = $(sort $(wildcard src/*.c))
@@ -55,7 +56,7 @@ TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcar
 all: build/perfvtab.so
 
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -lelf -ldw -liberty $(TRACEEVENT_LIBS)
+	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS)
 
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS))
 sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS))

@@ -16,12 +16,17 @@
  * function once per sample, as perf report --children does, without a
  * DISTINCT over all frames.  rowid = sample * 8192 + depth (a record holds
  * at most 8191 frames).
+ *
+ * A sample recorded with --call-graph dwarf has its user frames unwound
+ * from its registers and stack copy (symbolizer.h, dwarf_unwind.h); they
+ * follow the callchain's (kernel) entries as user frames, as in perf, each
+ * expanded into the functions inlined at it (inlined = 1 where the name
+ * from the debug info is not the frame's symbol, perf's "(inlined)").
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "callchain.h"
-#include "dwarf_unwind.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -33,8 +38,7 @@ enum {
     COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT, COL_REPEATED, COL_INLINED,
 };
 
-/* perf's default --max-stack; rows with the inline expansion; their names */
-#define PV_UNWIND_MAX 127
+/* rows of an unwound user stack with the inline expansion; their names */
 #define PV_UNWIND_ROWS 1024
 #define PV_UNWIND_NAMES 65536
 
@@ -68,7 +72,6 @@ typedef struct CallchainsState {
     char user_names[PV_UNWIND_NAMES];
     const char *inline_name;    /* the current frame's, from the debug info */
     bool inlined;
-    pv_unwinder *unwinder;
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -163,26 +166,6 @@ static int frame_row(PvCursor *cur, bool new_sample, pv_error *err)
     return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
 }
 
-/* A sample with user registers and stack (--call-graph dwarf) continues
- * with its unwound user frames, after the kernel's. */
-static int unwind_user_stack(PvCursor *cur, pv_error *err)
-{
-    CallchainsState *st = cur->state;
-    const pv_sample *s = &st->sample;
-    if (s->attr_index < 0 || !(s->sample_type & PV_SAMPLE_REGS_USER) ||
-        !(s->sample_type & PV_SAMPLE_STACK_USER) || s->stack_user_size == 0)
-        return 0;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
-        return -1;
-    if (!st->unwinder && !(st->unwinder = pv_unwinder_new()))
-        return pv_error_set(err, "perf_callchains: out of memory");
-    st->nr_user = pv_dwarf_unwind(st->unwinder, st->symbolizer, s, sample_order_key(st),
-                                  PV_UNWIND_MAX,
-                                  st->user_frames, PV_UNWIND_ROWS, st->user_names,
-                                  sizeof st->user_names);
-    return 0;
-}
-
 /* Moves to the next frame, across samples; sets eof at the end. */
 static int advance(PvCursor *cur, pv_error *err, bool next_sample)
 {
@@ -201,8 +184,10 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             st->nr_user = st->next_user = 0;
             st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
             if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN) ||
-                pv_callchain_is_corrupt(&st->sample))
+                pv_callchain_is_corrupt(&st->sample)) {
                 st->sample.callchain_nr = 0;
+                st->unwound = true;     /* no user stack either, as in perf */
+            }
         }
         next_sample = true;
         while (st->next_entry < st->sample.callchain_nr) {
@@ -216,29 +201,19 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             st->inline_name = NULL;
             return frame_row(cur, new_sample, err);
         }
-        if (!st->unwound) {
+        if (!st->unwound && pv_symbolizer_has_dwarf_stack(&st->sample)) {
             st->unwound = true;
-            if (unwind_user_stack(cur, err))
+            if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
                 return -1;
+            st->nr_user = pv_symbolizer_unwind(st->symbolizer, &st->sample, sample_order_key(st),
+                                               st->user_frames, PV_UNWIND_ROWS, st->user_names,
+                                               sizeof st->user_names);
         }
-        if (st->next_user < st->nr_user) {
+        if (st->next_user < st->nr_user && st->depth < 8192) {
             const pv_unwound_frame *f = &st->user_frames[st->next_user++];
             st->ip = f->pc;
             st->inline_name = f->name >= 0 ? st->user_names + f->name : NULL;
             st->cpumode = PV_CPUMODE_USER;
-            if (st->inline_name) {
-                /* perf expands only a frame it has a symbol for */
-                pv_location l;
-                pv_symbolizer_resolve(st->symbolizer, (int32_t)st->sample.pid,
-                                      sample_order_key(st), st->cpumode, st->ip, &l);
-                if (!l.sym) {
-                    st->inline_name = NULL;
-                    while (st->next_user < st->nr_user &&
-                           st->user_frames[st->next_user].pc == f->pc &&
-                           st->user_frames[st->next_user].name >= 0)
-                        st->next_user++;
-                }
-            }
             return frame_row(cur, new_sample, err);
         }
         new_sample = true;
@@ -263,8 +238,6 @@ static int callchains_next(PvCursor *cur, pv_error *err)
 static void callchains_reset(PvCursor *cur)
 {
     CallchainsState *st = cur->state;
-    pv_unwinder_free(st->unwinder);
-    st->unwinder = NULL;
     pv_symbolizer_free(st->symbolizer);
     st->symbolizer = NULL;
     free(st->keys);

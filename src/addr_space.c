@@ -404,6 +404,19 @@ const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t
     return best;
 }
 
+uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64_t key)
+{
+    const pv_aspace_process *p = find_process(as, pid);
+    if (!p)
+        return UINT64_MAX;
+    for (size_t i = p->first; i < p->first + p->count; i++) {
+        const pv_map *m = &as->maps[i];
+        if (m->dso == dso && m->begin_key <= key && key < m->end_key)
+            return m->start;
+    }
+    return UINT64_MAX;
+}
+
 const char *pv_aspace_comm(pv_aspace *as, int32_t tid, uint64_t key)
 {
     /* a FORK hands over the creator's name of that moment; the chain is

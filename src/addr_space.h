@@ -91,6 +91,9 @@ bool pv_aspace_build(pv_aspace *as);
 
 /* The map holding addr in process pid at key (pid -1: the kernel's maps), or NULL. */
 const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key);
+/* The lowest start of the maps of dso live in process pid at key (where
+ * perf's DWARF unwinder places the dso's unwind table), UINT64_MAX if none. */
+uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64_t key);
 /* Thread tid's name at key, or NULL when no COMM named it. */
 const char *pv_aspace_comm(pv_aspace *as, int32_t tid, uint64_t key);
 

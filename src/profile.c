@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "callchain.h"
-#include "dwarf_unwind.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -121,7 +120,6 @@ static int seen_add(seen *s, const key *k)
  * room for a DWARF-unwound user stack. */
 typedef struct scratch {
     seen counted;
-    pv_unwinder *unwinder;
     pv_unwound_frame frames[1024];
     char names[65536];
 } scratch;
@@ -160,26 +158,21 @@ static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, ui
     return 0;
 }
 
-/* The user frames perf unwinds from REGS_USER + STACK_USER, with their
- * inlined functions (see dwarf_unwind.h). */
+/* The user frames perf unwinds from REGS_USER + STACK_USER, with the
+ * functions inlined at them (symbolizer.h). */
 static int count_unwound(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_sample *s,
                          uint64_t order, scratch *sc, uint64_t period)
 {
-    if (!sc->unwinder && !(sc->unwinder = pv_unwinder_new()))
-        return -1;
-    size_t n = pv_dwarf_unwind(sc->unwinder, sym, s, order, 127, sc->frames,
-                               sizeof sc->frames / sizeof sc->frames[0], sc->names,
-                               sizeof sc->names);
+    size_t n = pv_symbolizer_unwind(sym, s, order, sc->frames,
+                                    sizeof sc->frames / sizeof sc->frames[0], sc->names,
+                                    sizeof sc->names);
     for (size_t i = 0; i < n; i++) {
         const pv_unwound_frame *f = &sc->frames[i];
         pv_location l;
         pv_symbolizer_resolve(sym, (int32_t)s->pid, order, PV_CPUMODE_USER, f->pc, &l);
         key k = key_of(s->attr_index, &l, f->pc);
-        if (f->name >= 0 && !l.sym) {
-            /* perf expands only a frame it has a symbol for */
-            while (i + 1 < n && sc->frames[i + 1].pc == f->pc && sc->frames[i + 1].name >= 0)
-                i++;
-        } else if (f->name >= 0 && strcmp(sc->names + f->name, l.sym) != 0) {
+        /* perf's "name (inlined)": a debug-info name that is not the symbol's */
+        if (f->name >= 0 && l.sym && strcmp(sc->names + f->name, l.sym) != 0) {
             k.sym = intern(p, sc->names + f->name);
             k.inlined = true;
             if (!k.sym)
@@ -231,8 +224,9 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
                 return pv_error_set(err, "%s: out of memory counting the profile", f->path);
         }
     }
-    if ((s->sample_type & PV_SAMPLE_REGS_USER) && (s->sample_type & PV_SAMPLE_STACK_USER) &&
-        s->stack_user_size &&
+    /* --call-graph dwarf: the user frames unwound from the stack copy (none
+     * for a corrupt callchain, which perf discards whole) */
+    if (pv_symbolizer_has_dwarf_stack(s) && !pv_callchain_is_corrupt(s) &&
         count_unwound(p, cap, sym, s, order, sc, period))
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     return 0;
@@ -267,7 +261,6 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     }
     pv_walk_end(&walk);
     free(sc->counted.keys);
-    pv_unwinder_free(sc->unwinder);
     free(sc);
     free(out->slots);
     out->slots = NULL;

@@ -11,8 +11,11 @@
 
 #include "addr_space.h"
 #include "build_ids.h"
+#include "callchain.h"
+#include "dwarf_unwind.h"
 #include "elf_image.h"
 #include "features.h"
+#include "inline_frames.h"
 #include "kcore_dir.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
@@ -41,7 +44,7 @@ typedef struct dso {
     pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
     char *status;           /* "ok" or why there are no symbols */
-    char *file;             /* DSO_ELF, DSO_VDSO: the image found, or NULL */
+    char *runtime_path;     /* DSO_ELF, DSO_VDSO: the file found for it, or NULL */
 } dso;
 
 struct pv_symbolizer {
@@ -58,6 +61,10 @@ struct pv_symbolizer {
     bool kallsyms_loaded;
     pv_symtab kallsyms;
     char *kallsyms_status;
+
+    /* DWARF stacks: made on the first sample that has one */
+    pv_unwinder *unwinder;
+    uint64_t user_ips[PV_UNWIND_DEFAULT_MAX_FRAMES];
 };
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -154,7 +161,7 @@ static void free_dso(dso *d)
 {
     free(d->name);
     free(d->status);
-    free(d->file);
+    free(d->runtime_path);
     pv_symtab_free(&d->symbols);
     pv_symtree_free(&d->tree);
 }
@@ -452,6 +459,7 @@ void pv_symbolizer_free(pv_symbolizer *s)
     pv_aspace_free(&s->space);
     pv_symtab_free(&s->kallsyms);
     free(s->kallsyms_status);
+    pv_unwinder_free(s->unwinder);
     free(s->sysroot);
     free(s->symdir);
     free(s);
@@ -518,8 +526,8 @@ static bool find_runtime_image(pv_symbolizer *s, dso *d, char *path, size_t size
         }
         d->image = img;
         snprintf(path, size, "%s", candidates[i]);
-        free(d->file);
-        d->file = strdup(candidates[i]);
+        free(d->runtime_path);
+        d->runtime_path = strdup(candidates[i]);
         return true;
     }
     if (mismatch[0])
@@ -841,30 +849,81 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
     out->status = "ok";
 }
 
-bool pv_symbolizer_user_image(pv_symbolizer *s, int32_t pid, uint64_t key, uint64_t addr,
-                              const char **path, uint64_t *start, uint64_t *end,
-                              uint64_t *pgoff)
-{
-    const pv_map *m = pv_aspace_find(&s->space, pid, addr, key);
-    if (!m)
-        return false;
-    dso *d = &s->dsos[m->dso];
-    if (d->kind != DSO_ELF && d->kind != DSO_VDSO)
-        return false;
-    if (!d->loaded)
-        load_dso(s, d);
-    if (!d->file)
-        return false;
-    *path = d->file;
-    *start = m->start;
-    *end = m->end;
-    *pgoff = m->pgoff;
-    return true;
-}
-
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key)
 {
     const char *comm = pv_aspace_comm(&s->space, tid, key);
     /* the idle task has no COMM record; perf calls it swapper */
     return comm || tid != 0 ? comm : "swapper";
+}
+
+/* ---- DWARF stacks ---------------------------------------------------------- */
+
+typedef struct unwind_lookup {
+    pv_symbolizer *s;
+    int32_t pid;
+    uint64_t key;
+} unwind_lookup;
+
+/* The unwinder's view of a process: its maps at the sample's key, each with
+ * the file its symbols come from (the recorded path, the sysroot's or the
+ * build-id cache's copy). */
+static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
+{
+    unwind_lookup *l = ctx;
+    const pv_map *m = pv_aspace_find(&l->s->space, l->pid, addr, l->key);
+    if (!m)
+        return false;
+    dso *d = &l->s->dsos[m->dso];
+    if ((d->kind == DSO_ELF || d->kind == DSO_VDSO) && !d->loaded)
+        load_dso(l->s, d);
+    out->start = m->start;
+    out->end = m->end;
+    out->pgoff = m->pgoff;
+    out->path = d->kind == DSO_ELF || d->kind == DSO_VDSO ? d->runtime_path : NULL;
+    /* maps of the same dso left from before an exec or a fork count too */
+    uint64_t lowest = pv_aspace_lowest_start(&l->s->space, l->pid, m->dso, l->key);
+    out->perf_lowest_start = lowest == UINT64_MAX ? m->start : lowest;
+    return true;
+}
+
+bool pv_symbolizer_has_dwarf_stack(const pv_sample *sample)
+{
+    uint64_t need = PV_SAMPLE_CALLCHAIN | PV_SAMPLE_REGS_USER | PV_SAMPLE_STACK_USER |
+                    PV_SAMPLE_TID;
+    return sample->attr_index >= 0 && (sample->sample_type & need) == need;
+}
+
+size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t key,
+                            pv_unwound_frame *frames, size_t max, char *names, size_t names_size)
+{
+    if (!pv_symbolizer_has_dwarf_stack(sample) || max == 0)
+        return 0;
+    if (!s->unwinder) {
+        char arch[64];
+        s->unwinder = pv_unwinder_new(read_feature_text(s->file, PV_FEATURE_ARCH, arch, sizeof arch)
+                                      ? arch : NULL);
+        if (!s->unwinder)
+            return 0;
+    }
+    unwind_lookup lookup = { s, (int32_t)sample->pid, key };
+    pv_unwind_result res;
+    size_t nr_ips = pv_unwind_sample(s->unwinder, sample, unwind_find_map, &lookup, s->user_ips,
+                                     PV_UNWIND_DEFAULT_MAX_FRAMES, &res);
+    pv_name_buf buf = { names, names_size, 0 };
+    int32_t at[PV_INLINE_DEPTH];
+    size_t nr = 0;
+    for (size_t i = 0; i < nr_ips && nr < max; i++) {
+        uint64_t ip = s->user_ips[i];
+        /* perf expands only a frame it has a symbol for */
+        pv_location l;
+        pv_symbolizer_resolve(s, (int32_t)sample->pid, key, PV_CPUMODE_USER, ip, &l);
+        size_t n = l.sym ? pv_inline_names(pv_unwinder_module(s->unwinder, ip), ip, &buf, at,
+                                           PV_INLINE_DEPTH)
+                         : 0;
+        if (n == 0)
+            frames[nr++] = (pv_unwound_frame){ ip, -1 };
+        for (size_t j = 0; j < n && nr < max; j++)
+            frames[nr++] = (pv_unwound_frame){ ip, at[j] };
+    }
+    return nr;
 }

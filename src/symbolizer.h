@@ -59,13 +59,34 @@ uint64_t pv_symbolizer_key(const pv_symbolizer *s, uint64_t record_index, bool h
  * (kernel modes use the kernel's maps). */
 void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
                            uint64_t ip, pv_location *out);
-/* The file mapped at user address addr of process pid at key, as found on
- * this machine (loading its dso), with the map's range and file offset;
- * false when no ELF file is mapped there or none was found. */
-bool pv_symbolizer_user_image(pv_symbolizer *s, int32_t pid, uint64_t key, uint64_t addr,
-                              const char **path, uint64_t *start, uint64_t *end,
-                              uint64_t *pgoff);
 /* Thread tid's name at key, or NULL. */
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key);
+
+/* Samples recorded with --call-graph dwarf carry the user registers and a
+ * copy of the user stack instead of user callchain entries.  Whether the
+ * sample has them (and a callchain, as perf requires to show a stack). */
+struct pv_sample;
+bool pv_symbolizer_has_dwarf_stack(const struct pv_sample *sample);
+
+/* One row of an unwound user stack, as perf's default callchain lists it:
+ * each frame (leaf first; a caller as its return address minus one) gives
+ * the functions inlined at it, innermost first, then the function holding
+ * them, all at the frame's pc, named from the debug info (see
+ * inline_frames.h); a frame without a symbol or debug info gives one row
+ * named by its symbol. */
+typedef struct pv_unwound_frame {
+    uint64_t pc;
+    int32_t name;       /* offset of the name in the caller's buffer; -1: none */
+} pv_unwound_frame;
+
+/* The most functions one frame expands into. */
+#define PV_INLINE_DEPTH 64
+
+/* The sample's user stack unwound as perf does (dwarf_unwind.h, at most
+ * PV_UNWIND_DEFAULT_MAX_FRAMES frames) through the maps of its process at
+ * key, expanded into at most max rows, their names into a buffer of
+ * names_size bytes.  The rows follow the callchain's (kernel) entries. */
+size_t pv_symbolizer_unwind(pv_symbolizer *s, const struct pv_sample *sample, uint64_t key,
+                            pv_unwound_frame *frames, size_t max, char *names, size_t names_size);
 
 #endif

@@ -38,6 +38,38 @@ static bool is_function(int tag)
            tag == DW_TAG_entry_point;
 }
 
+/* The length of the range of die holding pc, 0 when none does. */
+static uint64_t range_at(Dwarf_Die *die, Dwarf_Addr pc)
+{
+    Dwarf_Addr base, start, end;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+        if (start <= pc && pc < end)
+            return end - start;
+    return 0;
+}
+
+/* Where several functions hold pc side by side (an assembler file's
+ * aliases: __unlink, __GI___unlink, unlink, __GI_unlink over the same
+ * bytes), addr2line (binutils) names the one with the smallest range
+ * holding pc, the last of equals; elfutils would give the first. */
+static void addr2line_choice(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chosen)
+{
+    uint64_t best = range_at(chosen, pc);
+    Dwarf_Die child;
+    if (best == 0 || dwarf_child(parent, &child) != 0)
+        return;
+    do {
+        if (!is_function(dwarf_tag(&child)))
+            continue;
+        uint64_t len = range_at(&child, pc);
+        if (len != 0 && len <= best) {
+            best = len;
+            *chosen = child;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_name_buf *buf, int32_t *at,
                        size_t max)
 {
@@ -53,6 +85,8 @@ size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_name_buf *buf, i
         if (is_function(dwarf_tag(&scopes[i]))) {
             innermost = scopes[i];
             found = true;
+            if (i + 1 < n)
+                addr2line_choice(&scopes[i + 1], pc - bias, &innermost);
         }
     free(scopes);
     if (!found || (at[0] = die_name(buf, &innermost)) < 0)

@@ -130,6 +130,16 @@ static bool is_anon(const char *name, size_t n)
            starts_with(name, n, "/anon_hugepage");
 }
 
+/* Memory perf maps with addresses for offsets (its identity maps):
+ * anonymous memory (JIT), the stacks, the heap and /vmap areas; perf
+ * prints their addresses as they are. */
+static bool offsets_are_addresses(const char *name, bool jit)
+{
+    size_t n = strlen(name);
+    return jit || starts_with(name, n, "[stack") || starts_with(name, n, "/vmap") ||
+           strcmp(name, "[heap]") == 0;
+}
+
 /* perf's name of a kernel-side map: [kernel.kallsyms] for the kernel's
  * text, [module] for a module's file or bracketed name. */
 static char *kernel_dso_name(const char *filename, size_t n)
@@ -810,7 +820,8 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
     }
     dso *d = &s->dsos[m->dso];
     out->dso = d->name;
-    out->dso_offset = d->kind == DSO_JIT ? ip : ip - m->start + m->pgoff;
+    out->dso_offset = offsets_are_addresses(d->name, d->kind == DSO_JIT) ? ip
+                                                                      : ip - m->start + m->pgoff;
     if (!d->loaded)
         load_dso(s, d);
     uint64_t addr = out->dso_offset;

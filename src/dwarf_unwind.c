@@ -519,6 +519,15 @@ static Dwarf_Frame *cfi_frame(pv_unwinder *u, uint64_t lookup_pc)
     return NULL;
 }
 
+/* Whether the module at lookup_pc has CFI for it. */
+static bool has_cfi(pv_unwinder *u, uint64_t lookup_pc)
+{
+    Dwarf_Frame *frame = cfi_frame(u, lookup_pc);
+    bool found = frame != NULL;
+    free(frame);
+    return found;
+}
+
 /* Whether the frame at lookup_pc is a signal trampoline (its CIE says 'S'). */
 static bool signal_trampoline(pv_unwinder *u, uint64_t lookup_pc)
 {
@@ -653,6 +662,11 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
             return DWARF_CB_ABORT;
         }
     }
+    /* perf's unwinder guesses from the frame pointer too where the file
+     * has no CFI for the frame (.fini, hand-written code); libdwfl's own
+     * guess would place the caller's stack elsewhere */
+    if (!u->frame_guessed && u->abi == &abi_x86_64 && !has_cfi(u, ip))
+        u->frame_guessed = true;
     if (u->frame_guessed && u->res->nr < u->max_frames)
         return request_guess(u, state);
     u->callee_trampoline = signal_trampoline(u, ip);

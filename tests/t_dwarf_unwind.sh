@@ -11,6 +11,7 @@
 #    unwind tables of files the shell had mapped lower; so must we);
 #  - tests/fixtures/sigwork.c: samples in a signal handler, whose stacks
 #    cross the signal frame;
+#  - tests/fixtures/nocfi.c: a loop without CFI, whose caller perf guesses;
 #  - the binary removed after recording: perf stops at the first frame in
 #    it (it cannot read its CFI), so must we;
 #  - the committed dwarf.data, whose binary (/tmp/perfvtab-fixtures/workload)
@@ -143,6 +144,19 @@ if ! cc -O1 -g -fomit-frame-pointer -o "$tmp/sig/sigwork" "$root/tests/fixtures/
 fi
 compare "signal handler" "$tmp/sig/dwarf.data" 20 5 12
 sql_check "dwarf, signal handler (SQL)" "$tmp/sig/dwarf.data" --frames --profiles
+
+# Code without CFI (tests/fixtures/nocfi.c): perf's unwinder guesses the
+# caller from the frame pointer, with a stack pointer that main's CFI then
+# misreads; the stacks must go astray as perf's do.
+mkdir -p "$tmp/nocfi"
+if ! cc -O1 -g -fomit-frame-pointer -o "$tmp/nocfi/nocfi" "$root/tests/fixtures/nocfi.c" ||
+   ! (cd "$tmp/nocfi" && perf record -q --call-graph dwarf -F 999 -o "$tmp/nocfi/dwarf.data" -- \
+        ./nocfi >"$tmp/record.log" 2>&1); then
+    echo "not ok - dwarf unwind: nocfi does not build or record: $(head -c 300 "$tmp/record.log")"
+    exit 1
+fi
+compare "code without CFI" "$tmp/nocfi/dwarf.data" 20 2 12
+sql_check "dwarf, code without CFI (SQL)" "$tmp/nocfi/dwarf.data" --frames --profiles
 
 # In SQL: with no copy anywhere, frames stop there (and have no symbols);
 # with perf record's copy in the build-id cache, the whole stacks again.

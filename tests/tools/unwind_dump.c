@@ -9,7 +9,8 @@
  * the kernel callchain first (absolute addresses), then the user frames
  * unwound from the sample's REGS_USER and STACK_USER by src/dwarf_unwind.c.
  * As in perf, a user address inside a map is printed as its offset in the
- * mapped file (address - map start + pgoff).  --why appends " # reason"
+ * mapped file (address - map start + pgoff), in anonymous memory, the stack
+ * or the heap as it is.  --why appends " # reason"
  * saying why the unwind stopped.  Exit status 1 on a read error.
  *
  * The maps are the minimum the test needs, kept here until the address
@@ -189,6 +190,15 @@ static int on_comm_or_fork(pv_file *f, const pv_record *rec, tool_maps *maps, pv
     return 0;
 }
 
+/* perf prints addresses in anonymous memory, the stack and the heap as they
+ * are (its identity maps). */
+static bool prints_address(const tool_map *t)
+{
+    return !strncmp(t->path, "[stack", 6) || !strcmp(t->path, "[heap]") ||
+           !strncmp(t->path, "//anon", 6) || !strncmp(t->path, "/dev/zero", 9) ||
+           !strncmp(t->path, "/anon_hugepage", 14);
+}
+
 static void print_sample(const pv_sample *s, tool_maps *maps, pv_unwinder *u, size_t max_stack,
                          bool why, uint64_t *ips)
 {
@@ -210,7 +220,7 @@ static void print_sample(const pv_sample *s, tool_maps *maps, pv_unwinder *u, si
         n = pv_unwind_sample(u, s, find_map, &ctx, ips, max_stack, &res);
     for (size_t i = 0; i < n; i++) {
         const tool_map *t = find(maps, (int32_t)s->pid, ips[i]);
-        printf(" %" PRIx64, t ? ips[i] - t->start + t->pgoff : ips[i]);
+        printf(" %" PRIx64, t && !prints_address(t) ? ips[i] - t->start + t->pgoff : ips[i]);
     }
     if (why && wanted)
         printf(" # %s: %s%s", pv_unwind_stop_name(res.stop), res.detail,

@@ -194,8 +194,9 @@ def perf_rows(args, pattern, count=20):
     return rows[:count], names
 
 
-def compare(what, rows, got, unique_names=None):
-    """rows: perf's (percents..., key); got: key -> list of percent tuples."""
+def compare(what, rows, got, unique_names=None, report=True):
+    """rows: perf's (percents..., key); got: key -> list of percent tuples.
+    Without report, only says whether the check would pass."""
     bad = []
     checked = 0
     for row in rows:
@@ -205,6 +206,8 @@ def compare(what, rows, got, unique_names=None):
         checked += 1
         if not any(all(abs(a - b) <= 0.01 for a, b in zip(want, cand)) for cand in got.get(key, [])):
             bad.append(f"{key}: perf {want}, perfvtab {got.get(key)}")
+    if not report:
+        return checked > 0 and not bad
     check(checked > 0 and not bad, f"{what} on perf's top {checked} named rows", "; ".join(bad[:3]))
 
 
@@ -230,14 +233,24 @@ if profiles:
     compare("perf_samples GROUP BY dso, sym equals perf report --no-children --sort dso,sym",
             flat_rows, got, {k: v for k, v in flat_names.items()})
 
-    incl_rows, incl_names = perf_rows(["--children", "--sort", "sym"],
-                                      r"^\s*([\d.]+)%\s+([\d.]+)%\s+\[.\]\s+(.*?)\s*$")
+    incl_pattern = r"^\s*([\d.]+)%\s+([\d.]+)%\s+\[.\]\s+(.*?)\s*$"
+    incl_rows, incl_names = perf_rows(["--children", "--sort", "sym"], incl_pattern)
     got = {}
     for row in sql_file(f"{root}/sql/inclusive_profile.sql"):
         if len(row) == 6 and row[0] != "event":
             got.setdefault(row[1], []).append((float(row[4]), float(row[5])))
-    compare("inclusive_profile.sql (perf_profile) equals perf report --children --sort sym",
-            incl_rows, got)
+    incl_what = "inclusive_profile.sql (perf_profile) equals perf report --children --sort sym"
+    if not compare(incl_what, incl_rows, got, report=False) and not opts.perf_cache:
+        # perf report's rows with inline frames are not always the same from
+        # one run to the next (seen in t_dwarf_unwind: a function of a
+        # one-process recording split into two rows once, with perf script's
+        # frames equal to perfvtab's): perf's output decides, as a second run
+        # gives it.
+        again = perf_rows(["--children", "--sort", "sym"], incl_pattern)
+        if again != (incl_rows, incl_names):
+            print(f"# {name}: perf report --children gave other rows when run again")
+            incl_rows, incl_names = again
+    compare(incl_what, incl_rows, got)
     # the same from perf_samples and perf_callchains: each function once per sample
     got = {}
     for sym, children in sql(

@@ -28,7 +28,8 @@
  * from it; outside the copy a word in a map whose bytes cannot be read is 0
  * (a return address of 0 is a last frame at -1), while one in no map fails
  * the step; and a file whose unwind table perf misplaces (see
- * perf_lowest_start) gets perf's frame-pointer guess instead of its CFI.
+ * perf_lowest_start) gets perf's frame-pointer guess instead of its CFI, as
+ * does a frame its file has no CFI for (x86_64).
  *
  * Nothing here trusts the sample: the register mask must match the values,
  * the stack copy's used size must fit the copy, every stack read is bounds

@@ -21,11 +21,12 @@
 #                        (tests/t_flamegraph_chromium.sh: DOM and screenshot)
 #   fonts-dejavu-core    a known font for that rendering, whose text widths the
 #                        test measures
+#   time                 GNU time: make bench's peak RSS of each command
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev sqlite3
-          linux-perf python3 pkg-config chromium fonts-dejavu-core)
+          linux-perf python3 pkg-config chromium fonts-dejavu-core time)
 
 installed() {
     local status

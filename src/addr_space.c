@@ -282,7 +282,8 @@ static int compare_threads(const void *a, const void *b)
 
 static bool index_processes(pv_aspace *as)
 {
-    qsort(as->maps, as->nr_maps, sizeof *as->maps, compare_maps);
+    if (as->nr_maps)
+        qsort(as->maps, as->nr_maps, sizeof *as->maps, compare_maps);
     as->max_end = malloc((as->nr_maps ? as->nr_maps : 1) * sizeof *as->max_end);
     as->processes = malloc((as->nr_maps ? as->nr_maps : 1) * sizeof *as->processes);
     if (!as->max_end || !as->processes)
@@ -307,7 +308,8 @@ bool pv_aspace_build(pv_aspace *as)
 {
     if (as->failed)
         return false;
-    qsort(as->events, as->nr_events, sizeof *as->events, compare_events);
+    if (as->nr_events)  /* qsort wants a real array even for none */
+        qsort(as->events, as->nr_events, sizeof *as->events, compare_events);
     replay r = {0};
     size_t threads_cap = 0;
     bool ok = true;
@@ -336,7 +338,8 @@ bool pv_aspace_build(pv_aspace *as)
         as->failed = true;
         return false;
     }
-    qsort(as->threads, as->nr_threads, sizeof *as->threads, compare_threads);
+    if (as->nr_threads)
+        qsort(as->threads, as->nr_threads, sizeof *as->threads, compare_threads);
     return true;
 }
 

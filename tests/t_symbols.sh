@@ -126,6 +126,36 @@ fi
         -L"$tmp/symdir" -lpthread -Wl,--unresolved-symbols=ignore-all &&
     python3 "$check" "$sqlrun" "$root" "other build" "$tmp/live.data" --status /pvwork "build-id mismatch"
 ) || status=1
+# Damaged files (tests/bad_input's copies of base.data, the corpus's crash
+# reproducers, every fixture): the symbol columns, perf_callchains and
+# perf_profile give rows or an error, never a crash (under the sanitizers:
+# no report either).
+mkdir -p "$tmp/bad"
+python3 "$root/tests/bad_input/make_bad.py" "$root/tests/bad_input/base.data" "$tmp/bad" >/dev/null 2>&1
+runs=0 crashes=0 answered=0
+for f in "$tmp"/bad/* "$PV_SHARED"/corpus/perf_data_converter/src/quipper/corpus/poc-* \
+         "$fixtures"/*.data; do
+    [ -f "$f" ] || continue
+    for q in "SELECT count(*), count(sym), sum(repeated), sum(inlined) FROM perf_callchains(?)" \
+             "SELECT count(*), sum(children_period) FROM perf_profile(?)" \
+             "SELECT count(comm), count(sym), count(sym_status) FROM perf_samples(?)"; do
+        runs=$((runs + 1))
+        timeout 120 "$sqlrun" "${q//\?/\'$f\'}" >/dev/null 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 0 ] && answered=$((answered + 1))
+        if [ $rc -gt 1 ] || grep -q "Sanitizer\|runtime error" "$tmp/err"; then
+            crashes=$((crashes + 1))
+            echo "# crash: $f: $q: $(head -c 300 "$tmp/err")"
+        fi
+    done
+done
+if [ "$crashes" -eq 0 ] && [ "$answered" -gt 0 ]; then
+    echo "ok - damaged files: $runs symbol queries gave rows ($answered) or an error"
+else
+    echo "not ok - damaged files: $crashes of $runs symbol queries crashed"
+    status=1
+fi
+
 # no callchains: samples and comms only
 for f in multi datasrc buildid_mmap tracepoint; do
     python3 "$check" "$sqlrun" "$root" "$f.data" "$fixtures/$f.data" || status=1

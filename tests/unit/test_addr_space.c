@@ -290,8 +290,19 @@ static void test_jit_map(void)
     pv_symtab_free(&t);
 }
 
+static void test_empty(void)
+{
+    pv_aspace as;
+    pv_aspace_init(&as);
+    check(pv_aspace_build(&as), "an empty address space builds", "failed");
+    check(pv_aspace_find(&as, 1, 0x1000, 5) == NULL && pv_aspace_comm(&as, 1, 5) == NULL,
+          "and holds nothing", "found");
+    pv_aspace_free(&as);
+}
+
 int main(void)
 {
+    test_empty();
     test_jit_map();
     test_symtree();
     test_callchain_markers();

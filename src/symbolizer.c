@@ -136,8 +136,8 @@ static bool is_anon(const char *name, size_t n)
 static bool offsets_are_addresses(const char *name, bool jit)
 {
     size_t n = strlen(name);
-    return jit || starts_with(name, n, "[stack") || starts_with(name, n, "/vmap") ||
-           strcmp(name, "[heap]") == 0;
+    return jit || is_anon(name, n) || starts_with(name, n, "[stack") ||
+           starts_with(name, n, "/vmap") || strcmp(name, "[heap]") == 0;
 }
 
 /* perf's name of a kernel-side map: [kernel.kallsyms] for the kernel's
@@ -231,15 +231,21 @@ static uint32_t intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool ker
     return (uint32_t)s->nr_dsos++;
 }
 
+/* exec: the map's memory is executable (perf names executable anonymous,
+ * stack and heap memory after the process's JIT map file, the rest as
+ * recorded). */
 static uint32_t dso_for_map(pv_symbolizer *s, int32_t pid, unsigned cpumode, const char *filename,
-                            size_t n)
+                            size_t n, bool exec)
 {
     bool kernel_side = pid == PV_KERNEL_PID || cpumode == CPUMODE_KERNEL ||
                        cpumode == CPUMODE_GUEST_KERNEL;
     if (kernel_side)
         return intern_dso(s, kernel_dso_name(filename, n), DSO_KERNEL, true, -1);
-    if (is_anon(filename, n))
+    if (exec && (is_anon(filename, n) || starts_with(filename, n, "[stack") ||
+                 starts_with(filename, n, "/vmap") || (n == 6 && !memcmp(filename, "[heap]", 6))))
         return intern_dso(s, dup_printf("/tmp/perf-%d.map", pid), DSO_JIT, false, pid);
+    if (is_anon(filename, n))
+        return intern_dso(s, strndup(filename, n), DSO_NONE, false, -1);
     if (n == 6 && memcmp(filename, "[vdso]", 6) == 0)
         return intern_dso(s, strdup("[vdso]"), DSO_VDSO, false, -1);
     dso_kind kind = filename[0] == '/' ? DSO_ELF : DSO_NONE;
@@ -306,6 +312,8 @@ static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
     uint64_t pgoff = pv_cursor_u64(&c);
     const uint8_t *build_id = NULL;
     uint8_t build_id_len = 0;
+    /* MMAP has no prot: perf takes its maps as executable unless marked data */
+    bool exec = !(r->misc & PV_MISC_MMAP_DATA);
     if (r->type == PV_RECORD_MMAP2) {
         if (r->misc & PV_MISC_MMAP_BUILD_ID) {
             build_id_len = pv_cursor_u8(&c);
@@ -314,13 +322,14 @@ static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
         } else {
             pv_cursor_skip(&c, 24);
         }
-        pv_cursor_skip(&c, 8);
+        exec = (pv_cursor_u32(&c) & 4 /* PROT_EXEC */) != 0;
+        pv_cursor_skip(&c, 4);
     }
     uint64_t name_len;
     const char *name = pv_cursor_padded_string(&c, pv_cursor_left(&c), &name_len);
     if (c.failed || !name)
         return pv_record_too_short(f, r, err);
-    uint32_t d = dso_for_map(s, pid, r->misc & PV_MISC_CPUMODE_MASK, name, (size_t)name_len);
+    uint32_t d = dso_for_map(s, pid, r->misc & PV_MISC_CPUMODE_MASK, name, (size_t)name_len, exec);
     if (d == UINT32_MAX)
         return pv_error_set(err, "%s: out of memory reading maps", f->path);
     if (build_id && build_id_len <= PV_BUILD_ID_MAX)

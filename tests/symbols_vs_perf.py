@@ -239,8 +239,10 @@ if profiles:
     incl_what = "inclusive_profile.sql (perf_profile) equals perf report --children --sort sym"
     # perf report sometimes lists a function of DWARF stacks with inline
     # frames in two rows (seen on one-process recordings, the rows summing to
-    # its share, while perf script shows every frame as perfvtab does): a
-    # name perf lists more than once is left out, as in the check below.
+    # its share, while perf script shows every frame as perfvtab does and
+    # --sort sym,srcline gives one row: its symbol order mixes names and
+    # addresses once inline symbols are in): a name perf lists more than once
+    # is left out, as in the check below.
     compare(incl_what, incl_rows, got, incl_names)
     # the same from perf_samples and perf_callchains: each function once per sample
     got = {}

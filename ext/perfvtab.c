@@ -28,7 +28,12 @@ __declspec(dllexport)
 #endif
 int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api)
 {
-    SQLITE_EXTENSION_INIT2(api);
+    /* SQLITE_EXTENSION_INIT2 stores the api pointer at every load: a data
+     * race when connections in several threads load the extension while
+     * others run queries (ThreadSanitizer, tests/t_threads.sh).  The pointer
+     * is the same each time, so store it only when it changes. */
+    if (__atomic_load_n(&sqlite3_api, __ATOMIC_ACQUIRE) != api)
+        __atomic_store_n(&sqlite3_api, api, __ATOMIC_RELEASE);
     (void)errmsg;
     static const PvTableDef *const tables[] = {
         &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,

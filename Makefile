@@ -90,12 +90,17 @@ build/fuzz/fuzz_sql: build/fuzz/obj/tests/fuzz/fuzz_sql.o $(patsubst %.c,build/f
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
 fuzz: build/fuzz/fuzz_reader build/fuzz/fuzz_sql
 
-# ThreadSanitizer build of the two-threads test (tests/t_threads.sh).
+# ThreadSanitizer build of the extension and of the program that queries one
+# file from several threads (tests/tools/threads.c, run by tests/t_threads.sh).
 TSAN_CC ?= clang
-build/tsan/threads: tests/tools/threads.c $(READER_SRC) $(EXT_SRC) $(HEADERS)
+TSAN_FLAGS = -O1 -g -fsanitize=thread
+build/tsan/perfvtab.so: $(READER_SRC) $(EXT_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(TSAN_CC) $(BASE_CFLAGS) -O1 -g -fsanitize=thread tests/tools/threads.c $(READER_SRC) $(EXT_SRC) -o $@ $(LIBS) -lpthread
-tsan: build/tsan/threads
+	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) -shared $(READER_SRC) $(EXT_SRC) -o $@ -lzstd -lelf
+build/tsan/threads: tests/tools/threads.c
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) $< -o $@ -lsqlite3 -lpthread
+tsan: build/tsan/threads build/tsan/perfvtab.so
 
 clean:
 	rm -rf build

@@ -13,10 +13,12 @@
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
 #                        extensions), used by tests and examples/query.py
 #   pkg-config           finding the libraries' flags
+#   clang libclang-rt-14-dev  ThreadSanitizer build of tests/t_threads.sh, and
+#                        the libFuzzer targets of `make fuzz`
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev sqlite3
-          linux-perf python3 pkg-config)
+          linux-perf python3 pkg-config clang libclang-rt-14-dev)
 
 installed() {
     local status

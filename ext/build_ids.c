@@ -143,7 +143,7 @@ static int build_ids_column(PvCursor *cur, sqlite3_context *ctx, int i)
         pv_strbuf_hex(&cur->text, b->id, b->id_len);
         pv_result_text_buffer(cur, ctx);
         break;
-    case COL_FILENAME: pv_result_mapped_text(ctx, b->filename, b->filename_len); break;
+    case COL_FILENAME: pv_result_file_text(ctx, b->filename, b->filename_len); break;
     case COL_PID: sqlite3_result_int(ctx, b->pid); break;
     case COL_CPUMODE:
         sqlite3_result_text(ctx, pv_cpumode_name(b->misc & PV_MISC_CPUMODE_MASK), -1,

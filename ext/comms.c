@@ -51,7 +51,7 @@ static int comms_column(PvCursor *cur, sqlite3_context *ctx, int i)
         break;
     case COL_PID: sqlite3_result_int(ctx, (int32_t)st->pid); break;
     case COL_TID: sqlite3_result_int(ctx, (int32_t)st->tid); break;
-    case COL_COMM: pv_result_mapped_text(ctx, st->comm, st->comm_len); break;
+    case COL_COMM: pv_result_file_text(ctx, st->comm, st->comm_len); break;
     case COL_EXEC: sqlite3_result_int(ctx, (st->rows.record.misc & PV_MISC_COMM_EXEC) != 0); break;
     case COL_CPU:
         if (st->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, st->trailer.cpu);

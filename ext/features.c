@@ -75,7 +75,7 @@ static int features_column(PvCursor *cur, sqlite3_context *ctx, int i)
         uint64_t size, offset;
         if (pv_file_feature_bytes(cur->file, st->id, &bytes, &size, &offset, &err))
             return pv_result_error(ctx, &err);
-        pv_result_mapped_blob(ctx, bytes, size);
+        pv_result_file_blob(ctx, bytes, size);
         break;
     }
     }

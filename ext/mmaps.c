@@ -99,7 +99,7 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_START: pv_result_u64(ctx, st->start); break;
     case COL_LEN: pv_result_u64(ctx, st->len); break;
     case COL_PGOFF: pv_result_u64(ctx, st->pgoff); break;
-    case COL_FILENAME: pv_result_mapped_text(ctx, st->filename, st->filename_len); break;
+    case COL_FILENAME: pv_result_file_text(ctx, st->filename, st->filename_len); break;
     case COL_KIND: sqlite3_result_text(ctx, mmap2 ? "MMAP2" : "MMAP", -1, SQLITE_STATIC); break;
     case COL_MAJ: if (inode_form) pv_result_u64(ctx, st->maj); break;
     case COL_MIN: if (inode_form) pv_result_u64(ctx, st->min); break;

@@ -83,7 +83,7 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
     }
     case COL_MISC: sqlite3_result_int(ctx, r->misc); return SQLITE_OK;
     case COL_SIZE: sqlite3_result_int(ctx, r->size); return SQLITE_OK;
-    case COL_DATA: pv_result_mapped_blob(ctx, r->bytes, r->size); return SQLITE_OK;
+    case COL_DATA: pv_result_file_blob(ctx, r->bytes, r->size); return SQLITE_OK;
     case COL_FIELDS:
         pv_strbuf_reset(&cur->text);
         if (pv_record_fields_json(cur->file, r, &cur->text, &err))

@@ -109,7 +109,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_RAW:
-        if (t & PV_SAMPLE_RAW) pv_result_mapped_blob(ctx, s->raw, s->raw_size);
+        if (t & PV_SAMPLE_RAW) pv_result_file_blob(ctx, s->raw, s->raw_size);
         break;
     case COL_BRANCH_STACK:
         if (t & PV_SAMPLE_BRANCH_STACK) {
@@ -151,7 +151,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_STACK_USER:
-        if (t & PV_SAMPLE_STACK_USER) pv_result_mapped_blob(ctx, s->stack_user, s->stack_user_size);
+        if (t & PV_SAMPLE_STACK_USER) pv_result_file_blob(ctx, s->stack_user, s->stack_user_size);
         break;
     case COL_STACK_USER_DYN_SIZE:
         if ((t & PV_SAMPLE_STACK_USER) && s->stack_user_size) pv_result_u64(ctx, s->stack_user_dyn_size);
@@ -163,7 +163,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_AUX:
-        if (t & PV_SAMPLE_AUX) pv_result_mapped_blob(ctx, s->aux, s->aux_size);
+        if (t & PV_SAMPLE_AUX) pv_result_file_blob(ctx, s->aux, s->aux_size);
         break;
     default:
         break;

@@ -58,7 +58,7 @@ static bool same_file_on_disk(const pv_file *f)
         return false;
     uint64_t mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
     return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
-           mtime == f->mtime_ns && (uint64_t)st.st_size == f->map_size;
+           mtime == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
 }
 
 static void clear_slot(PvCacheEntry *e)
@@ -387,14 +387,16 @@ void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
                           SQLITE_UTF8);
 }
 
-void pv_result_mapped_text(sqlite3_context *ctx, const char *s, uint64_t n)
+/* Copied: the record's bytes live in the walk's window, which moves on at
+ * the next row, while SQLite may keep a value longer (min(), a sorter). */
+void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n)
 {
-    sqlite3_result_text64(ctx, s, n, SQLITE_STATIC, SQLITE_UTF8);
+    sqlite3_result_text64(ctx, s, n, SQLITE_TRANSIENT, SQLITE_UTF8);
 }
 
-void pv_result_mapped_blob(sqlite3_context *ctx, const void *p, uint64_t n)
+void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n)
 {
-    sqlite3_result_blob64(ctx, p ? p : "", n, SQLITE_STATIC);
+    sqlite3_result_blob64(ctx, p ? p : "", n, SQLITE_TRANSIENT);
 }
 
 int pv_result_error(sqlite3_context *ctx, const pv_error *err)

@@ -78,9 +78,9 @@ static inline void pv_result_u64(sqlite3_context *ctx, uint64_t v)
 
 /* Text of the scratch buffer as the result (copied), or an error. */
 void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx);
-/* A text or blob that lives in the mapped file (not copied). */
-void pv_result_mapped_text(sqlite3_context *ctx, const char *s, uint64_t n);
-void pv_result_mapped_blob(sqlite3_context *ctx, const void *p, uint64_t n);
+/* A text or blob from the file's bytes (copied). */
+void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n);
+void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);
 /* Reports a reader error from xColumn. */
 int pv_result_error(sqlite3_context *ctx, const pv_error *err);
 

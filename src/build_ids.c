@@ -21,7 +21,7 @@ void pv_build_ids_start(pv_build_id_iter *it, const char *path, const char *what
     it->swap = swap;
 }
 
-int pv_build_ids_start_feature(pv_build_id_iter *it, const pv_file *f, pv_error *err)
+int pv_build_ids_start_feature(pv_build_id_iter *it, pv_file *f, pv_error *err)
 {
     const uint8_t *bytes = NULL;
     uint64_t size = 0, offset = 0;

@@ -52,7 +52,7 @@ void pv_build_ids_start(pv_build_id_iter *it, const char *path, const char *what
                         const uint8_t *data, uint64_t size, uint64_t file_offset, bool swap);
 /* Iterates over f's HEADER_BUILD_ID feature section; -1 if it lies outside
  * the file.  A file without the feature iterates over nothing. */
-int pv_build_ids_start_feature(pv_build_id_iter *it, const pv_file *f, pv_error *err);
+int pv_build_ids_start_feature(pv_build_id_iter *it, pv_file *f, pv_error *err);
 /* 1: *out holds the next entry; 0: no more entries; -1: malformed entry. */
 int pv_build_ids_next(pv_build_id_iter *it, pv_build_id *out, pv_error *err);
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +20,12 @@
 #define IDS_SECTION_SIZE 16
 /* No real recording has more events than this; beyond it the file lies. */
 #define MAX_ATTRS 65536
+/* perf_event_attr is 136 bytes in 2026; an entry of more than this is not an attr. */
+#define MAX_ATTR_SIZE (1u << 16)
+/* Sample ids of all events together: one per event per cpu or thread. */
+#define MAX_IDS (1u << 24)
+/* A feature section is read whole into memory when asked for. */
+#define MAX_FEATURE_SIZE ((uint64_t)1 << 30)
 
 static char *dup_string(const char *s)
 {
@@ -75,10 +80,9 @@ static char *resolve_data_path(const char *path, pv_error *err)
     return NULL;
 }
 
-/* Maps a whole regular file read-only.  An empty file is mapped as
- * nothing (map NULL, size 0); callers decide whether that is an error. */
-static int map_path(const char *path, int *fd, const uint8_t **map, uint64_t *size,
-                    struct stat *st_out, pv_error *err)
+/* Opens a regular file for reading; its size in *size. */
+static int open_regular(const char *path, int *fd, uint64_t *size, struct stat *st_out,
+                        pv_error *err)
 {
     *fd = open(path, O_RDONLY | O_CLOEXEC);
     if (*fd < 0)
@@ -91,40 +95,89 @@ static int map_path(const char *path, int *fd, const uint8_t **map, uint64_t *si
     if (st_out)
         *st_out = st;
     *size = (uint64_t)st.st_size;
-    *map = NULL;
-    if (*size == 0)
-        return 0;
-    void *m = mmap(NULL, (size_t)*size, PROT_READ, MAP_PRIVATE, *fd, 0);
-    if (m == MAP_FAILED)
-        return pv_error_set(err, "%s: cannot map: %s", path, strerror(errno));
-    *map = m;
     return 0;
 }
 
-static int map_file(pv_file *f, pv_error *err)
+static int open_file(pv_file *f, pv_error *err)
 {
     struct stat st;
-    if (map_path(f->data_path, &f->fd, &f->map, &f->map_size, &st, err))
+    if (open_regular(f->data_path, &f->fd, &f->file_size, &st, err))
         return -1;
     f->dev = (uint64_t)st.st_dev;
     f->ino = (uint64_t)st.st_ino;
     f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    if (f->map_size == 0)
+    if (f->file_size == 0)
         return pv_error_set(err, "%s: empty file (offset 0x0): not a perf.data file", f->data_path);
     return 0;
+}
+
+static int read_fd(int fd, const char *path, uint64_t offset, uint8_t *buf, uint64_t n,
+                   pv_error *err)
+{
+    uint64_t done = 0;
+    while (done < n) {
+        ssize_t got = pread(fd, buf + done, (size_t)(n - done), (off_t)(offset + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return pv_error_set(err, "%s: cannot read %llu bytes at offset 0x%llx: %s", path,
+                                (unsigned long long)(n - done),
+                                (unsigned long long)(offset + done), strerror(errno));
+        if (got == 0)
+            return pv_error_set(err, "%s: the file ends at offset 0x%llx, before the %llu bytes "
+                                "to read there: it shrank after it was opened", path,
+                                (unsigned long long)(offset + done),
+                                (unsigned long long)(n - done));
+        done += (uint64_t)got;
+    }
+    return 0;
+}
+
+int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
+                 pv_error *err)
+{
+    if (segment > 0) {
+        const pv_segment *s = &f->segments[segment - 1];
+        return read_fd(s->fd, s->path, offset, buf, n, err);
+    }
+    if (f->memory) {
+        if (offset > f->file_size || f->file_size - offset < n)
+            return pv_error_set(err, "%s: %llu bytes at offset 0x%llx are past the end (0x%llx)",
+                                f->data_path, (unsigned long long)n, (unsigned long long)offset,
+                                (unsigned long long)f->file_size);
+        memcpy(buf, f->memory + offset, (size_t)n);
+        return 0;
+    }
+    return read_fd(f->fd, f->data_path, offset, buf, n, err);
+}
+
+/* n bytes at offset into a new buffer the caller frees. */
+static uint8_t *read_new(const pv_file *f, uint64_t offset, uint64_t n, pv_error *err)
+{
+    uint8_t *buf = malloc(n ? (size_t)n : 1);
+    if (!buf) {
+        pv_error_set(err, "%s: out of memory for %llu bytes at offset 0x%llx", f->data_path,
+                     (unsigned long long)n, (unsigned long long)offset);
+        return NULL;
+    }
+    if (pv_file_read(f, 0, offset, buf, n, err)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 /* A section must lie inside the file; checked without overflow. */
 static int check_section(const pv_file *f, const pv_section *s, const char *what,
                          uint64_t where, pv_error *err)
 {
-    if (s->offset > f->map_size || f->map_size - s->offset < s->size)
+    if (s->offset > f->file_size || f->file_size - s->offset < s->size)
         return pv_error_set(err,
             "%s: %s section at offset 0x%llx size 0x%llx (declared at offset 0x%llx) "
             "goes past the end of the file (size 0x%llx): truncated or corrupt",
             f->data_path, what, (unsigned long long)s->offset,
             (unsigned long long)s->size, (unsigned long long)where,
-            (unsigned long long)f->map_size);
+            (unsigned long long)f->file_size);
     return 0;
 }
 
@@ -138,42 +191,46 @@ static pv_section read_section(pv_cursor *c)
 
 static int read_header(pv_file *f, pv_error *err)
 {
-    if (f->map_size < 8)
+    if (f->file_size < 8)
         return pv_error_set(err, "%s: file of %llu bytes is too short for the perf.data magic at offset 0x0",
-                            f->data_path, (unsigned long long)f->map_size);
-    if (memcmp(f->map, PERF_MAGIC_LE, 8) == 0)
+                            f->data_path, (unsigned long long)f->file_size);
+    uint8_t header[FILE_HEADER_SIZE];
+    uint64_t have = f->file_size < FILE_HEADER_SIZE ? f->file_size : FILE_HEADER_SIZE;
+    if (pv_file_read(f, 0, 0, header, have, err))
+        return -1;
+    if (memcmp(header, PERF_MAGIC_LE, 8) == 0)
         f->swap = false;
-    else if (memcmp(f->map, PERF_MAGIC_BE, 8) == 0)
+    else if (memcmp(header, PERF_MAGIC_BE, 8) == 0)
         f->swap = true;
-    else if (memcmp(f->map, PERF_MAGIC_V1, 8) == 0)
+    else if (memcmp(header, PERF_MAGIC_V1, 8) == 0)
         return pv_error_set(err, "%s: magic PERFFILE at offset 0x0: the version 1 perf.data format "
                             "(perf before Linux 2.6.35) is not supported", f->data_path);
     else
         return pv_error_set(err, "%s: bad magic at offset 0x0: not a perf.data file", f->data_path);
 
     pv_cursor c;
-    pv_cursor_init(&c, f->map, f->map_size, 0, f->swap);
+    pv_cursor_init(&c, header, have, 0, f->swap);
     pv_cursor_skip(&c, 8);
     f->header_size = pv_cursor_u64(&c);
     if (c.failed)
         return pv_error_set(err, "%s: truncated header: file ends at offset 0x%llx",
-                            f->data_path, (unsigned long long)f->map_size);
+                            f->data_path, (unsigned long long)f->file_size);
     if (f->header_size == PIPE_HEADER_SIZE) {
         /* Pipe mode: records follow the 16-byte header to the end of the
          * file; attrs and features come as records (pipe_header.c). */
         f->pipe = true;
         f->data_section.offset = PIPE_HEADER_SIZE;
-        f->data_section.size = f->map_size - PIPE_HEADER_SIZE;
+        f->data_section.size = f->file_size - PIPE_HEADER_SIZE;
         return 0;
     }
-    if (f->header_size > f->map_size)
+    if (f->header_size > f->file_size)
         return pv_error_set(err, "%s: truncated header: header size %llu at offset 0x8 but the file ends at offset 0x%llx",
                                 f->data_path, (unsigned long long)f->header_size,
-                                (unsigned long long)f->map_size);
+                                (unsigned long long)f->file_size);
     if (f->header_size < FILE_HEADER_SIZE - 32)
         return pv_error_set(err, "%s: header size %llu at offset 0x8 is too small for a perf.data header",
                             f->data_path, (unsigned long long)f->header_size);
-    pv_cursor_init(&c, f->map, f->header_size, 0, f->swap);
+    pv_cursor_init(&c, header, f->header_size < have ? f->header_size : have, 0, f->swap);
     pv_cursor_skip(&c, 16);
     f->attr_size = pv_cursor_u64(&c);
     f->attr_section = read_section(&c);
@@ -192,6 +249,9 @@ static int read_header(pv_file *f, pv_error *err)
     return 0;
 }
 
+static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_t at,
+                           uint64_t *total_ids, pv_error *err);
+
 static int read_attrs(pv_file *f, pv_error *err)
 {
     if (f->attr_size <= IDS_SECTION_SIZE || f->attr_size - IDS_SECTION_SIZE < PV_ATTR_SIZE_VER0)
@@ -209,15 +269,36 @@ static int read_attrs(pv_file *f, pv_error *err)
         return pv_error_set(err, "%s: attr section at offset 0x%llx declares %llu events (more than %d)",
                             f->data_path, (unsigned long long)f->attr_section.offset,
                             (unsigned long long)nr, MAX_ATTRS);
+    if (f->attr_size > MAX_ATTR_SIZE)
+        return pv_error_set(err, "%s: attr_size %llu at offset 0x10 is too large for a perf_event_attr "
+                            "(more than %u bytes)", f->data_path,
+                            (unsigned long long)f->attr_size, MAX_ATTR_SIZE);
     f->attrs = calloc((size_t)nr, sizeof *f->attrs);
-    if (!f->attrs)
+    uint8_t *entry = malloc((size_t)f->attr_size);
+    if (!f->attrs || !entry) {
+        free(entry);
         return pv_error_set(err, "%s: out of memory", f->data_path);
+    }
     f->nr_attrs = (size_t)nr;
-    for (uint64_t i = 0; i < nr; i++) {
+    uint64_t total_ids = 0;
+    int rc = 0;
+    for (uint64_t i = 0; i < nr && rc == 0; i++) {
         uint64_t at = f->attr_section.offset + i * f->attr_size;
-        pv_attr *a = &f->attrs[i];
+        rc = pv_file_read(f, 0, at, entry, f->attr_size, err) ||
+             read_attr_entry(f, i, entry, at, &total_ids, err) ? -1 : 0;
+    }
+    free(entry);
+    return rc;
+}
+
+/* One attr-section entry: the attr, then {offset, size} of its ids. */
+static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_t at,
+                           uint64_t *total_ids, pv_error *err)
+{
+    pv_attr *a = &f->attrs[i];
+    {
         pv_cursor c;
-        pv_cursor_init(&c, f->map + at, f->attr_size, at, f->swap);
+        pv_cursor_init(&c, entry, f->attr_size, at, f->swap);
         if (pv_attr_decode(&c, f->attr_size - IDS_SECTION_SIZE, a, f->data_path, err))
             return -1;
         pv_section ids = read_section(&c);
@@ -228,14 +309,23 @@ static int read_attrs(pv_file *f, pv_error *err)
         if (check_section(f, &ids, "event id", at + f->attr_size - 16, err))
             return -1;
         a->nr_ids = ids.size / 8;
+        if (a->nr_ids > MAX_IDS - *total_ids)
+            return pv_error_set(err, "%s: id list of event %llu at offset 0x%llx brings the events' "
+                                "ids to more than %u", f->data_path, (unsigned long long)i,
+                                (unsigned long long)ids.offset, MAX_IDS);
+        *total_ids += a->nr_ids;
         if (a->nr_ids) {
+            uint8_t *raw = read_new(f, ids.offset, ids.size, err);
             a->ids = malloc((size_t)ids.size);
-            if (!a->ids)
-                return pv_error_set(err, "%s: out of memory", f->data_path);
+            if (!raw || !a->ids) {
+                free(raw);
+                return raw ? pv_error_set(err, "%s: out of memory", f->data_path) : -1;
+            }
             pv_cursor idc;
-            pv_cursor_init(&idc, f->map + ids.offset, ids.size, ids.offset, f->swap);
+            pv_cursor_init(&idc, raw, ids.size, ids.offset, f->swap);
             for (uint64_t k = 0; k < a->nr_ids; k++)
                 a->ids[k] = pv_cursor_u64(&idc);
+            free(raw);
         }
     }
     return 0;
@@ -249,7 +339,7 @@ static int compare_id_entries(const void *a, const void *b);
 static int open_segments(pv_file *f, pv_error *err)
 {
     size_t n = strlen(f->data_path);
-    if (n < 5 || strcmp(f->data_path + n - 5, "/data") != 0)
+    if (f->memory || n < 5 || strcmp(f->data_path + n - 5, "/data") != 0)
         return 0;
     for (size_t k = 0; k < MAX_SEGMENTS; k++) {
         char *path = malloc(n + 24);
@@ -270,10 +360,10 @@ static int open_segments(pv_file *f, pv_error *err)
         memset(s, 0, sizeof *s);
         s->path = path;
         s->fd = -1;
-        if (map_path(path, &s->fd, &s->map, &s->map_size, NULL, err))
+        if (open_regular(path, &s->fd, &s->file_size, NULL, err))
             return -1;
         s->data_offset = 0;
-        s->data_end = s->map_size;
+        s->data_end = s->file_size;
     }
     return 0;
 }
@@ -322,8 +412,12 @@ int pv_file_attr_for_id(const pv_file *f, uint64_t id)
 static int read_feature_index(pv_file *f, pv_error *err)
 {
     uint64_t data_end = f->data_section.offset + f->data_section.size;
+    uint8_t index[PV_FEATURE_BITS * 16];
+    uint64_t have = f->file_size - data_end < sizeof index ? f->file_size - data_end : sizeof index;
+    if (pv_file_read(f, 0, data_end, index, have, err))
+        return -1;
     pv_cursor c;
-    pv_cursor_init(&c, f->map + data_end, f->map_size - data_end, data_end, f->swap);
+    pv_cursor_init(&c, index, have, data_end, f->swap);
     for (unsigned bit = 0; bit < PV_FEATURE_BITS; bit++) {
         if (!((f->feature_bitmap[bit / 64] >> (bit % 64)) & 1))
             continue;
@@ -333,7 +427,7 @@ static int read_feature_index(pv_file *f, pv_error *err)
             return pv_error_set(err, "%s: truncated feature index: entry for feature %u at offset 0x%llx "
                                 "goes past the end of the file (size 0x%llx)",
                                 f->data_path, bit, (unsigned long long)where,
-                                (unsigned long long)f->map_size);
+                                (unsigned long long)f->file_size);
         f->feature_sections[bit] = s;
     }
     return 0;
@@ -344,7 +438,7 @@ bool pv_file_has_feature(const pv_file *f, unsigned id)
     return id < PV_FEATURE_BITS && ((f->feature_bitmap[id / 64] >> (id % 64)) & 1);
 }
 
-int pv_file_feature_bytes(const pv_file *f, unsigned id, const uint8_t **bytes,
+int pv_file_feature_bytes(pv_file *f, unsigned id, const uint8_t **bytes,
                           uint64_t *size, uint64_t *offset, pv_error *err)
 {
     if (!pv_file_has_feature(f, id))
@@ -352,7 +446,21 @@ int pv_file_feature_bytes(const pv_file *f, unsigned id, const uint8_t **bytes,
     const pv_section *s = &f->feature_sections[id];
     if (check_section(f, s, "feature", s->offset, err))
         return -1;
-    *bytes = f->map + s->offset;
+    if (f->memory) {
+        *bytes = f->memory + s->offset;
+    } else {
+        if (!f->feature_cache[id]) {
+            if (s->size > MAX_FEATURE_SIZE)
+                return pv_error_set(err, "%s: feature %u section at offset 0x%llx has size %llu "
+                                    "(more than %llu)", f->data_path, id,
+                                    (unsigned long long)s->offset, (unsigned long long)s->size,
+                                    (unsigned long long)MAX_FEATURE_SIZE);
+            f->feature_cache[id] = read_new(f, s->offset, s->size, err);
+            if (!f->feature_cache[id])
+                return -1;
+        }
+        *bytes = f->feature_cache[id];
+    }
     *size = s->size;
     *offset = s->offset;
     return 0;
@@ -381,6 +489,8 @@ static void locate_ids(pv_file *f)
     }
 }
 
+static int finish_open(pv_file *f, pv_file **out, pv_error *err);
+
 int pv_file_open(const char *path, pv_file **out, pv_error *err)
 {
     *out = NULL;
@@ -394,7 +504,40 @@ int pv_file_open(const char *path, pv_file **out, pv_error *err)
         return pv_error_set(err, "%s: out of memory", path);
     }
     f->data_path = resolve_data_path(path, err);
-    if (!f->data_path || map_file(f, err) || read_header(f, err)) {
+    if (!f->data_path || open_file(f, err)) {
+        pv_file_close(f);
+        return -1;
+    }
+    return finish_open(f, out, err);
+}
+
+int pv_file_open_memory(const char *name, const uint8_t *bytes, uint64_t size,
+                        pv_file **out, pv_error *err)
+{
+    *out = NULL;
+    pv_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return pv_error_set(err, "%s: out of memory", name);
+    f->fd = -1;
+    f->path = dup_string(name);
+    f->data_path = dup_string(name);
+    if (!f->path || !f->data_path) {
+        pv_file_close(f);
+        return pv_error_set(err, "%s: out of memory", name);
+    }
+    f->memory = bytes;
+    f->file_size = size;
+    if (size == 0) {
+        pv_file_close(f);
+        return pv_error_set(err, "%s: empty file (offset 0x0): not a perf.data file", name);
+    }
+    return finish_open(f, out, err);
+}
+
+/* Everything after the bytes are reachable: header, attrs, features. */
+static int finish_open(pv_file *f, pv_file **out, pv_error *err)
+{
+    if (read_header(f, err)) {
         pv_file_close(f);
         return -1;
     }
@@ -414,14 +557,12 @@ void pv_file_close(pv_file *f)
 {
     if (!f)
         return;
-    if (f->map)
-        munmap((void *)f->map, (size_t)f->map_size);
+    for (unsigned i = 0; i < PV_FEATURE_BITS; i++)
+        free(f->feature_cache[i]);
     if (f->fd >= 0)
         close(f->fd);
     for (size_t i = 0; i < f->nr_segments; i++) {
         pv_segment *s = &f->segments[i];
-        if (s->map)
-            munmap((void *)s->map, (size_t)s->map_size);
         if (s->fd >= 0)
             close(s->fd);
         free(s->path);

@@ -88,8 +88,7 @@ typedef struct pv_file pv_file;
 typedef struct pv_segment {
     char *path;
     int fd;
-    const uint8_t *map;
-    uint64_t map_size;
+    uint64_t file_size;
     uint64_t data_offset;
     uint64_t data_end;
 } pv_segment;
@@ -97,9 +96,13 @@ typedef struct pv_segment {
 struct pv_file {
     char *path;                 /* what the user gave */
     char *data_path;            /* the file actually read */
+    /* The bytes are read with pread, never mapped: a file truncated while
+     * a query runs gives an error, not SIGBUS in the host process, and
+     * memory stays flat however big the file is. */
     int fd;
-    const uint8_t *map;
-    uint64_t map_size;
+    uint64_t file_size;
+    /* An image in memory instead of fd (pv_file_open_memory), not copied. */
+    const uint8_t *memory;
     /* identity of the file when opened, to notice it being replaced */
     uint64_t dev, ino, mtime_ns;
 
@@ -134,14 +137,26 @@ struct pv_file {
     int trailer_id_word;
 
     bool names_loaded;
+    /* feature sections read so far, by feature bit (see pv_file_feature_bytes) */
+    uint8_t *feature_cache[PV_FEATURE_BITS];
 };
 
 int pv_file_open(const char *path, pv_file **out, pv_error *err);
+/* A perf.data image already in memory (a single file, not a directory); the
+ * bytes must outlive the pv_file.  name is used in messages. */
+int pv_file_open_memory(const char *name, const uint8_t *bytes, uint64_t size,
+                        pv_file **out, pv_error *err);
 void pv_file_close(pv_file *f);
 
 bool pv_file_has_feature(const pv_file *f, unsigned id);
-/* The bytes of a feature section, bounds-checked against the file. */
-int pv_file_feature_bytes(const pv_file *f, unsigned id, const uint8_t **bytes,
+/* Copies n bytes at offset of a file of the recording into buf: segment 0 is
+ * the perf.data itself, N + 1 its data.N.  A short read means the file
+ * shrank since it was opened: an error naming the offset. */
+int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
+                 pv_error *err);
+/* The bytes of a feature section, bounds-checked against the file; read on
+ * first use and kept until the file is closed. */
+int pv_file_feature_bytes(pv_file *f, unsigned id, const uint8_t **bytes,
                           uint64_t *size, uint64_t *offset, pv_error *err);
 
 /* The attr whose id list holds id, or -1. */

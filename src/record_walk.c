@@ -11,12 +11,14 @@
 /* Decompressed bytes held at once: any record (at most 64 KiB) fits, and the
  * memory stays the same whatever the file declares. */
 #define UNPACKED_CAPACITY (1u << 20)
+/* Bytes read from the file at once; a record (at most 64 KiB) always fits. */
+#define WINDOW_CAPACITY (256u << 10)
+#define MAX_RECORD_SIZE 0xffffu
 
 void pv_walk_start(pv_walk *w, pv_file *f)
 {
     memset(w, 0, sizeof *w);
     w->file = f;
-    w->base = f->map;
     w->path = f->data_path;
     w->next_offset = f->data_section.offset;
     w->end_offset = f->data_section.offset + f->data_section.size;
@@ -29,8 +31,8 @@ static bool next_segment(pv_walk *w)
     if (w->segment >= f->nr_segments)
         return false;
     const pv_segment *s = &f->segments[w->segment++];
-    w->base = s->map;
     w->path = s->path;
+    w->window_len = 0;
     w->next_offset = s->data_offset;
     w->end_offset = s->data_end;
     return true;
@@ -41,19 +43,59 @@ void pv_walk_end(pv_walk *w)
     if (w->unpacked.zstd)
         ZSTD_freeDStream(w->unpacked.zstd);
     free(w->unpacked.buffer);
+    free(w->unpacked.input_copy);
     memset(&w->unpacked, 0, sizeof w->unpacked);
+    free(w->buffer);
+    w->buffer = NULL;
+    w->window = NULL;
+    w->window_len = 0;
+}
+
+/* The n bytes at offset at of the current segment (at + n <= end_offset,
+ * n <= WINDOW_CAPACITY), or NULL with err set. */
+static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
+{
+    if (w->window && at >= w->window_offset && w->window_len >= n &&
+        at - w->window_offset <= w->window_len - n)
+        return w->window + (at - w->window_offset);
+    const pv_file *f = w->file;
+    if (w->segment == 0 && f->memory) {
+        w->window = f->memory + at;
+        w->window_offset = at;
+        w->window_len = w->end_offset - at;
+        return w->window;
+    }
+    if (!w->buffer) {
+        w->buffer = malloc(WINDOW_CAPACITY);
+        if (!w->buffer) {
+            pv_error_set(err, "%s: out of memory for reading records", w->path);
+            return NULL;
+        }
+    }
+    uint64_t len = w->end_offset - at < WINDOW_CAPACITY ? w->end_offset - at : WINDOW_CAPACITY;
+    w->window = NULL;
+    if (pv_file_read(f, w->segment, at, w->buffer, len, err))
+        return NULL;
+    w->window = w->buffer;
+    w->window_offset = at;
+    w->window_len = len;
+    return w->window;
 }
 
 /* Record types are small numbers; text appended to a pipe recording reads
  * as a huge one. */
 #define PIPE_MAX_RECORD_TYPE 0x10000
 
-static bool pipe_record_fits(const pv_walk *w, uint64_t at, uint64_t end)
+/* 1: a record starts at at; 0: it does not; -1: read error. */
+static int pipe_record_fits(pv_walk *w, uint64_t at, uint64_t end, pv_error *err)
 {
     if (end - at < RECORD_HEADER_SIZE)
-        return false;
-    uint32_t type = pv_load_u32(w->base + at, w->file->swap);
-    uint16_t size = pv_load_u16(w->base + at + 6, w->file->swap);
+        return 0;
+    const uint8_t *p = walk_bytes(w, at, RECORD_HEADER_SIZE, err);
+    if (!p)
+        return -1;
+    uint32_t type = pv_load_u32(p, w->file->swap);
+    uint16_t size = pv_load_u16(p + 6, w->file->swap);
     return type < PIPE_MAX_RECORD_TYPE && size >= RECORD_HEADER_SIZE && end - at >= size;
 }
 
@@ -97,12 +139,15 @@ static int enter_container(pv_walk *w, const pv_record *container, pv_error *err
     if (!u->zstd) {
         u->zstd = ZSTD_createDStream();
         u->buffer = malloc(UNPACKED_CAPACITY);
-        if (!u->zstd || !u->buffer)
+        u->input_copy = malloc(MAX_RECORD_SIZE);
+        if (!u->zstd || !u->buffer || !u->input_copy)
             return pv_error_set(err, "%s: out of memory for decompression", f->data_path);
         ZSTD_initDStream(u->zstd);
         u->capacity = UNPACKED_CAPACITY;
     }
-    u->input = data;
+    /* The window moves on while the container is being unpacked. */
+    memcpy(u->input_copy, data, (size_t)size);
+    u->input = u->input_copy;
     u->input_left = size;
     u->container_offset = container->file_offset;
     return 0;
@@ -187,7 +232,10 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
                                 (unsigned long long)w->unpacked.container_offset);
         return 0;
     }
-    if (f->pipe && !pipe_record_fits(w, at, w->end_offset)) {
+    int fits = f->pipe ? pipe_record_fits(w, at, w->end_offset, err) : 1;
+    if (fits < 0)
+        return -1;
+    if (!fits) {
         /* A pipe has no size in a header: what does not form a record at
          * the end (a cut-off write, text a shell appended) ends the stream. */
         f->trailing_garbage_offset = at;
@@ -199,14 +247,17 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
                             "only %llu bytes left in the data section",
                             w->path, (unsigned long long)at,
                             (unsigned long long)(w->end_offset - at));
-    const uint8_t *p = w->base + at;
-    if (read_header(w, p, rec, at, "", err))
+    const uint8_t *p = walk_bytes(w, at, RECORD_HEADER_SIZE, err);
+    if (!p || read_header(w, p, rec, at, "", err))
         return -1;
     if (w->end_offset - at < rec->size)
         return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) goes past the "
                             "end of the data section at offset 0x%llx: truncated file",
                             w->path, (unsigned long long)at, rec->type, rec->size,
                             (unsigned long long)w->end_offset);
+    p = walk_bytes(w, at, rec->size, err);
+    if (!p)
+        return -1;
     uint64_t next = at + rec->size;
     /* In a pipe, tracing data follows its record, outside header.size. */
     if (f->pipe && rec->type == PV_RECORD_HEADER_TRACING_DATA) {

@@ -112,8 +112,8 @@ static pv_file *make_file(unsigned id, const buf *b, size_t len, int nrcpus)
         fk.f.feature_sections[PV_FEATURE_NRCPUS].size = n.len;
         end += n.len;
     }
-    fk.f.map = fk.map;
-    fk.f.map_size = end;
+    fk.f.memory = fk.map;
+    fk.f.file_size = end;
     return &fk.f;
 }
 

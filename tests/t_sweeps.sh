@@ -46,3 +46,35 @@ if [ "$rc" -gt 1 ] || grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
     echo "not ok - sweep exited with status $rc: $(grep -m3 'ERROR\|runtime error:\|SUMMARY\|^not' "$tmp/err" | tr '\n' ' ' | cut -c1-400)"
 fi
 echo "# sweeps: ${#files[@]} files in $((SECONDS - start)) s"
+
+# Allocation and time bombs (tests/fuzz/make_bombs.py): small files whose
+# fields ask for memory or time out of proportion to their size.  Every
+# table must answer (rows or an error naming the file and offset) within
+# 20 s -- and, in the plain build, within 1 GB of address space.
+bombs=$tmp/bombs
+mkdir -p "$bombs"
+/usr/bin/python3 "$PV_ROOT/tests/fuzz/make_bombs.py" "$PV_ROOT/tests/bad_input/base.data" "$bombs" >"$tmp/bomb_list"
+modules=$("$PV_BUILD/sqlrun" "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\_%' ESCAPE '\' ORDER BY name")
+while IFS=$'\t' read -r name what; do
+    bad=""
+    start=$SECONDS
+    for m in $modules; do
+        (
+            case "$PV_BUILD" in */san) ;; *) ulimit -v 1048576 ;; esac
+            timeout 20 "$PV_BUILD/sqlrun" "SELECT * FROM $m('$bombs/$name.data')" >/dev/null 2>"$tmp/bomb_err"
+        )
+        rc=$?
+        if [ "$rc" -gt 1 ]; then
+            bad="$m: status $rc $(head -c 200 "$tmp/bomb_err")"
+            break
+        elif [ "$rc" -eq 1 ] && ! grep -q "$name.data.*offset 0x" "$tmp/bomb_err"; then
+            bad="$m: error without file and offset: $(head -c 200 "$tmp/bomb_err")"
+            break
+        fi
+    done
+    if [ -n "$bad" ]; then
+        echo "not ok - bomb $name ($what): $bad"
+    else
+        echo "ok - bomb $name ($what): every table answers, in $((SECONDS - start)) s in all"
+    fi
+done <"$tmp/bomb_list"

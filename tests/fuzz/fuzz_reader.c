@@ -2,13 +2,14 @@
  * libFuzzer target: the reader alone.  Opens the input as a perf.data file,
  * walks every record (through compressed containers), decodes every sample,
  * every record's trailer and fields JSON, every feature section, every
- * build-id entry and every event name.  Errors are expected; crashes,
+ * build-id entry and every event name, and collects the diagnostics.  Errors are expected; crashes,
  * sanitizer reports, leaks and hangs are the findings.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "build_ids.h"
+#include "diagnostics.h"
 #include "features.h"
 #include "fuzz_input.h"
 #include "perf_abi.h"
@@ -107,6 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pv_file_event_name(f, i);
         read_features(f, &out);
         walk_records(f, &out);
+        pv_diagnostics diagnostics;
+        if (pv_diagnostics_collect(f, &diagnostics, &err) == 0)
+            pv_diagnostics_free(&diagnostics);
         pv_strbuf_free(&out);
         pv_file_close(f);
     }

@@ -430,7 +430,8 @@ int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
         pv_diagnostics_free(out);
         return pv_error_set(err, "%s: out of memory", f->data_path);
     }
-    qsort(out->items, out->nr, sizeof *out->items, compare_rows);
+    if (out->nr > 1)
+        qsort(out->items, out->nr, sizeof *out->items, compare_rows);
     return 0;
 }
 

@@ -12,8 +12,11 @@
 #define FEATURE_END_MARKER 32
 #define EVENT_UPDATE_NAME 2
 #define MAX_ATTRS 65536
+/* Sample ids of all events together, as perf_file.c caps the attr section's:
+ * each id costs memory in the id index, however the file repeats them. */
+#define MAX_IDS (1u << 24)
 
-static int add_attr(pv_file *f, const pv_record *r, pv_error *err)
+static int add_attr(pv_file *f, const pv_record *r, uint64_t *total_ids, pv_error *err)
 {
     if (f->nr_attrs >= MAX_ATTRS)
         return pv_error_set(err, "%s: more than %d HEADER_ATTR records (at offset 0x%llx)",
@@ -40,6 +43,13 @@ static int add_attr(pv_file *f, const pv_record *r, pv_error *err)
     if (pv_attr_decode(&c, attr_bytes, a, f->data_path, err))
         return -1;
     a->nr_ids = pv_cursor_left(&c) / 8;
+    if (a->nr_ids > MAX_IDS - *total_ids) {
+        a->nr_ids = 0;
+        return pv_error_set(err, "%s: HEADER_ATTR record at offset 0x%llx brings the events' ids "
+                            "to more than %u", f->data_path, (unsigned long long)r->file_offset,
+                            MAX_IDS);
+    }
+    *total_ids += a->nr_ids;
     if (a->nr_ids) {
         a->ids = malloc((size_t)a->nr_ids * 8);
         if (!a->ids)
@@ -172,6 +182,7 @@ int pv_pipe_read_header_records(pv_file *f, pv_error *err)
     pv_record r;
     pv_error walk_err;
     pending_names pending = {0};
+    uint64_t total_ids = 0;
     int rc = 0;
     /* Header records precede the first kernel record; a damaged stream
      * stops the scan here and is reported by the walks that reach it. */
@@ -180,7 +191,7 @@ int pv_pipe_read_header_records(pv_file *f, pv_error *err)
             r.type == PV_RECORD_COMPRESSED2)
             break;
         if (r.type == PV_RECORD_HEADER_ATTR)
-            rc = add_attr(f, &r, err);
+            rc = add_attr(f, &r, &total_ids, err);
         else if (r.type == PV_RECORD_EVENT_UPDATE)
             rc = note_event_update(f, &r, &pending) ? pv_error_set(err, "%s: out of memory", f->data_path) : 0;
         else if (r.type == PV_RECORD_HEADER_FEATURE)

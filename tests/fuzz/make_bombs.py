@@ -3,7 +3,7 @@
 memory or time than their size justifies ("decompression bombs" of the
 format), one per kind, into OUTDIR, and prints one line per file:
 
-    name<TAB>what it tries
+    name<TAB>what it tries<TAB>text every table's error must hold, or -
 
 Made from tests/bad_input/base.data (a valid little-endian file):
 
@@ -15,6 +15,9 @@ Made from tests/bad_input/base.data (a valid little-endian file):
                 each, then 100000 EVENT_UPDATE records naming an id no event
                 has (each one a search through every id: time quadratic in
                 the file's size)
+
+  pipe_ids      a pipe-mode file of 2100 HEADER_ATTR records of 8000 ids
+                each (134 MB): more ids than the reader indexes (2^24)
 
 Usage: make_bombs.py BASE OUTDIR
 """
@@ -54,16 +57,29 @@ def event_update_scan(base):
     return out
 
 
+def pipe_ids(base):
+    out = bytearray(b"PERFILE2" + struct.pack("<Q", 16))
+    attr = bytearray(128)
+    struct.pack_into("<IIQQQ", attr, 0, 1, 128, 0, 4000, 0x107)
+    ids = struct.pack("<8000Q", *range(1, 8001))
+    out += record(64, bytes(attr) + ids) * 2100
+    return out
+
+
 def main():
     base = open(sys.argv[1], "rb").read()
     outdir = sys.argv[2]
-    for name, make, what in [
-        ("ids_overlap", ids_overlap, "20000 attrs whose id lists all cover the whole file"),
-        ("event_update_scan", event_update_scan, "100000 EVENT_UPDATE records, each searching 512000 ids"),
+    for name, make, what, expect in [
+        ("ids_overlap", ids_overlap, "20000 attrs whose id lists all cover the whole file",
+         "ids to more than"),
+        ("event_update_scan", event_update_scan,
+         "100000 EVENT_UPDATE records, each searching 512000 ids", "-"),
+        ("pipe_ids", pipe_ids, "2100 HEADER_ATTR records of 8000 ids: more than 2^24 ids",
+         "ids to more than"),
     ]:
         with open(f"{outdir}/{name}.data", "wb") as f:
             f.write(make(base))
-        print(f"{name}\t{what}")
+        print(f"{name}\t{what}\t{expect}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_ids.h"
 #include "features.h"
 #include "perf_abi.h"
 #include "pv_strbuf.h"
@@ -243,6 +244,20 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
     if (pv_record_fields_json(f, rec, text, &err)) {
         count_type(c, &c->malformed, rec, err.msg);
         return;
+    }
+    if (rec->type == PV_RECORD_HEADER_BUILD_ID) {
+        /* perf_build_ids reads the entries the fields JSON does not */
+        pv_build_id_iter it;
+        pv_build_id id;
+        pv_build_ids_start(&it, f->data_path, "HEADER_BUILD_ID record", rec->bytes, rec->size,
+                           rec->file_offset, f->swap);
+        int rc;
+        while ((rc = pv_build_ids_next(&it, &id, &err)) == 1) {
+        }
+        if (rc < 0) {
+            count_type(c, &c->malformed, rec, err.msg);
+            return;
+        }
     }
     if (rec->type < PV_RECORD_KERNEL_TYPE_END) {
         pv_sample_id trailer;

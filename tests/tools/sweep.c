@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "build_ids.h"
+#include "diagnostics.h"
 #include "features.h"
 #include "perf_abi.h"
 #include "perf_file.h"
@@ -76,6 +77,9 @@ typedef struct outcome {
     uint64_t trailing_garbage; /* pipe mode: where the stream stopped, or 0 */
     char bad_message[800];     /* the first error without file and offset */
     uint64_t errors;
+    uint64_t record_errors;    /* records that did not decode */
+    uint64_t feature_errors;
+    char diagnostics_problem[1024];  /* perf_diagnostics disagreeing with the read */
 } outcome;
 
 static const char *tmp_path;
@@ -128,7 +132,7 @@ static void add_record(outcome *o, const pv_record *rec, uint64_t end)
     o->nr_records++;
 }
 
-static void decode_record(pv_file *f, const pv_record *rec, pv_strbuf *text, outcome *o)
+static void decode_record_fields(pv_file *f, const pv_record *rec, pv_strbuf *text, outcome *o)
 {
     pv_error err;
     pv_sample_id sid;
@@ -155,17 +159,62 @@ static void decode_record(pv_file *f, const pv_record *rec, pv_strbuf *text, out
                 pv_sample_regs_json(&s, &s.regs_intr, text);
         }
     }
-    if (rec->type == PV_RECORD_HEADER_BUILD_ID) {
-        pv_build_id_iter it;
-        pv_build_id id;
-        pv_build_ids_start(&it, f->data_path, "HEADER_BUILD_ID record", rec->bytes, rec->size,
-                           rec->file_offset, f->swap);
-        int rc;
-        while ((rc = pv_build_ids_next(&it, &id, &err)) == 1) {
-        }
-        if (rc < 0)
-            note_error(o, &err);
+}
+
+static void decode_build_ids(pv_file *f, const pv_record *rec, outcome *o)
+{
+    if (rec->type != PV_RECORD_HEADER_BUILD_ID)
+        return;
+    pv_error err;
+    pv_build_id_iter it;
+    pv_build_id id;
+    pv_build_ids_start(&it, f->data_path, "HEADER_BUILD_ID record", rec->bytes, rec->size,
+                       rec->file_offset, f->swap);
+    int rc;
+    while ((rc = pv_build_ids_next(&it, &id, &err)) == 1) {
     }
+    if (rc < 0)
+        note_error(o, &err);
+}
+
+static void decode_record(pv_file *f, const pv_record *rec, pv_strbuf *text, outcome *o)
+{
+    uint64_t errors_before = o->errors;
+    decode_record_fields(f, rec, text, o);
+    decode_build_ids(f, rec, o);
+    if (o->errors != errors_before)
+        o->record_errors++;
+}
+
+/* perf_diagnostics (src/diagnostics.c) over the same file must agree with
+ * what reading it met: a row for a broken stream, for records that did not
+ * decode and for damaged features, and no stream error when there was none. */
+static void check_diagnostics(pv_file *f, outcome *o)
+{
+    pv_diagnostics d;
+    pv_error err;
+    if (pv_diagnostics_collect(f, &d, &err)) {
+        snprintf(o->diagnostics_problem, sizeof o->diagnostics_problem, "diagnostics failed: %s", err.msg);
+        return;
+    }
+    bool unreadable = false, malformed = false, damaged_feature = false;
+    for (size_t i = 0; i < d.nr; i++) {
+        const char *kind = d.items[i].kind;
+        unreadable |= strcmp(kind, "unreadable_records") == 0;
+        malformed |= strcmp(kind, "malformed_record") == 0 || strcmp(kind, "unknown_sample_id") == 0;
+        damaged_feature |= strcmp(kind, "damaged_feature") == 0;
+    }
+    const char *problem = NULL;
+    if (unreadable != o->walk_failed)
+        problem = o->walk_failed ? "the walk failed but perf_diagnostics has no unreadable_records row"
+                                 : "perf_diagnostics has an unreadable_records row but the walk ended cleanly";
+    else if (o->record_errors && !malformed)
+        problem = "records did not decode but perf_diagnostics has no malformed_record row";
+    else if (o->feature_errors && !damaged_feature)
+        problem = "a feature did not decode but perf_diagnostics has no damaged_feature row";
+    if (problem)
+        snprintf(o->diagnostics_problem, sizeof o->diagnostics_problem, "%s", problem);
+    pv_diagnostics_free(&d);
 }
 
 /* Reads everything in path into o.  full: also features and field decoding
@@ -174,8 +223,9 @@ static void read_all(const char *path, outcome *o, pv_file **opened_original)
 {
     o->open_failed = o->walk_failed = false;
     o->nr_records = 0;
-    o->errors = 0;
+    o->errors = o->record_errors = o->feature_errors = 0;
     o->bad_message[0] = 0;
+    o->diagnostics_problem[0] = 0;
     memset(o->feature_state, 0, sizeof o->feature_state);
     pv_file *f = NULL;
     pv_error err;
@@ -198,9 +248,11 @@ static void read_all(const char *path, outcome *o, pv_file **opened_original)
         /* the raw bytes (perf_features.raw), then the decoded value */
         if (pv_file_feature_bytes(f, id, &raw, &raw_size, &raw_offset, &err)) {
             o->feature_state[id] = -1;
+            o->feature_errors++;
             note_error(o, &err);
         } else if (pv_feature_decode(f, id, &kind, &integer, &text, &err)) {
             o->feature_state[id] = -1;
+            o->feature_errors++;
             note_error(o, &err);
         } else {
             o->feature_state[id] = 1;
@@ -215,10 +267,13 @@ static void read_all(const char *path, outcome *o, pv_file **opened_original)
         int rc;
         while ((rc = pv_build_ids_next(&it, &bid, &err)) == 1) {
         }
-        if (rc < 0)
+        if (rc < 0) {
             note_error(o, &err);
+            o->feature_errors++;
+        }
     } else {
         note_error(o, &err);
+        o->feature_errors++;
     }
 
     pv_walk w;
@@ -246,6 +301,7 @@ static void read_all(const char *path, outcome *o, pv_file **opened_original)
     pv_walk_end(&w);
     pv_strbuf_free(&text);
     o->trailing_garbage = f->trailing_garbage_offset;
+    check_diagnostics(f, o);
     if (opened_original)
         *opened_original = f;
     else
@@ -299,6 +355,10 @@ static void check_common(target *t, uint64_t first_damaged_offset)
     if (o->bad_message[0]) {
         snprintf(why, sizeof why, "error without the file and `offset 0x`: %s", o->bad_message);
         fail(t, why);
+        return;
+    }
+    if (o->diagnostics_problem[0]) {
+        fail(t, o->diagnostics_problem);
         return;
     }
     if (o->open_failed)

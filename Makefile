@@ -3,6 +3,7 @@
 #   make test       unit, SQL and perf-oracle tests, then again under ASan+UBSan
 #   make install    $(DESTDIR)$(PREFIX)/lib/perfvtab.so, PREFIX=/usr by default
 #   make demo       the sqlite3 shell on the bundled example profile
+#   make bench      SQL against perf script / perf report on a big recording (ratios)
 
 # dlopen() finds "perfvtab.so" by name only in the system library directories
 # (/usr/lib, not /usr/local/lib: ldconfig ignores names without "lib").
@@ -73,7 +74,11 @@ install: build/perfvtab.so
 	install -d $(DESTDIR)$(LIBDIR)
 	install -m 644 build/perfvtab.so $(DESTDIR)$(LIBDIR)/perfvtab.so
 
-bench: plain
+build/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -O2 $< -o $@ -lzstd
+
+bench: plain build/bench/raw_walk build/bench/make_variants
 	@bash bench/run.sh
 
 # libFuzzer targets (tests/fuzz/README.md): every source instrumented for

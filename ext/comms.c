@@ -61,6 +61,7 @@ static int comms_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_comms_table = {
+    .pushdown = PV_PUSHDOWN_TIME,
     .name = "perf_comms",
     .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, comm TEXT, "
                "exec INTEGER, cpu INTEGER",

@@ -71,6 +71,7 @@ static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_lost_table = {
+    .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_lost",
     .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
                "id INTEGER, lost INTEGER, event TEXT",

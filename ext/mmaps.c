@@ -126,6 +126,7 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_mmaps_table = {
+    .pushdown = PV_PUSHDOWN_TIME,
     .name = "perf_mmaps",
     .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
                "start INTEGER, len INTEGER, pgoff INTEGER, filename TEXT, kind TEXT, "

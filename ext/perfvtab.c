@@ -5,7 +5,8 @@
  *   SELECT event, count(*), sum(period) FROM perf_samples('perf.data') GROUP BY event;
  *
  * The entry point registers one module per table (ext/<table>.c), all
- * sharing this connection's cache of opened files.
+ * sharing this connection's cache of opened files, and the SQL
+ * aggregates perf_folded and perf_flamegraph (ext/flamegraph.c).
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
@@ -23,6 +24,8 @@ extern const PvTableDef pv_tasks_table;
 extern const PvTableDef pv_lost_table;
 extern const PvTableDef pv_switches_table;
 extern const PvTableDef pv_diagnostics_table;
+
+int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -48,5 +51,7 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
     for (size_t i = 0; i < sizeof tables / sizeof tables[0] && rc == SQLITE_OK; i++)
         rc = pv_register_table(db, tables[i], cache);
     pv_cache_release(cache);
+    if (rc == SQLITE_OK)
+        rc = pv_register_flamegraph(db);
     return rc;
 }

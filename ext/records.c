@@ -113,6 +113,7 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_records_table = {
+    .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_records",
     .columns = "record INTEGER, file_offset INTEGER, type INTEGER, name TEXT, misc INTEGER, "
                "size INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, id INTEGER, "

@@ -172,6 +172,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_samples_table = {
+    .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_samples",
     .columns = "record INTEGER, event TEXT, time INTEGER, pid INTEGER, tid INTEGER, "
                "cpu INTEGER, ip INTEGER, addr INTEGER, period INTEGER, id INTEGER, "

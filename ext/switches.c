@@ -70,6 +70,7 @@ static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_switches_table = {
+    .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_switches",
     .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
                "direction TEXT, preempt INTEGER, next_prev_pid INTEGER, next_prev_tid INTEGER",

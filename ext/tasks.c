@@ -68,6 +68,7 @@ static int tasks_column(PvCursor *cur, sqlite3_context *ctx, int i)
 }
 
 const PvTableDef pv_tasks_table = {
+    .pushdown = PV_PUSHDOWN_TIME,
     .name = "perf_tasks",
     .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, ppid INTEGER, "
                "tid INTEGER, ptid INTEGER, cpu INTEGER, task_time INTEGER",

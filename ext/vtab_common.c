@@ -1,5 +1,6 @@
 #include "vtab_common.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,12 +23,21 @@ struct PvCache {
     PvCacheEntry slots[CACHE_SLOTS];
 };
 
+/* Constraints the reader tests itself, in the order of their idxNum bits
+ * (see pvBestIndex). */
+enum {
+    PUSH_TIME_MIN, PUSH_TIME_MAX, PUSH_TIME_EQ, PUSH_PID, PUSH_TID, PUSH_CPU, PUSH_EVENT,
+    PUSH_KINDS
+};
+
 typedef struct PvTab {
     sqlite3_vtab base;      /* must be first */
     const PvTableDef *def;
     PvCache *cache;
     int path_column;        /* index of the hidden path column */
     char *default_path;     /* from CREATE VIRTUAL TABLE ... USING m('path') */
+    /* columns named time, pid, tid, cpu, event when pushed down, else -1 */
+    int time_column, pid_column, tid_column, cpu_column, event_column;
 } PvTab;
 
 PvCache *pv_cache_new(void)
@@ -143,6 +153,25 @@ static char *unquote(const char *arg)
     return sqlite3_mprintf("%s", arg);
 }
 
+/* Index of the column called name in a declaration list, or -1. */
+static int column_index(const char *columns, const char *name)
+{
+    size_t n = strlen(name);
+    int index = 0;
+    const char *p = columns;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == ',' || p[n] == 0))
+            return index;
+        p = strchr(p, ',');
+        if (!p)
+            return -1;
+        p++;
+        index++;
+    }
+}
+
 static int count_columns(const char *columns)
 {
     int n = 1;
@@ -181,6 +210,13 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     tab->def = def;
     tab->cache = cache;
     tab->path_column = count_columns(def->columns);
+    bool by_time = def->pushdown & PV_PUSHDOWN_TIME;
+    bool by_identity = def->pushdown & PV_PUSHDOWN_IDENTITY;
+    tab->time_column = by_time ? column_index(def->columns, "time") : -1;
+    tab->pid_column = by_identity ? column_index(def->columns, "pid") : -1;
+    tab->tid_column = by_identity ? column_index(def->columns, "tid") : -1;
+    tab->cpu_column = by_identity ? column_index(def->columns, "cpu") : -1;
+    tab->event_column = by_identity ? column_index(def->columns, "event") : -1;
     if (argc == 4) {
         tab->default_path = unquote(argv[3]);
         if (!tab->default_path) {
@@ -200,8 +236,41 @@ static int pvDisconnect(sqlite3_vtab *vtab)
     return SQLITE_OK;
 }
 
+/* Which pushed-down constraint kind c is for this table, or -1. */
+static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
+{
+    int col = c->iColumn;
+    if (col < 0)
+        return -1;
+    switch (c->op) {
+    case SQLITE_INDEX_CONSTRAINT_EQ:
+        if (col == tab->time_column) return PUSH_TIME_EQ;
+        if (col == tab->pid_column) return PUSH_PID;
+        if (col == tab->tid_column) return PUSH_TID;
+        if (col == tab->cpu_column) return PUSH_CPU;
+        if (col == tab->event_column) return PUSH_EVENT;
+        return -1;
+    case SQLITE_INDEX_CONSTRAINT_GT:
+    case SQLITE_INDEX_CONSTRAINT_GE:
+        return col == tab->time_column ? PUSH_TIME_MIN : -1;
+    case SQLITE_INDEX_CONSTRAINT_LT:
+    case SQLITE_INDEX_CONSTRAINT_LE:
+        return col == tab->time_column ? PUSH_TIME_MAX : -1;
+    default:
+        return -1;
+    }
+}
+
 /*
  * idxNum bit 0: the path comes from an equality constraint (argv[0]).
+ * Then, each with the next argv value in bit order, constraints the reader
+ * tests before a row reaches SQLite (record_filter.h); SQLite checks them
+ * again (omit = 0), so the reader may let through more than asked for:
+ *   bit 1  time >= or > value   (a lower bound; with a time index, only the
+ *   bit 2  time <= or < value    chunks that meet the range are read)
+ *   bit 3  time = value
+ *   bit 4  pid = value     bit 5  tid = value     bit 6  cpu = value
+ *   bit 7  event = value (an event name)
  * idxStr: hex of colUsed, so the cursor decodes only the columns read.
  */
 static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
@@ -209,30 +278,43 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
     PvTab *tab = (PvTab *)vtab;
     int path_constraint = -1;
     bool unusable_path = false;
+    int pushed[PUSH_KINDS];
+    for (int k = 0; k < PUSH_KINDS; k++)
+        pushed[k] = -1;
     for (int i = 0; i < info->nConstraint; i++) {
         const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-        if (c->iColumn != tab->path_column)
-            continue;
-        if (c->op != SQLITE_INDEX_CONSTRAINT_EQ)
-            continue;
-        if (!c->usable) {
-            unusable_path = true;
+        if (c->iColumn == tab->path_column && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+            if (!c->usable)
+                unusable_path = true;
+            else
+                path_constraint = i;
             continue;
         }
-        path_constraint = i;
+        int kind = c->usable ? push_kind(tab, c) : -1;
+        if (kind >= 0 && pushed[kind] < 0)
+            pushed[kind] = i;
     }
     if (path_constraint < 0 && unusable_path)
         return SQLITE_CONSTRAINT;
     info->idxNum = 0;
+    int argv_index = 0;
     if (path_constraint >= 0) {
-        info->aConstraintUsage[path_constraint].argvIndex = 1;
+        info->aConstraintUsage[path_constraint].argvIndex = ++argv_index;
         info->aConstraintUsage[path_constraint].omit = 1;
         info->idxNum |= 1;
     }
+    double cost = 1e6;
+    for (int k = 0; k < PUSH_KINDS; k++) {
+        if (pushed[k] < 0)
+            continue;
+        info->aConstraintUsage[pushed[k]].argvIndex = ++argv_index;
+        info->idxNum |= 2 << k;
+        cost /= k <= PUSH_TIME_EQ ? 4 : 2;
+    }
     info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
     info->needToFreeIdxStr = 1;
-    info->estimatedCost = 1e6;
-    info->estimatedRows = 100000;
+    info->estimatedCost = cost;
+    info->estimatedRows = (sqlite3_int64)(cost / 10);
     return SQLITE_OK;
 }
 
@@ -258,7 +340,10 @@ static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
     return SQLITE_OK;
 }
 
-static void cursor_reset(PvCursor *cur)
+static void free_paths(PvCursor *cur);
+
+/* Lets go of the current file and what the table decoded from it. */
+static void cursor_release_file(PvCursor *cur)
 {
     if (cur->def->reset)
         cur->def->reset(cur);
@@ -270,6 +355,14 @@ static void cursor_reset(PvCursor *cur)
     cur->eof = true;
 }
 
+static void cursor_reset(PvCursor *cur)
+{
+    cursor_release_file(cur);
+    free_paths(cur);
+    sqlite3_free(cur->event_name);
+    cur->event_name = NULL;
+    memset(&cur->wanted, 0, sizeof cur->wanted);
+}
 static int pvClose(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
@@ -288,6 +381,179 @@ static int cursor_error(PvCursor *cur, const pv_error *err)
     return SQLITE_ERROR;
 }
 
+/* An integer bound from a constraint's value; false when the value is not
+ * a number (the reader then does not filter: SQLite still does).  A real
+ * is rounded outwards, so that no row SQLite would keep is dropped. */
+static bool integer_bound(sqlite3_value *v, bool lower, int64_t *out)
+{
+    switch (sqlite3_value_numeric_type(v)) {
+    case SQLITE_INTEGER:
+        *out = sqlite3_value_int64(v);
+        return true;
+    case SQLITE_FLOAT: {
+        double d = sqlite3_value_double(v);
+        if (!(d > -9.2e18 && d < 9.2e18))
+            return false;
+        int64_t i = (int64_t)d;
+        if (lower && (double)i > d) i--;
+        if (!lower && (double)i < d) i++;
+        *out = i;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* Reads the pushed-down constraints (idxNum bits 1..7) into cur->wanted. */
+static int parse_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **argv, pv_error *err)
+{
+    pv_record_filter *filter = &cur->wanted;
+    memset(filter, 0, sizeof *filter);
+    sqlite3_free(cur->event_name);
+    cur->event_name = NULL;
+    int arg = idxNum & 1;
+    for (int k = 0; k < PUSH_KINDS; k++) {
+        if (!(idxNum & (2 << k)) || arg >= argc)
+            continue;
+        sqlite3_value *v = argv[arg++];
+        int64_t i;
+        switch (k) {
+        case PUSH_TIME_MIN:
+        case PUSH_TIME_EQ:
+            if (integer_bound(v, true, &i) && (!filter->has_time_min || i > filter->time_min)) {
+                filter->time_min = i;
+                filter->has_time_min = true;
+            }
+            if (k == PUSH_TIME_MIN)
+                break;
+            /* fall through */
+        case PUSH_TIME_MAX:
+            if (integer_bound(v, false, &i) && (!filter->has_time_max || i < filter->time_max)) {
+                filter->time_max = i;
+                filter->has_time_max = true;
+            }
+            break;
+        case PUSH_PID:
+        case PUSH_TID:
+            /* A pid that is not an int32 matches no row; keep SQLite's say. */
+            if (sqlite3_value_numeric_type(v) != SQLITE_INTEGER)
+                break;
+            i = sqlite3_value_int64(v);
+            if (i < INT32_MIN || i > INT32_MAX)
+                break;
+            if (k == PUSH_PID) { filter->pid = (int32_t)i; filter->has_pid = true; }
+            else { filter->tid = (int32_t)i; filter->has_tid = true; }
+            break;
+        case PUSH_CPU:
+            if (sqlite3_value_numeric_type(v) != SQLITE_INTEGER)
+                break;
+            i = sqlite3_value_int64(v);
+            if (i < 0 || i > UINT32_MAX)
+                break;
+            filter->cpu = (uint32_t)i;
+            filter->has_cpu = true;
+            break;
+        case PUSH_EVENT:
+            if (sqlite3_value_type(v) == SQLITE_TEXT) {
+                cur->event_name = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(v));
+                if (!cur->event_name)
+                    return pv_error_set(err, "out of memory");
+            }
+            break;
+        }
+    }
+    filter->active = filter->has_time_min || filter->has_time_max || filter->has_pid ||
+                     filter->has_tid || filter->has_cpu || cur->event_name;
+    return 0;
+}
+
+/* The walk's filter for the cursor's current file. */
+static int apply_filter(PvCursor *cur, pv_error *err)
+{
+    if (!cur->wanted.active)
+        return 0;
+    PvRecordRows *rows = cur->state;
+    rows->filter = cur->wanted;
+    rows->filter.event_matches = NULL;
+    if (cur->event_name &&
+        pv_record_filter_set_event(&rows->filter, cur->file, cur->event_name, err))
+        return -1;
+    if (rows->filter.has_time_min || rows->filter.has_time_max) {
+        const pv_time_index *ti;
+        if (pv_time_index_get(cur->file, &ti, err))
+            return -1;
+        rows->time_index = ti->usable ? ti : NULL;
+    }
+    return 0;
+}
+
+static bool has_glob_characters(const char *path)
+{
+    return strpbrk(path, "*?[") != NULL;
+}
+
+/* A path with wildcards that names no file itself: the files it matches. */
+static int expand_glob(PvCursor *cur, const char *pattern, pv_error *err)
+{
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int rc = glob(pattern, 0, NULL, &g);
+    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+        globfree(&g);
+        return pv_error_set(err, "%s: no such file, and no file matches it as a pattern", pattern);
+    }
+    if (rc != 0) {
+        globfree(&g);
+        return pv_error_set(err, "%s: cannot expand the pattern", pattern);
+    }
+    cur->paths = sqlite3_malloc64(g.gl_pathc * sizeof *cur->paths);
+    if (!cur->paths) {
+        globfree(&g);
+        return pv_error_set(err, "%s: out of memory", pattern);
+    }
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        cur->paths[i] = sqlite3_mprintf("%s", g.gl_pathv[i]);
+        if (!cur->paths[i]) {
+            cur->nr_paths = i;
+            globfree(&g);
+            return pv_error_set(err, "%s: out of memory", pattern);
+        }
+    }
+    cur->nr_paths = g.gl_pathc;
+    globfree(&g);
+    return 0;
+}
+
+static void free_paths(PvCursor *cur)
+{
+    for (size_t i = 0; i < cur->nr_paths; i++)
+        sqlite3_free(cur->paths[i]);
+    sqlite3_free(cur->paths);
+    cur->paths = NULL;
+    cur->nr_paths = cur->next_path = 0;
+}
+
+/* Opens path and positions the cursor on its first row. */
+static int start_file(PvCursor *cur, const char *path, pv_error *err)
+{
+    if (cache_acquire(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
+        return -1;
+    cur->eof = false;
+    return cur->def->first(cur, err);
+}
+
+/* At the end of one file of a pattern, goes on with the next that has rows. */
+static int next_file(PvCursor *cur, pv_error *err)
+{
+    while (cur->eof && cur->next_path < cur->nr_paths) {
+        cursor_release_file(cur);
+        if (start_file(cur, cur->paths[cur->next_path++], err))
+            return -1;
+    }
+    return 0;
+}
+
 static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv)
 {
@@ -304,10 +570,15 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         return cursor_error(cur, &err);
     }
     cur->columns_used = idxStr ? strtoull(idxStr, NULL, 16) : ~(uint64_t)0;
-    if (cache_acquire(cur->cache, path, &cur->file, &err))
+    if (parse_filter(cur, idxNum, argc, argv, &err))
         return cursor_error(cur, &err);
-    cur->eof = false;
-    if (tab->def->first(cur, &err))
+    struct stat st;
+    if (has_glob_characters(path) && stat(path, &st) != 0) {
+        if (expand_glob(cur, path, &err))
+            return cursor_error(cur, &err);
+        path = cur->paths[cur->next_path++];
+    }
+    if (start_file(cur, path, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
 }
@@ -316,7 +587,7 @@ static int pvNext(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     pv_error err;
-    if (cur->def->next(cur, &err))
+    if (cur->def->next(cur, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
 }
@@ -405,16 +676,52 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
     return SQLITE_ERROR;
 }
 
+/* With a time index: at the end of the current chunk, moves the walk to
+ * the next chunk whose time range meets the filter's.  False when none is
+ * left. */
+static bool next_chunk(PvRecordRows *rows)
+{
+    const pv_time_index *ti = rows->time_index;
+    const pv_record_filter *filter = &rows->filter;
+    if (rows->in_chunk) {
+        const pv_time_chunk *c = &ti->chunks[rows->chunk];
+        if (rows->walk.segment == c->segment && rows->walk.next_offset < c->end)
+            return true;
+        rows->chunk++;
+    }
+    int64_t min = filter->has_time_min ? filter->time_min : INT64_MIN;
+    int64_t max = filter->has_time_max ? filter->time_max : INT64_MAX;
+    uint64_t k = rows->chunk;
+    while (k < ti->nr_chunks && !pv_time_chunk_meets(&ti->chunks[k], min, max))
+        k++;
+    rows->chunk = k;
+    rows->in_chunk = k < ti->nr_chunks;
+    if (!rows->in_chunk)
+        return false;
+    const pv_time_chunk *c = &ti->chunks[k];
+    pv_walk_seek(&rows->walk, c->segment, c->offset, c->first_index);
+    return true;
+}
+
 int pv_record_rows_next(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
     for (;;) {
+        if (rows->time_index && !next_chunk(rows)) {
+            cur->eof = true;
+            return 0;
+        }
         int rc = pv_walk_next(&rows->walk, &rows->record, err);
         if (rc <= 0) {
             cur->eof = rc == 0;
             return rc;
         }
         if (cur->def->wants && !cur->def->wants(rows->record.type))
+            continue;
+        rc = pv_record_filter_test(&rows->filter, cur->file, &rows->record, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
             continue;
         cur->rowid = (sqlite3_int64)rows->record.index;
         return cur->def->decode ? cur->def->decode(cur, err) : 0;
@@ -425,6 +732,8 @@ int pv_record_rows_first(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
     pv_walk_start(&rows->walk, cur->file);
+    rows->chunk = 0;
+    rows->in_chunk = false;
     return pv_record_rows_next(cur, err);
 }
 
@@ -432,4 +741,6 @@ void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
     pv_walk_end(&rows->walk);
+    pv_record_filter_free(&rows->filter);
+    rows->time_index = NULL;
 }

@@ -14,9 +14,12 @@
 #include <stdint.h>
 
 #include "perf_file.h"
+#include "record_filter.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
+#include "record_filter.h"
 #include "record_walk.h"
+#include "time_index.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -31,6 +34,13 @@ typedef struct PvCursor {
     bool eof;
     sqlite3_int64 rowid;
     uint64_t columns_used;      /* bit i: column i is read (63: any beyond) */
+    /* The constraints pushed down, parsed once per xFilter and applied to
+     * each file (event names resolve per file); event_name is the cursor's. */
+    pv_record_filter wanted;
+    char *event_name;
+    /* A glob argument: the matching paths, read one after another. */
+    char **paths;
+    size_t nr_paths, next_path;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
 } PvCursor;
@@ -51,6 +61,15 @@ struct PvTableDef {
      * rows (NULL: all), and what to decode when the cursor lands on one. */
     bool (*wants)(uint32_t type);
     int (*decode)(PvCursor *cur, pv_error *err);
+    /* Which constraints the reader may test itself (PV_PUSHDOWN_*): only
+     * when the table's columns of those names hold the record's identity
+     * as record_filter.h reads it. */
+    unsigned pushdown;
+};
+
+enum {
+    PV_PUSHDOWN_TIME = 1,       /* column time: the sample's or trailer's time */
+    PV_PUSHDOWN_IDENTITY = 2,   /* pid, tid, cpu, event: the sample's or trailer's */
 };
 
 /* Tables whose rows are the records of some types begin their state with a
@@ -59,6 +78,11 @@ struct PvTableDef {
 typedef struct PvRecordRows {
     pv_walk walk;
     pv_record record;
+    pv_record_filter filter;
+    /* With a time range and a time index: the chunk being read. */
+    const pv_time_index *time_index;
+    uint64_t chunk;
+    bool in_chunk;
 } PvRecordRows;
 
 int pv_record_rows_first(PvCursor *cur, pv_error *err);

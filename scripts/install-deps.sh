@@ -13,12 +13,16 @@
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
 #                        extensions), used by tests and examples/query.py
 #   pkg-config           finding the libraries' flags
+#   chromium             headless, renders perf_flamegraph's SVG for its test
+#                        (tests/t_flamegraph_chromium.sh: DOM and screenshot)
+#   fonts-dejavu-core    a known font for that rendering, whose text widths the
+#                        test measures
 #   clang libclang-rt-14-dev  ThreadSanitizer build of tests/t_threads.sh, and
 #                        the libFuzzer targets of `make fuzz`
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev sqlite3
-          linux-perf python3 pkg-config clang libclang-rt-14-dev)
+          linux-perf python3 pkg-config chromium fonts-dejavu-core clang libclang-rt-14-dev)
 
 installed() {
     local status

@@ -11,6 +11,7 @@
 #include "attr.h"
 #include "pipe_header.h"
 #include "pv_cursor.h"
+#include "time_index.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -559,6 +560,7 @@ void pv_file_close(pv_file *f)
         return;
     for (unsigned i = 0; i < PV_FEATURE_BITS; i++)
         free(f->feature_cache[i]);
+    pv_time_index_free(f->time_index);
     if (f->fd >= 0)
         close(f->fd);
     for (size_t i = 0; i < f->nr_segments; i++) {

@@ -139,6 +139,8 @@ struct pv_file {
     bool names_loaded;
     /* feature sections read so far, by feature bit (see pv_file_feature_bytes) */
     uint8_t *feature_cache[PV_FEATURE_BITS];
+    /* built by the first query with a time range (time_index.h) */
+    struct pv_time_index *time_index;
 };
 
 int pv_file_open(const char *path, pv_file **out, pv_error *err);

@@ -28,18 +28,7 @@ typedef struct pv_cursor {
 void pv_cursor_init(pv_cursor *c, const uint8_t *data, uint64_t size,
                     uint64_t file_offset, bool swap);
 
-/* Bytes left in the window (0 once failed). */
-uint64_t pv_cursor_left(const pv_cursor *c);
-/* File offset of the next byte to read. */
-uint64_t pv_cursor_offset(const pv_cursor *c);
 
-uint8_t pv_cursor_u8(pv_cursor *c);
-uint16_t pv_cursor_u16(pv_cursor *c);
-uint32_t pv_cursor_u32(pv_cursor *c);
-uint64_t pv_cursor_u64(pv_cursor *c);
-/* Returns a pointer to n bytes in the window and steps over them, or NULL. */
-const uint8_t *pv_cursor_bytes(pv_cursor *c, uint64_t n);
-bool pv_cursor_skip(pv_cursor *c, uint64_t n);
 /* n bytes, possibly NUL-padded: the string is what precedes the first NUL,
  * its length in *len.  NULL when the window is too short. */
 const char *pv_cursor_padded_string(pv_cursor *c, uint64_t n, uint64_t *len);
@@ -65,6 +54,69 @@ static inline uint64_t pv_load_u64(const uint8_t *p, bool swap)
     uint64_t v;
     memcpy(&v, p, sizeof v);
     return swap ? __builtin_bswap64(v) : v;
+}
+
+/* Reads, inline: the record walk and sample decoding call them per field. */
+/* Bytes left in the window (0 once failed). */
+static inline uint64_t pv_cursor_left(const pv_cursor *c)
+{
+    return c->failed ? 0 : c->size - c->pos;
+}
+
+/* File offset of the next byte to read. */
+static inline uint64_t pv_cursor_offset(const pv_cursor *c)
+{
+    return c->file_offset + c->pos;
+}
+
+/* Claims n bytes (NULL once failed); written in subtract form so that no n can wrap. */
+static inline const uint8_t *pv_cursor_take(pv_cursor *c, uint64_t n)
+{
+    if (c->failed)
+        return NULL;
+    if (c->pos > c->size || c->size - c->pos < n) {
+        c->failed = true;
+        c->fail_offset = c->file_offset + c->pos;
+        return NULL;
+    }
+    const uint8_t *p = c->data + c->pos;
+    c->pos += n;
+    return p;
+}
+
+static inline uint8_t pv_cursor_u8(pv_cursor *c)
+{
+    const uint8_t *p = pv_cursor_take(c, 1);
+    return p ? *p : 0;
+}
+
+static inline uint16_t pv_cursor_u16(pv_cursor *c)
+{
+    const uint8_t *p = pv_cursor_take(c, 2);
+    return p ? pv_load_u16(p, c->swap) : 0;
+}
+
+static inline uint32_t pv_cursor_u32(pv_cursor *c)
+{
+    const uint8_t *p = pv_cursor_take(c, 4);
+    return p ? pv_load_u32(p, c->swap) : 0;
+}
+
+static inline uint64_t pv_cursor_u64(pv_cursor *c)
+{
+    const uint8_t *p = pv_cursor_take(c, 8);
+    return p ? pv_load_u64(p, c->swap) : 0;
+}
+
+/* Returns a pointer to n bytes in the window and steps over them, or NULL. */
+static inline const uint8_t *pv_cursor_bytes(pv_cursor *c, uint64_t n)
+{
+    return pv_cursor_take(c, n);
+}
+
+static inline bool pv_cursor_skip(pv_cursor *c, uint64_t n)
+{
+    return pv_cursor_take(c, n) != NULL;
 }
 
 #endif

@@ -24,6 +24,25 @@ void pv_walk_start(pv_walk *w, pv_file *f)
     w->end_offset = f->data_section.offset + f->data_section.size;
 }
 
+void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index)
+{
+    const pv_file *f = w->file;
+    if (segment != w->segment) {
+        w->window_len = 0;
+        w->segment = segment;
+        if (segment == 0) {
+            w->path = f->data_path;
+            w->end_offset = f->data_section.offset + f->data_section.size;
+        } else {
+            const pv_segment *s = &f->segments[segment - 1];
+            w->path = s->path;
+            w->end_offset = s->data_end;
+        }
+    }
+    w->next_offset = offset;
+    w->next_index = index;
+}
+
 /* Moves to the next data.N file; false when there is none. */
 static bool next_segment(pv_walk *w)
 {

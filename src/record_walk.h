@@ -63,6 +63,10 @@ void pv_walk_start(pv_walk *w, pv_file *f);
 /* 1: *rec holds the next record, valid until the next call; 0: end of
  * stream; -1: error in err. */
 int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err);
+/* Continues the walk at the record header at offset of segment (as in
+ * pv_record.segment), whose ordinal is index: a place an earlier walk of
+ * the same file found (time_index.h).  Not inside compressed data. */
+void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index);
 /* Frees what the walk allocated (its window, decompression state). */
 void pv_walk_end(pv_walk *w);
 

@@ -26,10 +26,25 @@ dq_sq() {
     dq "'${1//\'/\'\'}'"
 }
 
+# From $tmp: a query that writes a file (flamegraph.sql's fg.svg) writes it there.
 runq() {  # out-file, perf.data, sql-file
-    sqlite3 -bail -batch -noheader -cmd '.mode tabs' -cmd ".load $(dq "$ext")" \
+    (cd "$tmp" && sqlite3 -bail -batch -noheader -cmd '.mode tabs' -cmd ".load $(dq "$ext")" \
         -cmd ".param set @file $(dq_sq "$2")" :memory: ".read $(dq "$3")" \
-        >"$1" 2>"$tmp/err" </dev/null
+        >"$1" 2>"$tmp/err" </dev/null)
+}
+
+# A table DESIGN.md reserves for later work that this build does not have
+# yet (perf_callchains before the symbols work): queries using it wait.
+modules=$(sqlite3 -batch -noheader -cmd ".load $(dq "$ext")" :memory: \
+              "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\_%' ESCAPE '\'" </dev/null)
+missing_module() {  # sql-file: prints the first reserved module it uses that is missing
+    local m
+    for m in perf_callchains; do
+        if grep -q "\b$m(" "$1" && ! grep -qx "$m" <<<"$modules"; then
+            echo "$m"
+            return
+        fi
+    done
 }
 
 oneline() {
@@ -56,10 +71,16 @@ for q in "${queries[@]}"; do
     fi
 done
 
+for q in "${queries[@]}"; do
+    m=$(missing_module "$q")
+    [ -n "$m" ] && echo "# $(basename "$q") not run: it reads $m, which this build does not have yet"
+done
+
 for f in "${fixtures[@]}"; do
     fn=$(basename "$f")
     for q in "${queries[@]}"; do
         qn=$(basename "$q")
+        [ -n "$(missing_module "$q")" ] && continue
         if ! runq "$tmp/out" "$f" "$q"; then
             echo "not ok - $qn on $fn: sqlite3 failed: $(oneline "$tmp/err")"
             continue

@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""perfvtab's benchmark: the SQL route against the tools users would run
+otherwise, measured side by side in one run, printed as ratios.
+
+    bench/bench.py [--quick] [--repeat N] FILE
+
+FILE is a frame-pointer, system-wide recording (bench/run.sh makes one).
+Each command runs --repeat times (default 3; the slow perf report --children
+and export-to-sqlite.py once); the best wall time and the peak RSS (from
+wait4) are kept.  These machines are noisy: read the ratios, not the times.
+Targets from issue 5 are printed beside each ratio with PASS/MISS.
+"""
+import argparse
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, 'build')
+EXT = os.path.join(BUILD, 'perfvtab.so')
+SQL_DIR = os.path.join(ROOT, 'sql')
+results = []
+
+
+def measure(cmd, repeat, stdout=subprocess.DEVNULL, env=None):
+    """Best wall seconds and peak RSS (MB) of cmd over repeat runs."""
+    best, rss = None, 0.0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError('failed: %s' % ' '.join(cmd))
+        best = wall if best is None else min(best, wall)
+        rss = max(rss, usage.ru_maxrss / 1024.0)
+    return best, rss
+
+
+def sql_cmd(path, query):
+    """The sqlite3 shell with the extension, @file bound, running query."""
+    return ['sqlite3', ':memory:', '-cmd', '.load ' + EXT[:-3],
+            '-cmd', ".param set @file '%s'" % path.replace("'", "''"), query]
+
+
+def sql_file(name):
+    path = os.path.join(SQL_DIR, name)
+    if not os.path.exists(path):
+        return None
+    return open(path).read()
+
+
+def report(name, ratio, target, better, note=''):
+    """better: 'low' when a smaller ratio is better, 'high' otherwise."""
+    ok = ratio <= target if better == 'low' else ratio >= target
+    sign = '<=' if better == 'low' else '>='
+    results.append(ok)
+    print('%-58s %8.2f   target %s %-6g %s %s' % (name, ratio, sign, target,
+                                                  'PASS' if ok else 'MISS', note))
+    sys.stdout.flush()
+
+
+def line(text):
+    print(text)
+    sys.stdout.flush()
+
+
+def rchar():
+    with open('/proc/self/io') as f:
+        for row in f:
+            if row.startswith('rchar:'):
+                return int(row.split()[1])
+    return 0
+
+
+def connect():
+    db = sqlite3.connect(':memory:')
+    db.enable_load_extension(True)
+    db.load_extension(EXT)
+    return db
+
+
+def first_row_ms(path, repeat=5):
+    best = None
+    for _ in range(repeat):
+        db = connect()
+        start = time.perf_counter()
+        db.execute('SELECT * FROM perf_samples(?) LIMIT 1', (path,)).fetchall()
+        ms = (time.perf_counter() - start) * 1000
+        db.close()
+        best = ms if best is None else min(best, ms)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('file')
+    ap.add_argument('--repeat', type=int, default=3)
+    ap.add_argument('--quick', action='store_true',
+                    help='skip perf report --children, export-to-sqlite.py and the 2 GB file')
+    args = ap.parse_args()
+    f = os.path.abspath(args.file)
+    r = args.repeat
+    size_mb = os.path.getsize(f) / 1e6
+    db = connect()
+    samples, frames = db.execute(
+        "SELECT count(*), total(json_array_length(callchain)) FROM perf_samples(?)", (f,)).fetchone()
+    line('perfvtab bench: %s, %.0f MB, %d samples, %d callchain entries' % (f, size_mb, samples, frames))
+    line('%-58s %8s' % ('measure', 'ratio'))
+
+    # 1. Scans
+    raw, raw_rss = measure([os.path.join(BUILD, 'bench', 'raw_walk'), f], r)
+    scan, scan_rss = measure(sql_cmd(f, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), r)
+    script, script_rss = measure(['perf', 'script', '-i', f, '-F', 'tid,time,ip,period'], r)
+    report('count(*),sum(period) time / raw C walk', scan / raw, 5, 'low')
+    report('perf script -F tid,time,ip,period time / SQL scan', script / scan, 30, 'high')
+    line('    (raw walk %.0f MB RSS over mmap; SQL scan %.0f MB; perf script %.0f MB)'
+         % (raw_rss, scan_rss, script_rss))
+
+    # 2. Flat profile
+    flat_sql = sql_file('flat_profile.sql')
+    flat_rss = None
+    report_flat, report_flat_rss = measure(
+        ['perf', 'report', '-i', f, '--no-children', '--sort', 'dso,sym', '--stdio'], r)
+    if flat_sql:
+        flat, flat_rss = measure(sql_cmd(f, flat_sql), r)
+        report('perf report --no-children --sort dso,sym / flat SQL', report_flat / flat, 3, 'high')
+        report('flat SQL peak RSS (MB)', flat_rss, 100, 'low')
+    else:
+        line('    flat profile: sql/flat_profile.sql not found (symbols not built yet)')
+
+    # 3. Inclusive profile
+    incl_sql = sql_file('inclusive_profile.sql')
+    if not args.quick:
+        children, children_rss = measure(
+            ['perf', 'report', '-i', f, '--children', '--sort', 'sym', '--stdio'], 1)
+        if incl_sql:
+            incl, incl_rss = measure(sql_cmd(f, incl_sql), 1)
+            report('perf report --children / inclusive SQL (time)', children / incl, 10, 'high')
+            report('perf report --children / inclusive SQL (RSS)', children_rss / incl_rss, 10, 'high')
+        else:
+            line('    inclusive profile: sql/inclusive_profile.sql not found')
+        exporter = '/usr/lib/perf-core/scripts/python/export-to-sqlite.py'
+        if os.path.exists(exporter):
+            tmp = tempfile.mkdtemp()
+            try:
+                export, _ = measure(['perf', 'script', '-i', f, '-s', exporter,
+                                     os.path.join(tmp, 'export.db')], 1)
+                report('export-to-sqlite.py (before any query) / SQL scan', export / scan, 30, 'high')
+            except RuntimeError as e:
+                line('    export-to-sqlite.py: %s' % e)
+            finally:
+                shutil.rmtree(tmp)
+
+    # 4. Time ranges: the middle 1% of the recording
+    tmin, tmax = db.execute('SELECT min(time), max(time) FROM perf_samples(?)', (f,)).fetchone()
+    lo = tmin + (tmax - tmin) // 2
+    hi = lo + (tmax - tmin) // 100
+    q = 'SELECT count(*), sum(period) FROM perf_samples(?) WHERE time BETWEEN ? AND ?'
+    fresh = connect()
+    before = rchar()
+    start = time.perf_counter()
+    fresh.execute(q, (f, lo, hi)).fetchall()
+    first_s = time.perf_counter() - start
+    first_read = rchar() - before
+    before = rchar()
+    start = time.perf_counter()
+    fresh.execute(q, (f, lo, hi)).fetchall()
+    again_s = time.perf_counter() - start
+    again_read = rchar() - before
+    report('1% time range, later queries: share of the file read (%)',
+           100.0 * again_read / os.path.getsize(f), 5, 'low')
+    line('    (the first such query builds the time index: %.0f%% read, %.2fx the scan time;'
+         ' later ones %.1f ms)' % (100.0 * first_read / os.path.getsize(f), first_s / scan,
+                                   again_s * 1000))
+
+    # 5. First row
+    report('first row of perf_samples (ms)', first_row_ms(f), 10, 'low')
+
+    # 6. Compressed: the same records as COMPRESSED containers
+    data_dir = os.path.dirname(f)
+    compressed = os.path.join(data_dir, 'compressed.data')
+    if not os.path.exists(compressed) or os.path.getmtime(compressed) < os.path.getmtime(f):
+        subprocess.check_call([os.path.join(BUILD, 'bench', 'make_variants'), 'compress', f, compressed])
+    zscan, _ = measure(sql_cmd(compressed, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), r)
+    report('zstd scan speed / uncompressed scan speed', scan / zscan, 0.5, 'high',
+           '(%.0f MB compressed)' % (os.path.getsize(compressed) / 1e6))
+
+    # 7. Memory as the file grows: a ~2 GB file of the same records repeated
+    if not args.quick:
+        big = os.path.join(data_dir, 'inflated.data')
+        k = max(2, int(2e9 // os.path.getsize(f)))
+        if not os.path.exists(big) or os.path.getmtime(big) < os.path.getmtime(f):
+            subprocess.check_call([os.path.join(BUILD, 'bench', 'make_variants'), 'inflate', f, big, str(k)])
+        _, big_scan_rss = measure(sql_cmd(big, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), 1)
+        report('scan peak RSS, %.1f GB file / %.0f MB file' % (os.path.getsize(big) / 1e9, size_mb),
+               big_scan_rss / scan_rss, 1.25, 'low')
+        if flat_sql:
+            _, big_flat_rss = measure(sql_cmd(big, flat_sql), 1)
+            report('flat profile peak RSS, 2 GB file / small file', big_flat_rss / flat_rss, 1.25, 'low')
+        report('first row of perf_samples on the 2 GB file (ms)', first_row_ms(big), 10, 'low')
+
+    line('%d of %d targets met' % (sum(results), len(results)))
+
+
+if __name__ == '__main__':
+    main()

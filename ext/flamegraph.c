@@ -1,0 +1,213 @@
+/*
+ * The flame graph's two aggregates.
+ *
+ * perf_folded(frame, depth): the frames of one call stack joined root
+ * first with ';', whatever order the rows come in; depth 0 is the leaf, as in
+ * perf_callchains.  A row whose frame or depth is NULL is left out (as a
+ * LEFT JOIN's missing side); no frames give NULL.
+ *
+ *   SELECT sample, perf_folded(sym, depth) FROM perf_callchains(@file) GROUP BY sample;
+ *
+ * perf_flamegraph(stack [, weight [, title [, unit]]]): an aggregate that
+ * returns an SVG flame graph of the folded stacks it is given.
+ *
+ *   SELECT writefile('fg.svg', perf_flamegraph(stack, samples))
+ *   FROM (... folded stacks: 'comm;root;...;leaf', count ...);
+ *
+ * stack: frames root first, separated by ';' (a NULL stack is skipped, like
+ * NULL in sum()).  weight: a non-negative integer, default 1 (a NULL weight
+ * is skipped).  title: the picture's title, default "Flame Graph"; unit: what
+ * a weight counts, default "samples" (hover titles read "name (N unit, P%)").
+ * Title and unit are taken from the first row that has them.  Without rows the
+ * result is still an SVG, saying there is nothing to draw.
+ *
+ * The layout and drawing are src/flamegraph.c; this file only hands values
+ * over.  Memory grows with the number of distinct stack prefixes.
+ */
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph.h"
+#include "folded_stack.h"
+
+/* ---- perf_folded ---- */
+
+static void folded_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    pv_folded_stack *stack = sqlite3_aggregate_context(ctx, sizeof *stack);
+    if (!stack) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    /* a LEFT JOIN's empty side: no frame */
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+        return;
+    if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) {
+        sqlite3_result_error(ctx, "perf_folded: depth must be an integer", -1);
+        return;
+    }
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    if (!name || !pv_folded_stack_add(stack, sqlite3_value_int64(argv[1]), name,
+                                      (size_t)sqlite3_value_bytes(argv[0])))
+        sqlite3_result_error_nomem(ctx);
+}
+
+static void folded_final(sqlite3_context *ctx)
+{
+    pv_folded_stack *stack = sqlite3_aggregate_context(ctx, 0);
+    if (!stack)
+        return;  /* no rows: NULL */
+    if (stack->count > 0) {
+        pv_strbuf joined = {0};
+        if (pv_folded_stack_join(stack, &joined)) {
+            sqlite3_result_text64(ctx, joined.text, joined.len, free, SQLITE_UTF8);
+            joined.text = NULL;
+        } else {
+            sqlite3_result_error_nomem(ctx);
+        }
+        pv_strbuf_free(&joined);
+    }
+    pv_folded_stack_free(stack);
+}
+
+/* ---- perf_flamegraph ---- */
+
+typedef struct FlamegraphAgg {
+    pv_flamegraph *graph;
+    char *title;
+    char *unit;
+} FlamegraphAgg;
+
+/* The first non-NULL text of a style argument, kept for xFinal. */
+static int keep_text(sqlite3_context *ctx, char **slot, sqlite3_value *value)
+{
+    if (*slot || sqlite3_value_type(value) == SQLITE_NULL)
+        return 1;
+    const unsigned char *text = sqlite3_value_text(value);
+    if (!text) {
+        sqlite3_result_error_nomem(ctx);
+        return 0;
+    }
+    *slot = strdup((const char *)text);
+    if (!*slot) {
+        sqlite3_result_error_nomem(ctx);
+        return 0;
+    }
+    return 1;
+}
+
+/* A weight: an integer, or a real with an integral value (sum() of
+ * integers can come back as one). */
+static int read_weight(sqlite3_context *ctx, sqlite3_value *value, sqlite3_int64 *weight)
+{
+    switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+        *weight = sqlite3_value_int64(value);
+        return 1;
+    case SQLITE_FLOAT: {
+        double d = sqlite3_value_double(value);
+        if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(sqlite3_int64)d) {
+            *weight = (sqlite3_int64)d;
+            return 1;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    sqlite3_result_error(ctx, "perf_flamegraph: weight must be an integer", -1);
+    return 0;
+}
+
+static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, sizeof *agg);
+    if (!agg) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (!agg->graph) {
+        agg->graph = pv_flamegraph_new();
+        if (!agg->graph) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+    }
+    if (argc > 2 && !keep_text(ctx, &agg->title, argv[2]))
+        return;
+    if (argc > 3 && !keep_text(ctx, &agg->unit, argv[3]))
+        return;
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    sqlite3_int64 weight = 1;
+    if (argc > 1) {
+        if (sqlite3_value_type(argv[1]) == SQLITE_NULL)
+            return;
+        if (!read_weight(ctx, argv[1], &weight))
+            return;
+    }
+    const char *stack = (const char *)sqlite3_value_text(argv[0]);
+    if (!stack) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    size_t len = (size_t)sqlite3_value_bytes(argv[0]);
+    pv_flamegraph_status status = pv_flamegraph_add(agg->graph, stack, len, weight);
+    if (status == PV_FLAMEGRAPH_NOMEM) {
+        sqlite3_result_error_nomem(ctx);
+    } else if (status != PV_FLAMEGRAPH_OK) {
+        char *msg = sqlite3_mprintf("perf_flamegraph: %s (stack '%.200s', weight %lld)",
+                                    pv_flamegraph_status_text(status), stack, weight);
+        sqlite3_result_error(ctx, msg ? msg : "perf_flamegraph: bad row", -1);
+        sqlite3_free(msg);
+    }
+}
+
+static void flamegraph_final(sqlite3_context *ctx)
+{
+    FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, 0);
+    pv_flamegraph *empty = NULL;
+    pv_flamegraph *graph = agg ? agg->graph : NULL;
+    if (!graph)
+        graph = empty = pv_flamegraph_new();
+    pv_flamegraph_style style;
+    pv_flamegraph_style_default(&style);
+    if (agg && agg->title)
+        style.title = agg->title;
+    if (agg && agg->unit)
+        style.unit = agg->unit;
+    pv_strbuf svg = {0};
+    if (graph && pv_flamegraph_svg(graph, &style, &svg)) {
+        /* the buffer is malloc'd: SQLite takes it over, no copy */
+        sqlite3_result_text64(ctx, svg.text, svg.len, free, SQLITE_UTF8);
+        svg.text = NULL;
+    } else {
+        sqlite3_result_error_nomem(ctx);
+    }
+    pv_strbuf_free(&svg);
+    pv_flamegraph_free(empty);
+    if (agg) {
+        pv_flamegraph_free(agg->graph);
+        free(agg->title);
+        free(agg->unit);
+        agg->graph = NULL;
+        agg->title = agg->unit = NULL;
+    }
+}
+
+int pv_register_flamegraph(sqlite3 *db)
+{
+    /* deterministic: both results depend on the multiset of rows, not on
+     * their order (frames are ordered by depth, children by name) */
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    int rc = sqlite3_create_function(db, "perf_folded", 2, flags, NULL, NULL, folded_step,
+                                     folded_final);
+    for (int argc = 1; argc <= 4 && rc == SQLITE_OK; argc++)
+        rc = sqlite3_create_function(db, "perf_flamegraph", argc, flags, NULL, NULL,
+                                     flamegraph_step, flamegraph_final);
+    return rc;
+}

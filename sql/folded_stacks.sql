@@ -1,0 +1,52 @@
+-- folded_stacks.sql: the samples' call stacks folded for flame graphs: one row
+-- per distinct stack, "comm;root;...;leaf", and its number of samples -- the
+-- lines stackcollapse-perf.pl (Brendan Gregg's FlameGraph) makes of
+-- `perf script` output, with the stack and the count in two columns.
+--
+-- A frame is its symbol; without one, "[dso]" (the file's base name, as
+-- stackcollapse-perf.pl writes it); without a dso either, the address in hex.
+-- A sample without a call chain (recorded without -g) is comm and its own
+-- frame.  Spaces in comm become '_'; a ';' or a line break in any name
+-- becomes ':' (it would split the frame).  Only one event's samples are
+-- folded: @event, by default that of the file's first sample.
+--
+-- Every query in sql/ reads the file named by the SQL parameter @file:
+--     scripts/perfsql perf.data folded_stacks
+--     scripts/perfsql -p "event='cpu-clock'" perf.data folded_stacks
+-- The lines flamegraph.pl and other tools read ("stack count", no header):
+--     sqlite3 -noheader -separator ' ' -cmd '.load build/perfvtab' \
+--         -cmd ".param set @file perf.data" :memory: '.read sql/folded_stacks.sql'
+-- sql/flamegraph.sql draws them as an SVG without leaving SQLite.
+
+WITH chosen AS (
+    SELECT coalesce(@event, (SELECT event FROM perf_samples(@file) LIMIT 1)) AS event
+),
+chain AS (
+    -- perf_folded orders the frames by depth itself (depth 0 is the leaf),
+    -- whatever order GROUP BY hands them over in
+    SELECT sample,
+           perf_folded(coalesce(sym,
+                                CASE WHEN dso LIKE '[%' THEN dso
+                                     -- the base name: what follows the last '/'
+                                     WHEN dso IS NOT NULL THEN '[' || substr(dso,
+                                         length(rtrim(dso, replace(dso, '/', ''))) + 1) || ']'
+                                END,
+                                printf('0x%x', ip)),
+                       depth) AS frames
+    FROM perf_callchains(@file)
+    GROUP BY sample
+)
+SELECT replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||
+       coalesce(chain.frames,
+                replace(coalesce(s.sym,
+                                 CASE WHEN s.dso LIKE '[%' THEN s.dso
+                                      WHEN s.dso IS NOT NULL THEN '[' || substr(s.dso,
+                                          length(rtrim(s.dso, replace(s.dso, '/', ''))) + 1) || ']'
+                                 END,
+                                 printf('0x%x', s.ip)), ';', ':')) AS stack,
+       count(*) AS samples
+FROM perf_samples(@file) AS s
+LEFT JOIN chain ON chain.sample = s.record
+WHERE s.event = (SELECT event FROM chosen)
+GROUP BY stack
+ORDER BY stack;

@@ -1,0 +1,99 @@
+#include "time_index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_abi.h"
+#include "record_filter.h"
+#include "record_walk.h"
+
+/* Small enough that 1% of a long recording is many chunks, large enough
+ * that the index of a 2 GB file is a few hundred kB. */
+#define CHUNK_BYTES (64u << 10)
+
+static int add_chunk(pv_time_index *ti, uint64_t *capacity, const pv_record *rec,
+                     const char *path, pv_error *err)
+{
+    if (ti->nr_chunks == *capacity) {
+        uint64_t grown = *capacity ? *capacity * 2 : 256;
+        pv_time_chunk *c = realloc(ti->chunks, (size_t)grown * sizeof *c);
+        if (!c)
+            return pv_error_set(err, "%s: out of memory for the time index", path);
+        ti->chunks = c;
+        *capacity = grown;
+    }
+    pv_time_chunk *c = &ti->chunks[ti->nr_chunks++];
+    memset(c, 0, sizeof *c);
+    c->segment = rec->segment;
+    c->offset = rec->file_offset;
+    c->end = rec->file_offset;
+    c->first_index = rec->index;
+    return 0;
+}
+
+static int build(pv_file *f, pv_time_index *ti, pv_error *err)
+{
+    pv_walk w;
+    pv_walk_start(&w, f);
+    uint64_t capacity = 0;
+    pv_time_chunk *chunk = NULL;
+    int rc;
+    pv_record rec;
+    ti->usable = true;
+    while ((rc = pv_walk_next(&w, &rec, err)) == 1) {
+        if (rec.compressed || rec.type == PV_RECORD_COMPRESSED ||
+            rec.type == PV_RECORD_COMPRESSED2) {
+            ti->usable = false;
+            break;
+        }
+        if (!chunk || chunk->segment != rec.segment || rec.file_offset - chunk->offset >= CHUNK_BYTES) {
+            if (add_chunk(ti, &capacity, &rec, f->data_path, err)) {
+                rc = -1;
+                break;
+            }
+            chunk = &ti->chunks[ti->nr_chunks - 1];
+        }
+        /* The walk has stepped over the record and any payload after it. */
+        chunk->end = w.next_offset;
+        if (rec.type != PV_RECORD_SAMPLE && rec.type >= PV_RECORD_KERNEL_TYPE_END)
+            continue;
+        pv_identity id;
+        if (pv_record_identity(f, &rec, &id, err)) {
+            rc = -1;
+            break;
+        }
+        if (!id.has_time)
+            continue;
+        if (!chunk->has_time || id.time < chunk->min_time)
+            chunk->min_time = id.time;
+        if (!chunk->has_time || id.time > chunk->max_time)
+            chunk->max_time = id.time;
+        chunk->has_time = true;
+    }
+    pv_walk_end(&w);
+    return rc < 0 ? -1 : 0;
+}
+
+int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err)
+{
+    if (!f->time_index) {
+        pv_time_index *ti = calloc(1, sizeof *ti);
+        if (!ti)
+            return pv_error_set(err, "%s: out of memory for the time index", f->data_path);
+        if (build(f, ti, err)) {
+            pv_time_index_free(ti);
+            return -1;
+        }
+        f->time_index = ti;
+    }
+    *out = f->time_index;
+    return 0;
+}
+
+void pv_time_index_free(pv_time_index *ti)
+{
+    if (!ti)
+        return;
+    free(ti->chunks);
+    free(ti);
+}

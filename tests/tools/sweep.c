@@ -37,6 +37,11 @@
  *                                  an offset; the records before the damaged
  *                                  one are the original's
  *
+ * In every case perf_diagnostics (src/diagnostics.c) must agree with what
+ * the read met: an unreadable_records row exactly when the walk failed, a
+ * malformed_record (or unknown_sample_id) row when records did not decode,
+ * a damaged_feature row when a feature did not.
+ *
  * Truncations are at every record boundary and one byte either side of it,
  * at every header, attr and feature section boundary, and at random offsets
  * (fixed seed).  Each case has 10 s before it counts as a hang.
@@ -217,8 +222,8 @@ static void check_diagnostics(pv_file *f, outcome *o)
     pv_diagnostics_free(&d);
 }
 
-/* Reads everything in path into o.  full: also features and field decoding
- * (the original and the cases; always true but kept for clarity). */
+/* Reads everything in path into o: features, build ids, every record and
+ * its fields, then perf_diagnostics' rows, which must agree. */
 static void read_all(const char *path, outcome *o, pv_file **opened_original)
 {
     o->open_failed = o->walk_failed = false;

@@ -55,6 +55,13 @@ echo "# sweeps: ${#files[@]} files in $((SECONDS - start)) s"
 bombs=$tmp/bombs
 mkdir -p "$bombs"
 /usr/bin/python3 "$PV_ROOT/tests/fuzz/make_bombs.py" "$PV_ROOT/tests/bad_input/base.data" "$bombs" >"$tmp/bomb_list"
+# a decompression bomb (tests/tools/zstd_bomb.c): MB of records in 1/10000
+# of that in zstd; the walk must stream them in flat memory (every table,
+# perf_records with a row per record: smaller under the sanitizers)
+mb=32
+case "$PV_BUILD" in */san) mb=4 ;; esac
+"$PV_BUILD/tools/zstd_bomb" "$PV_ROOT/tests/bad_input/base.data" "$bombs/zstd_expansion.data" $mb >/dev/null &&
+    printf 'zstd_expansion\t%s\t-\n' "COMPRESSED records expanding about 10000:1 to $mb MB" >>"$tmp/bomb_list"
 modules=$("$PV_BUILD/sqlrun" "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\_%' ESCAPE '\' ORDER BY name")
 while IFS=$'\t' read -r name what expect; do
     bad=""

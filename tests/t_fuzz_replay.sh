@@ -39,7 +39,7 @@ for target in reader sql; do
         if [ "$rc" -eq 124 ]; then
             echo "not ok - replay_$target over $set: timed out after ${TIMEOUT}s"
         elif [ "$rc" -ne 0 ] || grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
-            echo "not ok - replay_$target over $set: status $rc: $(grep -m3 'ERROR\|runtime error:\|SUMMARY' "$tmp/err" | tr '\n' ' ' | cut -c1-400)"
+            echo "not ok - replay_$target over $set: status $rc: $({ grep -m3 'ERROR\|runtime error:\|SUMMARY' "$tmp/err" || tail -n 3 "$tmp/err"; } | tr '\n' ' ' | cut -c1-400)"
         elif ! grep -qx "replayed $n inputs" "$tmp/out"; then
             echo "not ok - replay_$target over $set: $(cat "$tmp/out"), want $n inputs"
         else

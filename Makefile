@@ -13,8 +13,11 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
 # -iquote: src/features.h must not shadow glibc's <features.h>.
-BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -iquote src -iquote ext $(WARNINGS)
-LIBS = -lsqlite3 -lzstd -lelf
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -iquote src -iquote ext $(TRACEEVENT_CFLAGS) $(WARNINGS)
+# libtraceevent parses the tracepoint formats of tracing data (src/tracepoint.c).
+TRACEEVENT_CFLAGS := $(shell pkg-config --cflags libtraceevent)
+TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
+LIBS = -lsqlite3 -lzstd -lelf $(TRACEEVENT_LIBS)
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 READER_SRC = $(sort $(wildcard src/*.c))
@@ -58,7 +61,7 @@ TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcar
 all: build/perfvtab.so
 
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -lelf
+	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -lelf $(TRACEEVENT_LIBS)
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))

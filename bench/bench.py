@@ -85,16 +85,39 @@ def connect():
     return db
 
 
-def first_row_ms(path, repeat=5):
-    best = None
+def tables():
+    db = connect()
+    names = [r[0] for r in db.execute(
+        "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\\_%' ESCAPE '\\' ORDER BY name")]
+    db.close()
+    return names
+
+
+def first_row_ms(path, table, repeat=5):
+    """Best time to the first row (all columns) on a fresh connection, and
+    whether there was one."""
+    best, found = None, False
     for _ in range(repeat):
         db = connect()
         start = time.perf_counter()
-        db.execute('SELECT * FROM perf_samples(?) LIMIT 1', (path,)).fetchall()
+        found = bool(db.execute('SELECT * FROM %s(?) LIMIT 1' % table, (path,)).fetchall())
         ms = (time.perf_counter() - start) * 1000
         db.close()
         best = ms if best is None else min(best, ms)
-    return best
+    return best, found
+
+
+def slowest_first_row(path):
+    """(ms, table) of the table slowest to give its first row.  A table
+    with no rows in the file is left out: saying so takes a whole scan."""
+    timed, empty = [], []
+    for t in tables():
+        ms, found = first_row_ms(path, t)
+        (timed if found else empty).append((ms, t))
+    if empty:
+        line('    (no rows in %s: %s)' % (', '.join(t for _, t in empty),
+                                       ', '.join('%.0f ms' % ms for ms, _ in empty)))
+    return max(timed)
 
 
 def main():
@@ -180,7 +203,8 @@ def main():
                                    again_s * 1000))
 
     # 5. First row
-    report('first row of perf_samples (ms)', first_row_ms(f), 10, 'low')
+    ms, table = slowest_first_row(f)
+    report('first row of the slowest table (ms)', ms, 10, 'low', '(%s)' % table)
 
     # 6. Compressed: the same records as COMPRESSED containers
     data_dir = os.path.dirname(f)
@@ -203,7 +227,8 @@ def main():
         if flat_sql:
             _, big_flat_rss = measure(sql_cmd(big, flat_sql), 1)
             report('flat profile peak RSS, 2 GB file / small file', big_flat_rss / flat_rss, 1.25, 'low')
-        report('first row of perf_samples on the 2 GB file (ms)', first_row_ms(big), 10, 'low')
+        ms, table = slowest_first_row(big)
+        report('first row of the slowest table, 2 GB file (ms)', ms, 10, 'low', '(%s)' % table)
 
     line('%d of %d targets met' % (sum(results), len(results)))
 

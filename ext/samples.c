@@ -9,6 +9,7 @@
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
+#include "tracepoint.h"
 #include "vtab_common.h"
 
 enum {
@@ -18,6 +19,7 @@ enum {
     COL_CGROUP, COL_DATA_PAGE_SIZE, COL_CODE_PAGE_SIZE, COL_REGS_USER, COL_REGS_INTR,
     COL_STACK_USER, COL_READ, COL_AUX, COL_IDENTIFIER, COL_BRANCH_HW_IDX, COL_INS_LAT,
     COL_RETIRE_LAT, COL_STACK_USER_DYN_SIZE, COL_FILE_OFFSET, COL_MISC,
+    COL_TRACE_EVENT, COL_TRACE_FIELDS,
 };
 
 typedef struct SamplesState {
@@ -165,6 +167,26 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_AUX:
         if (t & PV_SAMPLE_AUX) pv_result_file_blob(ctx, s->aux, s->aux_size);
         break;
+    case COL_TRACE_EVENT:
+    case COL_TRACE_FIELDS: {
+        /* the file's tracepoint formats are parsed the first time either is read */
+        pv_trace *trace;
+        pv_error err;
+        if (pv_trace_get(cur->file, &trace, &err))
+            return pv_result_error(ctx, &err);
+        if (i == COL_TRACE_EVENT) {
+            const char *name = pv_trace_event_name(trace, s->attr_index);
+            if (name)
+                sqlite3_result_text(ctx, name, -1, SQLITE_TRANSIENT);
+            break;
+        }
+        int rc = pv_trace_fields_json(trace, cur->file, r, s, text, &err);
+        if (rc < 0)
+            return pv_result_error(ctx, &err);
+        if (rc > 0)
+            pv_result_text_buffer(cur, ctx);
+        break;
+    }
     default:
         break;
     }
@@ -181,7 +203,8 @@ const PvTableDef pv_samples_table = {
                "cgroup INTEGER, data_page_size INTEGER, code_page_size INTEGER, regs_user TEXT, "
                "regs_intr TEXT, stack_user BLOB, read TEXT, aux BLOB, identifier INTEGER, "
                "branch_hw_idx INTEGER, ins_lat INTEGER, retire_lat INTEGER, "
-               "stack_user_dyn_size INTEGER, file_offset INTEGER, misc INTEGER",
+               "stack_user_dyn_size INTEGER, file_offset INTEGER, misc INTEGER, "
+               "trace_event TEXT, trace_fields TEXT",
     .state_size = sizeof(SamplesState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

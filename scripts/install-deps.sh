@@ -8,6 +8,8 @@
 #   libsqlite3-dev       sqlite3.h and libsqlite3 (the extension, its test driver)
 #   libzstd-dev          the reader decompresses COMPRESSED records
 #   libelf-dev           the reader reads build-ids and symbols from ELF files
+#   libtraceevent-dev    the reader parses tracepoint formats (perf's own library)
+#                        to name the fields of tracepoint samples
 #   sqlite3              the shell: make demo, sql/*.sql, tests that load the .so
 #   linux-perf           perf itself: re-recording fixtures, perf-oracle outputs
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
@@ -21,7 +23,7 @@
 #                        the libFuzzer targets of `make fuzz`
 set -euo pipefail
 
-packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev sqlite3
+packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libtraceevent-dev sqlite3
           linux-perf python3 pkg-config chromium fonts-dejavu-core clang libclang-rt-14-dev)
 
 installed() {

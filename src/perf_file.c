@@ -12,6 +12,7 @@
 #include "pipe_header.h"
 #include "pv_cursor.h"
 #include "time_index.h"
+#include "tracepoint.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -561,6 +562,7 @@ void pv_file_close(pv_file *f)
     for (unsigned i = 0; i < PV_FEATURE_BITS; i++)
         free(f->feature_cache[i]);
     pv_time_index_free(f->time_index);
+    pv_trace_free(f->trace);
     if (f->fd >= 0)
         close(f->fd);
     for (size_t i = 0; i < f->nr_segments; i++) {

@@ -141,6 +141,10 @@ struct pv_file {
     uint8_t *feature_cache[PV_FEATURE_BITS];
     /* built by the first query with a time range (time_index.h) */
     struct pv_time_index *time_index;
+
+    /* tracepoint formats (tracepoint.h), parsed on first use */
+    struct pv_trace *trace;
+    bool trace_loaded;
 };
 
 int pv_file_open(const char *path, pv_file **out, pv_error *err);

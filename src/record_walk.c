@@ -115,6 +115,10 @@ static int pipe_record_fits(pv_walk *w, uint64_t at, uint64_t end, pv_error *err
         return -1;
     uint32_t type = pv_load_u32(p, w->file->swap);
     uint16_t size = pv_load_u16(p + 6, w->file->swap);
+    /* A record type with an impossible size is a damaged record, not text
+     * or zero padding: read_header reports it. */
+    if (type != 0 && type < PIPE_MAX_RECORD_TYPE && size < RECORD_HEADER_SIZE)
+        return 1;
     return type < PIPE_MAX_RECORD_TYPE && size >= RECORD_HEADER_SIZE && end - at >= size;
 }
 

@@ -8,6 +8,7 @@ python3 tests/gen_typed_expected.py tests/expected_typed \
     datasrc=tests/fixtures/datasrc.data \
     fp=tests/fixtures/fp.data \
     multi=tests/fixtures/multi.data \
+    switch_cpu_wide=tests/fixtures/switch_cpu_wide.data \
     ctx_switch_namespaces=$corpus/perf.data.ctx_switch_namespaces-4.14 \
     lost_samples=$corpus/perf.data.lost_samples-4.4 \
     singleprocess=$corpus/perf.data.singleprocess-3.4

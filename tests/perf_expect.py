@@ -302,6 +302,9 @@ def main():
         rc, st = run_to_file([perf, 'report', '--stats', '-i', data], tmp, 'stats')
         if rc != 0:
             raise SystemExit('perf report --stats failed on %s' % data)
+        if not parse_stats(st):
+            # perf 6.1 on a pipe with tracing data: "failed to process type", exit 0
+            raise SystemExit('perf report --stats printed no counts for %s' % data)
         rc, bid = run_to_file([perf, 'buildid-list', '-i', data], tmp, 'buildids')
         if rc != 0:
             raise SystemExit('perf buildid-list failed on %s' % data)

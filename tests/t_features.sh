@@ -157,7 +157,9 @@ for exp in "$expected"/*.tsv; do
         echo "not ok - $name: perf_build_ids fails: $(head -c 400 "$tmp/err")"
         continue
     fi
-    sort -u "$ids" >"$tmp/perf_ids"
+    # a line with no id (spaces, then the name): perf knows the DSO but no
+    # build-id for it (a -z recording has no build_id feature): nothing to find
+    grep -v '^ ' "$ids" | sort -u >"$tmp/perf_ids"
     has_feature=$("$sqlrun" "SELECT count(*) FROM perf_features($(sql_quote "$path")) WHERE name = 'build_id'")
     if [ "$has_feature" = 1 ]; then
         if cmp -s "$tmp/perf_ids" "$tmp/ids"; then
@@ -180,6 +182,7 @@ known_bad() {  # path: files a reader must refuse
     case $1 in
     */quipper/corpus/*) return 0 ;;     # fuzzer reproducers
     */invalid_perf.data) return 0 ;;    # simpleperf's deliberately invalid file
+    *.corrupted.zero_size_sample-3.2) return 0 ;;   # a SAMPLE of size 0 (quipper must refuse it)
     esac
     return 1
 }

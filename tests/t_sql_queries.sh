@@ -78,6 +78,8 @@ done
 
 for f in "${fixtures[@]}"; do
     fn=$(basename "$f")
+    # a `perf stat record` file has counts, not samples
+    nsamples=$("$PV_SQLRUN" "SELECT count(*) FROM perf_samples('$f')" 2>/dev/null)
     for q in "${queries[@]}"; do
         qn=$(basename "$q")
         [ -n "$(missing_module "$q")" ] && continue
@@ -92,6 +94,9 @@ for f in "${fixtures[@]}"; do
         rows=$(grep -cv '^== \|^$' "$tmp/out")
         if [ "$rows" -gt 0 ]; then
             echo "ok - $qn on $fn: $rows rows"
+        elif [ "$nsamples" = 0 ] && grep -q 'perf_samples' "$q"; then
+            echo "ok - $qn on $fn: no rows, as the file has no samples"
+            continue
         else
             echo "not ok - $qn on $fn: no rows"
             continue

@@ -8,6 +8,7 @@ declare -A files=(
     [datasrc]=tests/fixtures/datasrc.data
     [fp]=tests/fixtures/fp.data
     [multi]=tests/fixtures/multi.data
+    [switch_cpu_wide]=tests/fixtures/switch_cpu_wide.data
     [ctx_switch_namespaces]=$corpus/perf.data.ctx_switch_namespaces-4.14
     [lost_samples]=$corpus/perf.data.lost_samples-4.4
     [singleprocess]=$corpus/perf.data.singleprocess-3.4
@@ -39,7 +40,7 @@ for name in "${!files[@]}"; do
     fi
 done
 # Every typed table row is a record of its kind, and none is missed.
-for name in datasrc multi; do
+for name in datasrc multi switch_cpu_wide; do
     f=${files[$name]}
     got=$("$PV_SQLRUN" "SELECT (SELECT count(*) FROM perf_tasks('$f')) + (SELECT count(*) FROM perf_lost('$f'))
         + (SELECT count(*) FROM perf_switches('$f')) = (SELECT count(*) FROM perf_records('$f')

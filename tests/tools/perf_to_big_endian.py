@@ -22,11 +22,25 @@ What is swapped:
   * every record of the data section: header and body field by field, the
     sample per sample_type in kernel order, the sample_id_all trailer.
 
-Refused (exit 2, message on stderr): pipe-mode files, files already
-big-endian, COMPRESSED records (the zstd payload holds records; Python's
-stdlib has no zstd), record types it does not know.
-Python 3 standard library only.
+Pipe mode (16-byte header): the header, then the records, HEADER_ATTR (attr
+and ids), HEADER_EVENT_TYPE, HEADER_FEATURE (the feature id and the feature
+as above; an all-zero one it cannot swap, like an empty bpf_prog_info, is
+kept) and HEADER_TRACING_DATA (its size; the tracing data after the record
+is kept as it is); trailing bytes that form no record (text a shell appended)
+are kept as they are.
+
+COMPRESSED (81) and COMPRESSED2 (83) records: the zstd stream is decompressed
+container by container with libzstd through ctypes (Python's standard library
+has no zstd), its records swapped, and each container's share of them
+compressed again as a zstd frame of its own; in file mode what follows the
+data section moves by the change in its size.
+
+Refused (exit 2, message on stderr): files already big-endian, record types
+it does not know, pipe-mode features it cannot swap.
+Python 3 standard library, plus libzstd for compressed files.
 """
+import ctypes
+import ctypes.util
 import struct
 import sys
 
@@ -284,7 +298,7 @@ def swap_cpu_map_data(b, off, end):
         raise Refuse('cpu map type %d' % typ)
 
 
-def swap_record_body(b, typ, misc, off, end, attrs_by_id, attr0):
+def swap_record_body(b, typ, misc, off, end, stream):
     """Swap the fields of a record body [off, end) (trailer excluded)."""
     if typ == 1:  # MMAP
         b.sw('IIQQQ', off)
@@ -365,45 +379,214 @@ def swap_record_body(b, typ, misc, off, end, attrs_by_id, attr0):
             swap_cpu_map_data(b, off + 16, end)
     elif typ == 79:  # TIME_CONV
         b.u64s(off, min(5, (end - off) // 8))
-    elif typ == 81:
-        raise Refuse('COMPRESSED records (zstd payload holds records to swap)')
+    elif typ == 65:  # HEADER_EVENT_TYPE: u64 event_id, char name[64]
+        b.u64(off)
+    elif typ == 66:  # HEADER_TRACING_DATA: u32 size (the data: see swap_records)
+        b.u32(off)
     else:
         raise Refuse('record type %d not handled' % typ)
 
 
-def swap_records(b, start, end, attrs_by_id, attr0, id_pos):
-    trailer_size, trailer_swap = id_trailer(attr0)
+class Stream:
+    """What a record walk needs and learns: the attrs (file mode: from the attr
+    section; pipe mode: from HEADER_ATTR records as they come), the feature
+    context, and the COMPRESSED containers met (swapped later, see repack)."""
+
+    def __init__(self, attrs=(), attrs_by_id=None, pipe=False):
+        self.attrs = list(attrs)
+        self.attrs_by_id = dict(attrs_by_id or {})
+        self.pipe = pipe
+        self.ctx = {}
+        self.containers = []   # (offset, size, type) of COMPRESSED/COMPRESSED2
+
+    def attr_of_sample(self, b, body):
+        a = self.attrs[0]
+        if len(self.attrs_by_id) > 1 or len(self.attrs) > 1:
+            st = a['sample_type']
+            if st & S_IDENTIFIER:
+                sid = b.rd('Q', body)[0]
+            elif st & S_ID:
+                sid = b.rd('Q', body + 8 * sum(1 for bit in (S_IP, S_TID, S_TIME, S_ADDR)
+                                               if st & bit))[0]
+            else:
+                sid = None
+            a = self.attrs_by_id.get(sid, a)
+        return a
+
+
+def swap_header_attr(b, body, rend, stream):
+    """HEADER_ATTR (pipe mode): perf_event_attr (attr.size bytes), u64 ids[]."""
+    asize = b.rd('I', body + 4)[0]
+    if asize < 64 or body + asize > rend:
+        raise Refuse('HEADER_ATTR at 0x%x: attr size %d' % (body - 8, asize))
+    a = swap_attr(b, body, asize)
+    n = (rend - body - asize) // 8
+    ids = b.rd('%dQ' % n, body + asize) if n else ()
+    b.u64s(body + asize, n)
+    stream.attrs.append(a)
+    for sid in ids:
+        stream.attrs_by_id[sid] = a
+
+
+def swap_header_feature(b, body, rend, stream):
+    """HEADER_FEATURE (pipe mode): u64 feature id, then the feature section."""
+    fid = b.u64(body)
+    if fid == 7 and rend - body >= 16:
+        stream.ctx['nr_cpus_avail'] = b.rd('I', body + 8)[0]
+    if fid in FEATURES:
+        FEATURES[fid](b, body + 8, rend, stream.ctx)
+    elif any(b.src[body + 8:rend]):
+        # an empty bpf_prog_info / bpf_btf (a zero count) reads the same in
+        # both orders; anything else this tool cannot swap
+        raise Refuse('HEADER_FEATURE %d with data this tool does not swap' % fid)
+
+
+def swap_records(b, start, end, stream):
+    """Swap the records of [start, end); returns how many there were."""
     off = start
     n = 0
     while off + 8 <= end:
-        typ, misc, size = b.sw('IHH', off)
+        typ, misc, size = b.rd('IHH', off)
+        if stream.pipe and (typ >= 0x10000 or size < 8 or off + size > end):
+            # what a shell appended to a pipe recording: kept as it is
+            return n
+        b.sw('IHH', off)
         if size < 8 or off + size > end:
             raise Refuse('bad record size %d at 0x%x' % (size, off))
         body, rend = off + 8, off + size
         if typ == 9:  # SAMPLE
-            a = attr0
-            if len(attrs_by_id) > 1:
-                st = attr0['sample_type']
-                if st & S_IDENTIFIER:
-                    sid = b.rd('Q', body)[0]
-                elif id_pos is not None:
-                    sid = b.rd('Q', body + id_pos)[0]
-                else:
-                    sid = None
-                a = attrs_by_id.get(sid, attr0)
-            swap_sample(b, body, rend, a)
+            if not stream.attrs:
+                raise Refuse('SAMPLE at 0x%x before any attr' % off)
+            swap_sample(b, body, rend, stream.attr_of_sample(b, body))
         elif typ < 64:
+            trailer_size, trailer_swap = id_trailer(stream.attrs[0]) if stream.attrs else (0, None)
             bend = rend - trailer_size
-            swap_record_body(b, typ, misc, body, bend, attrs_by_id, attr0)
+            swap_record_body(b, typ, misc, body, bend, stream)
             if trailer_size:
                 trailer_swap(b, bend)
+        elif typ == 64:
+            swap_header_attr(b, body, rend, stream)
+        elif typ == 80:
+            swap_header_feature(b, body, rend, stream)
+        elif typ in (81, 83):
+            stream.containers.append((off, size, typ))
+            if typ == 83:
+                b.u64(body)
         else:
-            swap_record_body(b, typ, misc, body, rend, attrs_by_id, attr0)
+            swap_record_body(b, typ, misc, body, rend, stream)
         off += size
         if typ == 71:  # AUXTRACE: the trace data follows the record
             off += b.rd('Q', body)[0]
+        if typ == 66 and stream.pipe:  # pipe: the tracing data follows, kept as is
+            off += b.rd('I', body)[0]
         n += 1
+    if off != end and not stream.pipe:
+        raise Refuse('%d bytes after the last record at 0x%x' % (end - off, off))
     return n
+
+
+# ---- COMPRESSED containers -------------------------------------------------
+# perf compresses records into one zstd stream that runs across all the
+# containers of a file (flushed at the end of each, never ended).  Python's
+# standard library has no zstd: libzstd (which the reader links too) is
+# called through ctypes.  The stream is decompressed container by container,
+# its records swapped, and each container's share of them compressed again
+# as a zstd frame of its own (a decoder that runs one stream across the
+# containers reads a sequence of frames the same way).
+
+class _InBuffer(ctypes.Structure):
+    _fields_ = [('src', ctypes.c_void_p), ('size', ctypes.c_size_t), ('pos', ctypes.c_size_t)]
+
+
+class _OutBuffer(ctypes.Structure):
+    _fields_ = [('dst', ctypes.c_void_p), ('size', ctypes.c_size_t), ('pos', ctypes.c_size_t)]
+
+
+def libzstd():
+    name = ctypes.util.find_library('zstd')
+    if not name:
+        raise Refuse('COMPRESSED records need libzstd, which was not found')
+    z = ctypes.CDLL(name)
+    z.ZSTD_createDStream.restype = ctypes.c_void_p
+    z.ZSTD_freeDStream.argtypes = [ctypes.c_void_p]
+    z.ZSTD_decompressStream.restype = ctypes.c_size_t
+    z.ZSTD_decompressStream.argtypes = [ctypes.c_void_p, ctypes.POINTER(_OutBuffer),
+                                        ctypes.POINTER(_InBuffer)]
+    z.ZSTD_isError.argtypes = [ctypes.c_size_t]
+    z.ZSTD_compressBound.restype = ctypes.c_size_t
+    z.ZSTD_compressBound.argtypes = [ctypes.c_size_t]
+    z.ZSTD_compress.restype = ctypes.c_size_t
+    z.ZSTD_compress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                                ctypes.c_size_t, ctypes.c_int]
+    return z
+
+
+def decompress_each(z, payloads):
+    """What each container's bytes add to the one stream."""
+    ds = z.ZSTD_createDStream()
+    out = []
+    chunk = ctypes.create_string_buffer(1 << 16)
+    try:
+        for payload in payloads:
+            src = ctypes.create_string_buffer(payload, len(payload))
+            inb = _InBuffer(ctypes.cast(src, ctypes.c_void_p), len(payload), 0)
+            got = bytearray()
+            while True:
+                outb = _OutBuffer(ctypes.cast(chunk, ctypes.c_void_p), len(chunk), 0)
+                rc = z.ZSTD_decompressStream(ds, ctypes.byref(outb), ctypes.byref(inb))
+                if z.ZSTD_isError(rc):
+                    raise Refuse('the zstd stream does not decompress')
+                got += chunk.raw[:outb.pos]
+                if inb.pos == inb.size and outb.pos < outb.size:
+                    break
+            out.append(bytes(got))
+    finally:
+        z.ZSTD_freeDStream(ds)
+    return out
+
+
+def compress_frame(z, data):
+    cap = z.ZSTD_compressBound(len(data))
+    dst = ctypes.create_string_buffer(cap)
+    n = z.ZSTD_compress(dst, cap, data, len(data), 19)
+    if z.ZSTD_isError(n):
+        raise Refuse('zstd could not compress')
+    return dst.raw[:n]
+
+
+def container_payload(src, off, size, typ):
+    if typ == 81:
+        return src[off + 8:off + size]
+    n = struct.unpack_from('<Q', src, off + 8)[0]
+    return src[off + 16:off + 16 + n]
+
+
+def repack(b, stream, start, end):
+    """The records [start, end) with every container swapped and rebuilt:
+    returns the new bytes of that range."""
+    if not stream.containers:
+        return bytes(b.out[start:end])
+    z = libzstd()
+    shares = decompress_each(z, [container_payload(b.src, *c) for c in stream.containers])
+    full = b''.join(shares)
+    inner = Buf(full)
+    swap_records(inner, 0, len(full), Stream(stream.attrs, stream.attrs_by_id))
+    pieces, at, prev = [], start, 0
+    for (off, size, typ), share in zip(stream.containers, shares):
+        pieces.append(bytes(b.out[at:off]))
+        frame = compress_frame(z, bytes(inner.out[prev:prev + len(share)]))
+        misc = b.rd('H', off + 4)[0]
+        if typ == 81:
+            rec = struct.pack('>IHH', 81, misc, 8 + len(frame)) + frame
+        else:
+            pad = (-len(frame)) % 8
+            rec = struct.pack('>IHHQ', 83, misc, 16 + len(frame) + pad, len(frame)) + frame + bytes(pad)
+        if len(rec) > 0xffff:
+            raise Refuse('a rebuilt COMPRESSED record is over 64 KiB')
+        pieces.append(rec)
+        at, prev = off + size, prev + len(share)
+    pieces.append(bytes(b.out[at:end]))
+    return b''.join(pieces)
 
 
 # ---- features --------------------------------------------------------------
@@ -560,13 +743,24 @@ KEEP_AS_IS = {1}  # tracing_data names its own byte order
 
 # ---- the file --------------------------------------------------------------
 
+def convert_pipe(b):
+    """Pipe mode: the 16-byte header, then records only."""
+    b.out[0:8] = b'2ELIFREP'
+    b.u64(8)
+    stream = Stream(pipe=True)
+    nrec = swap_records(b, 16, len(b.src), stream)
+    return bytes(b.out[:16]) + repack(b, stream, 16, len(b.src)), nrec
+
+
 def convert(data, dropped):
     if data[:8] != b'PERFILE2':
         raise Refuse('not a little-endian perf.data (magic %r)' % data[:8])
     b = Buf(data)
     hsize = b.rd('Q', 8)[0]
+    if hsize == 16:
+        return convert_pipe(b)
     if hsize != 104:
-        raise Refuse('header size %d: pipe mode or unknown layout' % hsize)
+        raise Refuse('header size %d: unknown layout' % hsize)
     b.out[0:8] = b'2ELIFREP'
     (_, attr_size, attrs_off, attrs_size, data_off, data_size, et_off, et_size,
      f0, f1, f2, f3) = b.sw('12Q', 8)
@@ -591,13 +785,8 @@ def convert(data, dropped):
     for i in range(et_size // 72):
         b.u64(et_off + 72 * i)
 
-    # the position of ID in a sample, for files with several attrs
-    st = attrs[0]['sample_type']
-    id_pos = None
-    if st & S_ID and not st & S_IDENTIFIER:
-        id_pos = 8 * sum(1 for bit in (S_IP, S_TID, S_TIME, S_ADDR) if st & bit)
-
-    nrec = swap_records(b, data_off, data_off + data_size, attrs_by_id, attrs[0], id_pos)
+    stream = Stream(attrs, attrs_by_id)
+    nrec = swap_records(b, data_off, data_off + data_size, stream)
 
     # features
     idx = data_off + data_size
@@ -623,7 +812,27 @@ def convert(data, dropped):
     for k in range(len(kept), len(feats)):
         struct.pack_into('>QQ', b.out, idx + 16 * k, 0, 0)
     struct.pack_into('>4Q', b.out, 72, *words)
-    return bytes(b.out), nrec
+    if not stream.containers:
+        return bytes(b.out), nrec
+    # rebuilt containers change the data section's size: what lies after
+    # it (the feature index and sections, perhaps attrs and ids) moves
+    end = data_off + data_size
+    new_data = repack(b, stream, data_off, end)
+    delta = len(new_data) - data_size
+
+    def moved(o):
+        return o + delta if o >= end else o
+    for k in range(len(kept)):
+        foff, fsize = struct.unpack_from('>QQ', b.out, idx + 16 * k)
+        struct.pack_into('>QQ', b.out, idx + 16 * k, moved(foff), fsize)
+    for i in range(n_attrs):
+        at = attrs_off + i * attr_size + attr_size - 16
+        ids_off, ids_size = struct.unpack_from('>QQ', b.out, at)
+        struct.pack_into('>QQ', b.out, at, moved(ids_off), ids_size)
+    struct.pack_into('>Q', b.out, 24, moved(attrs_off))
+    struct.pack_into('>Q', b.out, 48, len(new_data))
+    struct.pack_into('>Q', b.out, 56, moved(et_off))
+    return bytes(b.out[:data_off]) + new_data + bytes(b.out[end:]), nrec
 
 
 def main(argv):
@@ -635,7 +844,7 @@ def main(argv):
     dropped = []
     try:
         out, nrec = convert(data, dropped)
-    except (Refuse, struct.error) as e:
+    except (Refuse, struct.error, OSError) as e:
         sys.stderr.write('perf_to_big_endian: %s: cannot convert: %s\n' % (argv[1], e))
         return 2
     with open(argv[2], 'wb') as fh:

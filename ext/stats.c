@@ -1,0 +1,183 @@
+/*
+ * perf_stats: one row per PERF_RECORD_STAT of a `perf stat record` file: a
+ * counter's value on one cpu and thread at the end of a round.
+ *
+ *   STAT (76):       u64 id; u32 cpu; u32 thread; u64 val, ena, run
+ *   STAT_ROUND (77): u64 type (0 interval, 1 final); u64 time
+ *
+ * perf writes a round's STAT records and then its STAT_ROUND, so a row's
+ * round is the number of STAT_ROUND records before it, and round_time the
+ * time of the STAT_ROUND that closes it (found by a second walk that reads
+ * ahead, once per round).  With -I the values are running totals: a round's counts are its
+ * values minus the previous round's.
+ */
+#include "perf_abi.h"
+#include "pv_cursor.h"
+#include "record_walk.h"
+#include "vtab_common.h"
+
+enum {
+    COL_RECORD, COL_EVENT, COL_ID, COL_CPU, COL_THREAD, COL_VAL, COL_ENA, COL_RUN, COL_ROUND,
+    COL_ROUND_TIME,
+};
+
+typedef struct StatsState {
+    PvRecordRows rows;          /* first: see vtab_common.h */
+    uint64_t id, val, ena, run;
+    uint32_t cpu, thread;
+    uint64_t round;             /* STAT_ROUND records passed */
+    bool round_time_known;      /* round_time is that of this round */
+    bool round_closed;          /* a STAT_ROUND follows this round's records */
+    uint64_t round_time;
+    /* reads ahead to the STAT_ROUND records; only ever moves forward, so
+     * finding every round's time costs one more walk of the file */
+    pv_walk ahead;
+    bool ahead_started, ahead_done;
+} StatsState;
+
+static bool stats_wants(uint32_t type)
+{
+    return type == PV_RECORD_STAT || type == PV_RECORD_STAT_ROUND;
+}
+
+/* Rows are STAT records; a STAT_ROUND only moves to the next round. */
+static int skip_rounds(PvCursor *cur, pv_error *err)
+{
+    StatsState *st = cur->state;
+    while (!cur->eof && st->rows.record.type == PV_RECORD_STAT_ROUND) {
+        st->round++;
+        st->round_time_known = false;
+        if (pv_record_rows_next(cur, err))
+            return -1;
+    }
+    return 0;
+}
+
+static int stats_first(PvCursor *cur, pv_error *err)
+{
+    StatsState *st = cur->state;
+    st->round = 0;
+    st->round_time_known = false;
+    if (pv_record_rows_first(cur, err))
+        return -1;
+    return skip_rounds(cur, err);
+}
+
+static int stats_next(PvCursor *cur, pv_error *err)
+{
+    if (pv_record_rows_next(cur, err))
+        return -1;
+    return skip_rounds(cur, err);
+}
+
+static int stats_decode(PvCursor *cur, pv_error *err)
+{
+    StatsState *st = cur->state;
+    const pv_record *r = &st->rows.record;
+    if (r->type != PV_RECORD_STAT)
+        return 0;
+    pv_cursor c;
+    pv_cursor_init(&c, r->bytes + 8, r->size - 8u, r->file_offset + 8, cur->file->swap);
+    st->id = pv_cursor_u64(&c);
+    st->cpu = pv_cursor_u32(&c);
+    st->thread = pv_cursor_u32(&c);
+    st->val = pv_cursor_u64(&c);
+    st->ena = pv_cursor_u64(&c);
+    st->run = pv_cursor_u64(&c);
+    if (c.failed)
+        return pv_error_set(err, "%s: STAT record at offset 0x%llx has size %u, too short for "
+                            "its 48 bytes", cur->file->data_path,
+                            (unsigned long long)r->file_offset, r->size);
+    return 0;
+}
+
+/* The time of the STAT_ROUND that closes the current round, from the
+ * read-ahead walk (the cursor's own walk is left where it is). */
+static int find_round_time(PvCursor *cur, pv_error *err)
+{
+    StatsState *st = cur->state;
+    uint64_t start = st->rows.record.index;
+    if (!st->ahead_started) {
+        pv_walk_start(&st->ahead, cur->file);
+        st->ahead_started = true;
+        st->ahead_done = false;
+    }
+    st->round_closed = false;
+    pv_record rec;
+    int rc = 0;
+    while (!st->ahead_done && (rc = pv_walk_next(&st->ahead, &rec, err)) == 1) {
+        if (rec.index <= start || rec.type != PV_RECORD_STAT_ROUND)
+            continue;
+        pv_cursor c;
+        pv_cursor_init(&c, rec.bytes + 8, rec.size - 8u, rec.file_offset + 8, cur->file->swap);
+        pv_cursor_u64(&c);
+        st->round_time = pv_cursor_u64(&c);
+        if (c.failed)
+            return pv_error_set(err, "%s: STAT_ROUND record at offset 0x%llx has size %u, too "
+                                "short for its 24 bytes", cur->file->data_path,
+                                (unsigned long long)rec.file_offset, rec.size);
+        st->round_closed = true;
+        break;
+    }
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        st->ahead_done = true;
+    st->round_time_known = true;
+    return 0;
+}
+
+static void stats_reset(PvCursor *cur)
+{
+    StatsState *st = cur->state;
+    if (st->ahead_started)
+        pv_walk_end(&st->ahead);
+    st->ahead_started = false;
+    pv_record_rows_reset(cur);
+}
+
+static int stats_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    StatsState *st = cur->state;
+    switch (i) {
+    case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
+    case COL_EVENT: {
+        int index = pv_file_attr_for_id(cur->file, st->id);
+        if (index >= 0)
+            sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)index), -1,
+                                SQLITE_TRANSIENT);
+        break;
+    }
+    case COL_ID: pv_result_u64(ctx, st->id); break;
+    case COL_CPU: sqlite3_result_int(ctx, (int32_t)st->cpu); break;
+    case COL_THREAD: sqlite3_result_int(ctx, (int32_t)st->thread); break;
+    case COL_VAL: pv_result_u64(ctx, st->val); break;
+    case COL_ENA: pv_result_u64(ctx, st->ena); break;
+    case COL_RUN: pv_result_u64(ctx, st->run); break;
+    case COL_ROUND: sqlite3_result_int64(ctx, (sqlite3_int64)st->round); break;
+    case COL_ROUND_TIME: {
+        if (!st->round_time_known) {
+            pv_error err;
+            if (find_round_time(cur, &err))
+                return pv_result_error(ctx, &err);
+        }
+        if (st->round_closed)
+            pv_result_u64(ctx, st->round_time);
+        break;
+    }
+    }
+    return SQLITE_OK;
+}
+
+const PvTableDef pv_stats_table = {
+    .name = "perf_stats",
+    .columns = "record INTEGER, event TEXT, id INTEGER, cpu INTEGER, thread INTEGER, "
+               "val INTEGER, ena INTEGER, run INTEGER, round INTEGER, round_time INTEGER",
+    .state_size = sizeof(StatsState),
+    .first = stats_first,
+    .next = stats_next,
+    .column = stats_column,
+    .reset = stats_reset,
+    .wants = stats_wants,
+    .decode = stats_decode,
+};

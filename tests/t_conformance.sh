@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Conformance suite: every file of the shared corpus against the expected
+# outputs its own project keeps (quipper's dumps and .buildids, simpleperf's
+# and perfetto's facts, linux-perf-data's facts); the corrupted and fuzz
+# files fail with a clear error.  tests/conformance.py does the work and
+# prints one "# <source>: ..." summary line per source.  (The comparison
+# with local perf of the files perf reads is t_perf_oracle.sh.)
+set -u
+cd "$PV_ROOT"
+corpus=$PV_SHARED/corpus
+if [ ! -f "$corpus/MANIFEST.tsv" ]; then
+    echo "# corpus $corpus not found: conformance suite not run"
+    echo "ok - conformance: no corpus to check"
+    exit 0
+fi
+python3 tests/conformance.py "$PV_SQLRUN" "$corpus"

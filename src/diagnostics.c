@@ -224,6 +224,11 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
     pv_error err;
     if (!pv_record_type_name(rec->type)) {
         count_type(c, &c->unknown_types, rec, NULL);
+        /* a kernel-range type still has a sample_id_all trailer, which
+         * perf_records' time, pid, ... columns read */
+        pv_sample_id trailer;
+        if (rec->type < PV_RECORD_KERNEL_TYPE_END && pv_sample_id_decode(f, rec, &trailer, &err))
+            count_type(c, &c->malformed, rec, err.msg);
         return;
     }
     if (rec->type == PV_RECORD_SAMPLE) {
@@ -307,7 +312,8 @@ static void emit_type_rows(collector *c, type_tallies *t, bool unknown)
             row = add_row(c, "malformed_record", "error",
                           "%llu %s records (%s) do not decode; the first: %s",
                           (unsigned long long)x->count,
-                          x->type == OTHER_TYPES ? "other" : pv_record_type_name(x->type),
+                          x->type == OTHER_TYPES ? "other"
+                          : pv_record_type_name(x->type) ? pv_record_type_name(x->type) : "unknown",
                           type_text, x->first_message ? x->first_message : "?");
         set_place(row, x->first_record, x->first_offset);
         if (row) {

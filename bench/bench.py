@@ -28,17 +28,22 @@ results = []
 
 
 def measure(cmd, repeat, stdout=subprocess.DEVNULL, env=None):
-    """Best wall seconds and peak RSS (MB) of cmd over repeat runs."""
+    """Best wall seconds and peak RSS (MB) of cmd over repeat runs.
+
+    The RSS comes from GNU time, not from this process's wait4: a child
+    forked from Python starts with Python's pages counted in its peak."""
     best, rss = None, 0.0
     for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError('failed: %s' % ' '.join(cmd))
+        with tempfile.NamedTemporaryFile('r') as peak:
+            start = time.perf_counter()
+            proc = subprocess.run(['/usr/bin/time', '-q', '-f', '%M', '-o', peak.name] + cmd,
+                                  stdout=stdout, stderr=subprocess.DEVNULL, env=env)
+            wall = time.perf_counter() - start
+            if proc.returncode != 0:
+                raise RuntimeError('failed: %s' % ' '.join(cmd))
+            kb = int(peak.read().split()[-1])
         best = wall if best is None else min(best, wall)
-        rss = max(rss, usage.ru_maxrss / 1024.0)
+        rss = max(rss, kb / 1024.0)
     return best, rss
 
 
@@ -49,10 +54,11 @@ def sql_cmd(path, query):
 
 
 def sql_file(name):
+    """A query file of sql/ as the shell's .read command, or None."""
     path = os.path.join(SQL_DIR, name)
     if not os.path.exists(path):
         return None
-    return open(path).read()
+    return '.read ' + path
 
 
 def report(name, ratio, target, better, note=''):
@@ -107,11 +113,19 @@ def first_row_ms(path, table, repeat=5):
     return best, found
 
 
+# Tables whose rows are totals over the whole file: their first row is the
+# end of a full pass by nature.
+AGGREGATES = {'perf_profile'}
+
+
 def slowest_first_row(path):
     """(ms, table) of the table slowest to give its first row.  A table
-    with no rows in the file is left out: saying so takes a whole scan."""
+    with no rows in the file is left out (saying so takes a whole scan), and
+    so are the aggregate tables."""
     timed, empty = [], []
     for t in tables():
+        if t in AGGREGATES:
+            continue
         ms, found = first_row_ms(path, t)
         (timed if found else empty).append((ms, t))
     if empty:
@@ -145,31 +159,47 @@ def main():
     line('    (raw walk %.0f MB RSS over mmap; SQL scan %.0f MB; perf script %.0f MB)'
          % (raw_rss, scan_rss, script_rss))
 
-    # 2. Flat profile
+    # 2. Flat profile: perf_profile (sql/flat_profile.sql) and plain GROUP BY
     flat_sql = sql_file('flat_profile.sql')
     flat_rss = None
     report_flat, report_flat_rss = measure(
         ['perf', 'report', '-i', f, '--no-children', '--sort', 'dso,sym', '--stdio'], r)
+    line('    (perf report --no-children: %.0f MB)' % report_flat_rss)
     if flat_sql:
         flat, flat_rss = measure(sql_cmd(f, flat_sql), r)
-        report('perf report --no-children --sort dso,sym / flat SQL', report_flat / flat, 3, 'high')
-        report('flat SQL peak RSS (MB)', flat_rss, 100, 'low')
+        report('perf report --no-children / sql/flat_profile.sql', report_flat / flat, 3, 'high')
+        report('sql/flat_profile.sql peak RSS (MB)', flat_rss, 100, 'low')
+        grouped, grouped_rss = measure(sql_cmd(
+            f, 'SELECT dso, sym, sum(period) FROM perf_samples(@file) GROUP BY sym, dso'), r)
+        report('perf report --no-children / GROUP BY dso, sym', report_flat / grouped, 3, 'high',
+               '(%.0f MB)' % grouped_rss)
     else:
-        line('    flat profile: sql/flat_profile.sql not found (symbols not built yet)')
+        line('    flat profile: sql/flat_profile.sql not found')
 
-    # 3. Inclusive profile
+    # 3. Inclusive profile: perf_profile, and perf_callchains with GROUP BY
     incl_sql = sql_file('inclusive_profile.sql')
     if not args.quick:
         children, children_rss = measure(
             ['perf', 'report', '-i', f, '--children', '--sort', 'sym', '--stdio'], 1)
+        line('    (perf report --children: %.1f s, %.0f MB)' % (children, children_rss))
         if incl_sql:
             incl, incl_rss = measure(sql_cmd(f, incl_sql), 1)
-            report('perf report --children / inclusive SQL (time)', children / incl, 10, 'high')
-            report('perf report --children / inclusive SQL (RSS)', children_rss / incl_rss, 10, 'high')
+            report('perf report --children / sql/inclusive_profile.sql (time)', children / incl, 10, 'high')
+            report('perf report --children / sql/inclusive_profile.sql (RSS)', children_rss / incl_rss, 10, 'high')
+            chains, chains_rss = measure(sql_cmd(
+                f, "SELECT sym, sum(period) FROM (SELECT sym, dso, period FROM perf_samples(@file)"
+                   " UNION ALL SELECT sym, dso, period FROM perf_callchains(@file) WHERE repeated = 0)"
+                   " GROUP BY sym, dso"), 1)
+            report('perf report --children / perf_callchains GROUP BY (time)', children / chains, 10, 'high')
+            report('perf report --children / perf_callchains GROUP BY (RSS)', children_rss / chains_rss, 10, 'high')
         else:
             line('    inclusive profile: sql/inclusive_profile.sql not found')
         exporter = '/usr/lib/perf-core/scripts/python/export-to-sqlite.py'
-        if os.path.exists(exporter):
+        has_qtsql = subprocess.run(['/usr/bin/python3', '-c', 'import PySide2.QtSql'],
+                                   stderr=subprocess.DEVNULL).returncode == 0
+        if os.path.exists(exporter) and not has_qtsql:
+            line('    export-to-sqlite.py: skipped, it needs PySide2.QtSql and its SQLite driver (Debian python3-pyside2.qtsql libqt5sql5-sqlite)')
+        elif os.path.exists(exporter):
             tmp = tempfile.mkdtemp()
             try:
                 export, _ = measure(['perf', 'script', '-i', f, '-s', exporter,

@@ -11,6 +11,7 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
+#include "symbol_paths.h"
 #include "vtab_common.h"
 
 extern const PvTableDef pv_samples_table;
@@ -24,6 +25,8 @@ extern const PvTableDef pv_tasks_table;
 extern const PvTableDef pv_lost_table;
 extern const PvTableDef pv_switches_table;
 extern const PvTableDef pv_diagnostics_table;
+extern const PvTableDef pv_callchains_table;
+extern const PvTableDef pv_profile_table;
 extern const PvTableDef pv_stats_table;
 
 int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
@@ -43,7 +46,8 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
     static const PvTableDef *const tables[] = {
         &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
         &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
-        &pv_lost_table, &pv_switches_table, &pv_diagnostics_table, &pv_stats_table,
+        &pv_lost_table, &pv_switches_table, &pv_stats_table, &pv_callchains_table,
+        &pv_profile_table, &pv_diagnostics_table,
     };
     PvCache *cache = pv_cache_new();
     if (!cache)
@@ -52,6 +56,8 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
     for (size_t i = 0; i < sizeof tables / sizeof tables[0] && rc == SQLITE_OK; i++)
         rc = pv_register_table(db, tables[i], cache);
     pv_cache_release(cache);
+    if (rc == SQLITE_OK)
+        rc = pv_register_symbol_path_function(db);
     if (rc == SQLITE_OK)
         rc = pv_register_flamegraph(db);
     return rc;

@@ -9,6 +9,7 @@
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
+#include "symbol_paths.h"
 #include "tracepoint.h"
 #include "vtab_common.h"
 
@@ -19,6 +20,7 @@ enum {
     COL_CGROUP, COL_DATA_PAGE_SIZE, COL_CODE_PAGE_SIZE, COL_REGS_USER, COL_REGS_INTR,
     COL_STACK_USER, COL_READ, COL_AUX, COL_IDENTIFIER, COL_BRANCH_HW_IDX, COL_INS_LAT,
     COL_RETIRE_LAT, COL_STACK_USER_DYN_SIZE, COL_FILE_OFFSET, COL_MISC,
+    COL_COMM, COL_DSO, COL_DSO_OFFSET, COL_SYM, COL_SYM_OFFSET, COL_SYM_STATUS,
     COL_TRACE_EVENT, COL_TRACE_FIELDS,
 };
 
@@ -26,6 +28,10 @@ typedef struct SamplesState {
     PvRecordRows rows;          /* first: see vtab_common.h */
     bool decoded;
     pv_sample sample;
+    /* symbol columns: the file's maps, built at the first such column */
+    pv_symbolizer *symbolizer;
+    bool located;
+    pv_location location;
 } SamplesState;
 
 static bool samples_wants(uint32_t type)
@@ -39,7 +45,67 @@ static int samples_decode(PvCursor *cur, pv_error *err)
     (void)err;
     SamplesState *st = cur->state;
     st->decoded = false;
+    st->located = false;
     return 0;
+}
+
+static void samples_reset(PvCursor *cur)
+{
+    SamplesState *st = cur->state;
+    pv_symbolizer_free(st->symbolizer);
+    st->symbolizer = NULL;
+    pv_record_rows_reset(cur);
+}
+
+static uint64_t sample_key(const SamplesState *st)
+{
+    const pv_sample *s = &st->sample;
+    return pv_symbolizer_key(st->symbolizer, st->rows.record.index,
+                             (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
+}
+
+/* comm, dso, sym...: the sample's thread and ip resolved at its time. */
+static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    SamplesState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    pv_error err;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, &err))
+        return pv_result_error(ctx, &err);
+    if (!(s->sample_type & PV_SAMPLE_TID))
+        return SQLITE_OK;
+    if (i == COL_COMM) {
+        const char *comm = pv_symbolizer_comm(st->symbolizer, (int32_t)s->tid, sample_key(st));
+        if (comm)
+            sqlite3_result_text(ctx, comm, -1, SQLITE_STATIC);
+        return SQLITE_OK;
+    }
+    if (!(s->sample_type & PV_SAMPLE_IP))
+        return SQLITE_OK;
+    if (!st->located) {
+        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_key(st),
+                              st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &st->location);
+        st->located = true;
+    }
+    const pv_location *l = &st->location;
+    switch (i) {
+    case COL_DSO:
+        if (l->dso) sqlite3_result_text(ctx, l->dso, -1, SQLITE_STATIC);
+        break;
+    case COL_DSO_OFFSET:
+        if (l->dso) pv_result_u64(ctx, l->dso_offset);
+        break;
+    case COL_SYM:
+        if (l->sym) sqlite3_result_text(ctx, l->sym, -1, SQLITE_STATIC);
+        break;
+    case COL_SYM_OFFSET:
+        if (l->sym) pv_result_u64(ctx, l->sym_offset);
+        break;
+    case COL_SYM_STATUS:
+        sqlite3_result_text(ctx, l->status, -1, SQLITE_STATIC);
+        break;
+    }
+    return SQLITE_OK;
 }
 
 static void result_if(sqlite3_context *ctx, const pv_sample *s, uint64_t bit, uint64_t v)
@@ -77,6 +143,8 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     const pv_sample *s = &st->sample;
     if (s->attr_index < 0)
         return SQLITE_OK;  /* an id no event owns: nothing but the record is known */
+    if (i >= COL_COMM && i <= COL_SYM_STATUS)
+        return symbol_column(cur, ctx, i);
     uint64_t t = s->sample_type;
     pv_strbuf *text = &cur->text;
     pv_strbuf_reset(text);
@@ -203,13 +271,14 @@ const PvTableDef pv_samples_table = {
                "cgroup INTEGER, data_page_size INTEGER, code_page_size INTEGER, regs_user TEXT, "
                "regs_intr TEXT, stack_user BLOB, read TEXT, aux BLOB, identifier INTEGER, "
                "branch_hw_idx INTEGER, ins_lat INTEGER, retire_lat INTEGER, "
-               "stack_user_dyn_size INTEGER, file_offset INTEGER, misc INTEGER, "
+               "stack_user_dyn_size INTEGER, file_offset INTEGER, misc INTEGER, comm TEXT, "
+               "dso TEXT, dso_offset INTEGER, sym TEXT, sym_offset INTEGER, sym_status TEXT, "
                "trace_event TEXT, trace_fields TEXT",
     .state_size = sizeof(SamplesState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,
     .column = samples_column,
-    .reset = pv_record_rows_reset,
+    .reset = samples_reset,
     .wants = samples_wants,
     .decode = samples_decode,
 };

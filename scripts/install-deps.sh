@@ -8,6 +8,8 @@
 #   libsqlite3-dev       sqlite3.h and libsqlite3 (the extension, its test driver)
 #   libzstd-dev          the reader decompresses COMPRESSED records
 #   libelf-dev           the reader reads build-ids and symbols from ELF files
+#   libiberty-dev        cplus_demangle: C++ symbol names as perf shows them
+#   libdw-dev            unwinding --call-graph dwarf user stacks (libdwfl)
 #   libtraceevent-dev    the reader parses tracepoint formats (perf's own library)
 #                        to name the fields of tracepoint samples
 #   sqlite3              the shell: make demo, sql/*.sql, tests that load the .so
@@ -19,12 +21,14 @@
 #                        (tests/t_flamegraph_chromium.sh: DOM and screenshot)
 #   fonts-dejavu-core    a known font for that rendering, whose text widths the
 #                        test measures
+#   time                 GNU time: make bench's peak RSS of each command
 #   clang libclang-rt-14-dev  ThreadSanitizer build of tests/t_threads.sh, and
 #                        the libFuzzer targets of `make fuzz`
 set -euo pipefail
 
-packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libtraceevent-dev sqlite3
-          linux-perf python3 pkg-config chromium fonts-dejavu-core clang libclang-rt-14-dev)
+packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
+          libtraceevent-dev sqlite3
+          linux-perf python3 pkg-config chromium fonts-dejavu-core time clang libclang-rt-14-dev)
 
 installed() {
     local status

@@ -1,0 +1,362 @@
+/*
+ * perf_callchains: one row per frame of each sample's callchain.
+ *
+ *   SELECT sym, count(*) FROM perf_callchains('perf.data') WHERE depth = 1 GROUP BY sym;
+ *
+ * sample is the sample's record (perf_samples.record); depth 0 is the
+ * first frame the kernel recorded, the leaf (for a sample with a
+ * callchain, the sample's own ip), each caller one deeper.  The
+ * PERF_CONTEXT_* markers are not rows: they set the cpumode of the frames
+ * after them.  A chain holding any other value that high is corrupt and,
+ * as perf discards it, has no rows.  pid, tid, time, period and event
+ * repeat the sample's so
+ * that profiles need no join.  repeated is 1 when the frame's function
+ * (or, unresolved, its address) is the sample's own or that of a shallower
+ * frame: summing the frames with repeated = 0 and the samples counts each
+ * function once per sample, as perf report --children does, without a
+ * DISTINCT over all frames.  rowid = sample * 8192 + depth (a record holds
+ * at most 8191 frames).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callchain.h"
+#include "dwarf_unwind.h"
+#include "perf_abi.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "symbol_paths.h"
+#include "vtab_common.h"
+
+enum {
+    COL_SAMPLE, COL_DEPTH, COL_IP, COL_CPUMODE, COL_DSO, COL_DSO_OFFSET, COL_SYM, COL_SYM_OFFSET,
+    COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT, COL_REPEATED, COL_INLINED,
+};
+
+/* perf's default --max-stack; rows with the inline expansion; their names */
+#define PV_UNWIND_MAX 127
+#define PV_UNWIND_ROWS 1024
+#define PV_UNWIND_NAMES 65536
+
+/* What makes two frames "the same function" for repeated. */
+typedef struct FrameKey {
+    const char *dso, *sym;
+    uint64_t addr;              /* when sym is NULL */
+    bool inlined;               /* sym is a name from the debug info */
+} FrameKey;
+
+typedef struct CallchainsState {
+    PvRecordRows rows;          /* first: see vtab_common.h */
+    pv_sample sample;
+    uint64_t next_entry;        /* index in sample.callchain after the current frame */
+    uint64_t depth;
+    unsigned cpumode;           /* of the current frame */
+    unsigned context;           /* set by the last marker */
+    uint64_t ip;
+    pv_symbolizer *symbolizer;
+    bool located;
+    pv_location location;
+    /* repeated: the keys of the sample's own ip and of its frames so far */
+    bool track_repeats;
+    FrameKey *keys;
+    size_t nr_keys, cap_keys;
+    bool repeated;
+    /* --call-graph dwarf: the user frames unwound from regs and stack */
+    bool unwound;
+    size_t nr_user, next_user;
+    pv_unwound_frame user_frames[PV_UNWIND_ROWS];
+    char user_names[PV_UNWIND_NAMES];
+    const char *inline_name;    /* the current frame's, from the debug info */
+    bool inlined;
+    pv_unwinder *unwinder;
+} CallchainsState;
+
+static bool callchains_wants(uint32_t type)
+{
+    return type == PV_RECORD_SAMPLE;
+}
+
+static uint64_t sample_order_key(const CallchainsState *st)
+{
+    const pv_sample *s = &st->sample;
+    return pv_symbolizer_key(st->symbolizer, st->rows.record.index,
+                             (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
+}
+
+/* A DWARF frame's row named from the debug info: perf names it so when the
+ * name differs from the symbol's (an inlined function), and then prints it
+ * "(inlined)". */
+static void apply_inline_name(CallchainsState *st)
+{
+    st->inlined = st->inline_name && st->location.sym && strcmp(st->inline_name, st->location.sym);
+    if (st->inlined)
+        st->location.sym = st->inline_name;
+}
+
+static FrameKey key_of(const pv_location *l, uint64_t ip)
+{
+    FrameKey k = { l->dso, l->sym, 0, false };
+    if (!l->sym)
+        k.addr = l->dso ? l->dso_offset : ip;
+    return k;
+}
+
+static bool same_key(const FrameKey *a, const FrameKey *b)
+{
+    if (a->inlined || b->inlined)
+        return a->inlined == b->inlined && a->dso == b->dso && strcmp(a->sym, b->sym) == 0;
+    return a->dso == b->dso && a->sym == b->sym && a->addr == b->addr;
+}
+
+static int remember_key(CallchainsState *st, FrameKey k, pv_error *err)
+{
+    if (st->nr_keys == st->cap_keys) {
+        size_t cap = st->cap_keys ? st->cap_keys * 2 : 64;
+        FrameKey *p = realloc(st->keys, cap * sizeof *p);
+        if (!p)
+            return pv_error_set(err, "perf_callchains: out of memory");
+        st->keys = p;
+        st->cap_keys = cap;
+    }
+    st->keys[st->nr_keys++] = k;
+    return 0;
+}
+
+/* The current frame resolved, and whether its function came before. */
+static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+        return -1;
+    if (!(s->sample_type & PV_SAMPLE_TID)) {
+        st->repeated = false;
+        return 0;
+    }
+    if (new_sample) {
+        st->nr_keys = 0;
+        if (s->sample_type & PV_SAMPLE_IP) {
+            pv_location own;
+            pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
+                                  st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &own);
+            if (remember_key(st, key_of(&own, s->ip), err))
+                return -1;
+        }
+    }
+    pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                          st->ip, &st->location);
+    apply_inline_name(st);
+    st->located = true;
+    FrameKey k = key_of(&st->location, st->ip);
+    k.inlined = st->inlined;
+    st->repeated = false;
+    for (size_t i = 0; i < st->nr_keys && !st->repeated; i++)
+        st->repeated = same_key(&st->keys[i], &k);
+    return st->repeated ? 0 : remember_key(st, k, err);
+}
+
+static int frame_row(PvCursor *cur, bool new_sample, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    st->located = false;
+    cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
+    return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
+}
+
+/* A sample with user registers and stack (--call-graph dwarf) continues
+ * with its unwound user frames, after the kernel's. */
+static int unwind_user_stack(PvCursor *cur, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    if (s->attr_index < 0 || !(s->sample_type & PV_SAMPLE_REGS_USER) ||
+        !(s->sample_type & PV_SAMPLE_STACK_USER) || s->stack_user_size == 0)
+        return 0;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+        return -1;
+    if (!st->unwinder && !(st->unwinder = pv_unwinder_new()))
+        return pv_error_set(err, "perf_callchains: out of memory");
+    st->nr_user = pv_dwarf_unwind(st->unwinder, st->symbolizer, s, sample_order_key(st),
+                                  PV_UNWIND_MAX,
+                                  st->user_frames, PV_UNWIND_ROWS, st->user_names,
+                                  sizeof st->user_names);
+    return 0;
+}
+
+/* Moves to the next frame, across samples; sets eof at the end. */
+static int advance(PvCursor *cur, pv_error *err, bool next_sample)
+{
+    CallchainsState *st = cur->state;
+    bool new_sample = next_sample;
+    for (;;) {
+        if (next_sample) {
+            int rc = pv_record_rows_next(cur, err);
+            if (rc < 0 || cur->eof)
+                return rc < 0 ? -1 : 0;
+            if (pv_sample_decode(cur->file, &st->rows.record, &st->sample, err))
+                return -1;
+            st->next_entry = 0;
+            st->depth = 0;
+            st->unwound = false;
+            st->nr_user = st->next_user = 0;
+            st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
+            if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN) ||
+                pv_callchain_is_corrupt(&st->sample))
+                st->sample.callchain_nr = 0;
+        }
+        next_sample = true;
+        while (st->next_entry < st->sample.callchain_nr) {
+            uint64_t v = pv_sample_u64_at(&st->sample, st->sample.callchain, st->next_entry++);
+            if (pv_callchain_is_marker(v)) {
+                st->context = pv_callchain_marker_cpumode(v);
+                continue;
+            }
+            st->ip = v;
+            st->cpumode = st->context;
+            st->inline_name = NULL;
+            return frame_row(cur, new_sample, err);
+        }
+        if (!st->unwound) {
+            st->unwound = true;
+            if (unwind_user_stack(cur, err))
+                return -1;
+        }
+        if (st->next_user < st->nr_user) {
+            const pv_unwound_frame *f = &st->user_frames[st->next_user++];
+            st->ip = f->pc;
+            st->inline_name = f->name >= 0 ? st->user_names + f->name : NULL;
+            st->cpumode = PV_CPUMODE_USER;
+            if (st->inline_name) {
+                /* perf expands only a frame it has a symbol for */
+                pv_location l;
+                pv_symbolizer_resolve(st->symbolizer, (int32_t)st->sample.pid,
+                                      sample_order_key(st), st->cpumode, st->ip, &l);
+                if (!l.sym) {
+                    st->inline_name = NULL;
+                    while (st->next_user < st->nr_user &&
+                           st->user_frames[st->next_user].pc == f->pc &&
+                           st->user_frames[st->next_user].name >= 0)
+                        st->next_user++;
+                }
+            }
+            return frame_row(cur, new_sample, err);
+        }
+        new_sample = true;
+    }
+}
+
+static int callchains_first(PvCursor *cur, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    st->track_repeats = pv_column_used(cur, COL_REPEATED);
+    pv_walk_start(&st->rows.walk, cur->file);
+    return advance(cur, err, true);
+}
+
+static int callchains_next(PvCursor *cur, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    st->depth++;
+    return advance(cur, err, false);
+}
+
+static void callchains_reset(PvCursor *cur)
+{
+    CallchainsState *st = cur->state;
+    pv_unwinder_free(st->unwinder);
+    st->unwinder = NULL;
+    pv_symbolizer_free(st->symbolizer);
+    st->symbolizer = NULL;
+    free(st->keys);
+    st->keys = NULL;
+    st->nr_keys = st->cap_keys = 0;
+    pv_record_rows_reset(cur);
+}
+
+static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    pv_error err;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, &err))
+        return pv_result_error(ctx, &err);
+    if (!(s->sample_type & PV_SAMPLE_TID))
+        return SQLITE_OK;
+    if (!st->located) {
+        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                              st->ip, &st->location);
+        apply_inline_name(st);
+        st->located = true;
+    }
+    const pv_location *l = &st->location;
+    switch (i) {
+    case COL_DSO:
+        if (l->dso) sqlite3_result_text(ctx, l->dso, -1, SQLITE_STATIC);
+        break;
+    case COL_DSO_OFFSET:
+        if (l->dso) pv_result_u64(ctx, l->dso_offset);
+        break;
+    case COL_SYM:
+        if (l->sym) sqlite3_result_text(ctx, l->sym, -1, SQLITE_STATIC);
+        break;
+    case COL_SYM_OFFSET:
+        if (l->sym) pv_result_u64(ctx, l->sym_offset);
+        break;
+    case COL_SYM_STATUS:
+        sqlite3_result_text(ctx, l->status, -1, SQLITE_STATIC);
+        break;
+    case COL_INLINED:
+        sqlite3_result_int(ctx, st->inlined);
+        break;
+    }
+    return SQLITE_OK;
+}
+
+static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    switch (i) {
+    case COL_SAMPLE: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
+    case COL_DEPTH: sqlite3_result_int64(ctx, (sqlite3_int64)st->depth); break;
+    case COL_IP: pv_result_u64(ctx, st->ip); break;
+    case COL_CPUMODE: sqlite3_result_text(ctx, pv_cpumode_name(st->cpumode), -1, SQLITE_STATIC); break;
+    case COL_PID:
+        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->pid);
+        break;
+    case COL_TID:
+        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->tid);
+        break;
+    case COL_TIME:
+        if (s->sample_type & PV_SAMPLE_TIME) pv_result_u64(ctx, s->time);
+        break;
+    case COL_PERIOD:
+        if (s->sample_type & PV_SAMPLE_PERIOD) pv_result_u64(ctx, s->period);
+        break;
+    case COL_EVENT:
+        sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,
+                            SQLITE_TRANSIENT);
+        break;
+    case COL_REPEATED:
+        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, st->repeated);
+        break;
+    default:
+        return location_column(cur, ctx, i);
+    }
+    return SQLITE_OK;
+}
+
+const PvTableDef pv_callchains_table = {
+    .name = "perf_callchains",
+    .columns = "sample INTEGER, depth INTEGER, ip INTEGER, cpumode TEXT, dso TEXT, "
+               "dso_offset INTEGER, sym TEXT, sym_offset INTEGER, sym_status TEXT, pid INTEGER, "
+               "tid INTEGER, time INTEGER, period INTEGER, event TEXT, repeated INTEGER, "
+               "inlined INTEGER",
+    .state_size = sizeof(CallchainsState),
+    .first = callchains_first,
+    .next = callchains_next,
+    .column = callchains_column,
+    .reset = callchains_reset,
+    .wants = callchains_wants,
+    .decode = NULL,
+};

@@ -1,0 +1,84 @@
+/*
+ * perf_symbol_path(sysroot [, symdir]): where symbol resolution looks for
+ * the recorded binaries, for the queries that follow.
+ *
+ *   SELECT perf_symbol_path('/srv/target-rootfs', '/srv/symbols');
+ *   SELECT perf_symbol_path(NULL);          -- back to the recorded paths
+ *
+ * sysroot prefixes every recorded path (like perf's --symfs); symdir is a
+ * directory laid out like perf's build-id cache (.build-id/xx/yyyy),
+ * searched before ~/.debug.  The setting is process-wide: the tables'
+ * cursors do not know their connection.  Returns the setting as JSON.
+ *
+ * Also here: the per-cursor symbolizer the symbol columns share.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbol_paths.h"
+
+static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *current_sysroot;
+static char *current_symdir;
+
+static char *copy_value(sqlite3_value *v)
+{
+    const char *s = (const char *)sqlite3_value_text(v);
+    return s && *s ? strdup(s) : NULL;
+}
+
+static void symbol_path_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    char *sysroot = copy_value(argv[0]);
+    char *symdir = argc > 1 ? copy_value(argv[1]) : NULL;
+    pthread_mutex_lock(&paths_lock);
+    free(current_sysroot);
+    free(current_symdir);
+    current_sysroot = sysroot;
+    current_symdir = symdir;
+    pthread_mutex_unlock(&paths_lock);
+    pv_strbuf out = {0};
+    pv_strbuf_puts(&out, "{\"sysroot\":");
+    if (sysroot)
+        pv_strbuf_json_string(&out, sysroot, strlen(sysroot));
+    else
+        pv_strbuf_puts(&out, "null");
+    pv_strbuf_puts(&out, ",\"symdir\":");
+    if (symdir)
+        pv_strbuf_json_string(&out, symdir, strlen(symdir));
+    else
+        pv_strbuf_puts(&out, "null");
+    pv_strbuf_puts(&out, "}");
+    if (out.failed)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_text(ctx, pv_strbuf_text(&out), -1, SQLITE_TRANSIENT);
+    pv_strbuf_free(&out);
+}
+
+int pv_register_symbol_path_function(sqlite3 *db)
+{
+    int rc = sqlite3_create_function(db, "perf_symbol_path", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                     NULL, symbol_path_function, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, "perf_symbol_path", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                     NULL, symbol_path_function, NULL, NULL);
+    return rc;
+}
+
+int pv_cursor_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
+{
+    if (*slot)
+        return 0;
+    pthread_mutex_lock(&paths_lock);
+    pv_symbol_paths paths = {
+        .sysroot = current_sysroot ? strdup(current_sysroot) : NULL,
+        .symdir = current_symdir ? strdup(current_symdir) : NULL,
+    };
+    pthread_mutex_unlock(&paths_lock);
+    int rc = pv_symbolizer_open(cur->file, &paths, slot, err);
+    free((char *)paths.sysroot);
+    free((char *)paths.symdir);
+    return rc;
+}

@@ -1,0 +1,28 @@
+-- flat_profile.sql: each function's share of the samples, as
+-- `perf report --no-children --sort dso,sym` computes it: per event, the
+-- period of the samples whose ip falls in the function, over all samples'.
+-- dso is perf's short name (the file name; [kernel.kallsyms], [module],
+-- [JIT] tid PID for a JIT map);
+-- dso_path the mapped file.  An ip without a symbol is its own row named by
+-- its address in the dso (or the ip when no map holds it), as perf shows it.
+-- perf_profile counts in one pass; the same numbers, slower (GROUP BY sorts
+-- every sample), come from
+--     SELECT event, dso, sym, sum(period) FROM perf_samples(@file) GROUP BY sym, dso, event
+--
+--     scripts/perfsql perf.data flat_profile
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @file 'perf.data'
+--     .read sql/flat_profile.sql
+
+SELECT event,
+       CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
+            ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
+       coalesce(sym, printf('0x%016x', addr)) AS sym,
+       samples,
+       period,
+       round(100.0 * period / sum(period) OVER (PARTITION BY event), 4) AS percent,
+       dso AS dso_path
+FROM perf_profile(@file)
+WHERE samples > 0
+ORDER BY event, period DESC, dso, sym;

@@ -1,0 +1,33 @@
+-- inclusive_profile.sql: each function's share of the samples counting the
+-- samples it was on the stack for, as `perf report --children --sort sym`:
+-- "children" is the period of the samples whose ip or callchain holds the
+-- function (each sample once, however often the function recurs), "self"
+-- the period of those whose ip is in it.  Percentages of the event's total.
+-- A frame without a symbol is its own row, named by its address; a function
+-- inlined at a DWARF-unwound frame is "name (inlined)", as perf shows it.
+--     scripts/perfsql perf.data inclusive_profile
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @file 'perf.data'
+--     .read sql/inclusive_profile.sql
+--
+-- perf_profile counts in one pass; the same from the tables (slower: GROUP
+-- BY sorts every frame) is the samples' own functions plus the callchain
+-- frames not yet counted for their sample:
+--     SELECT sym, sum(period) FROM (
+--         SELECT sym, dso, period FROM perf_samples(@file)
+--         UNION ALL
+--         SELECT sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END, dso, period
+--         FROM perf_callchains(@file) WHERE repeated = 0)
+--     GROUP BY sym, dso
+
+SELECT event,
+       coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END,
+                printf('0x%016x', addr)) AS sym,
+       CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
+            ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
+       children_samples AS samples,
+       round(100.0 * children_period / sum(period) OVER (PARTITION BY event), 4) AS children,
+       round(100.0 * period / sum(period) OVER (PARTITION BY event), 4) AS self
+FROM perf_profile(@file)
+ORDER BY event, children_period DESC, sym;

@@ -1,0 +1,290 @@
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "callchain.h"
+#include "dwarf_unwind.h"
+#include "perf_abi.h"
+#include "record_walk.h"
+#include "sample.h"
+
+#define NO_SLOT SIZE_MAX
+
+typedef struct key {
+    int attr_index;
+    const char *dso, *sym;
+    uint64_t addr;
+    bool inlined;
+} key;
+
+static key key_of(int attr_index, const pv_location *l, uint64_t ip)
+{
+    key k = { attr_index, l->dso, l->sym, 0, false };
+    if (!l->sym)
+        k.addr = l->dso ? l->dso_offset : ip;
+    return k;
+}
+
+static bool same(const key *a, const key *b)
+{
+    return a->attr_index == b->attr_index && a->dso == b->dso && a->sym == b->sym &&
+           a->addr == b->addr;
+}
+
+static size_t hash(const key *k)
+{
+    uint64_t h = (uint64_t)(uintptr_t)k->sym * 0x9e3779b97f4a7c15u;
+    h ^= (uint64_t)(uintptr_t)k->dso + 0x632be59bd9b4e019u + (h << 6) + (h >> 2);
+    h ^= k->addr * 0xff51afd7ed558ccdu + (uint64_t)k->attr_index;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static bool rehash(pv_profile *p, size_t nr_slots)
+{
+    size_t *slots = malloc(nr_slots * sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < nr_slots; i++)
+        slots[i] = NO_SLOT;
+    for (size_t r = 0; r < p->nr_rows; r++) {
+        key k = { p->rows[r].attr_index, p->rows[r].dso, p->rows[r].sym, p->rows[r].addr,
+                  p->rows[r].inlined };
+        size_t i = hash(&k) & (nr_slots - 1);
+        while (slots[i] != NO_SLOT)
+            i = (i + 1) & (nr_slots - 1);
+        slots[i] = r;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->nr_slots = nr_slots;
+    return true;
+}
+
+/* The row of k, created with zero counts; NULL when out of memory. */
+static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
+{
+    if ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024))
+        return NULL;
+    size_t i = hash(k) & (p->nr_slots - 1);
+    while (p->slots[i] != NO_SLOT) {
+        pv_profile_row *r = &p->rows[p->slots[i]];
+        key other = { r->attr_index, r->dso, r->sym, r->addr, r->inlined };
+        if (same(&other, k))
+            return r;
+        i = (i + 1) & (p->nr_slots - 1);
+    }
+    if (p->nr_rows == *cap) {
+        size_t n = *cap ? *cap * 2 : 1024;
+        pv_profile_row *rows = realloc(p->rows, n * sizeof *rows);
+        if (!rows)
+            return NULL;
+        p->rows = rows;
+        *cap = n;
+    }
+    pv_profile_row *r = &p->rows[p->nr_rows];
+    memset(r, 0, sizeof *r);
+    r->attr_index = k->attr_index;
+    r->dso = k->dso;
+    r->sym = k->sym;
+    r->addr = k->addr;
+    r->inlined = k->inlined;
+    p->slots[i] = p->nr_rows++;
+    return r;
+}
+
+/* Functions already counted for the current sample. */
+typedef struct seen {
+    key *keys;
+    size_t nr, cap;
+} seen;
+
+/* 1: k is new (now remembered); 0: already counted; -1: out of memory. */
+static int seen_add(seen *s, const key *k)
+{
+    for (size_t i = 0; i < s->nr; i++)
+        if (same(&s->keys[i], k))
+            return 0;
+    if (s->nr == s->cap) {
+        size_t n = s->cap ? s->cap * 2 : 64;
+        key *keys = realloc(s->keys, n * sizeof *keys);
+        if (!keys)
+            return -1;
+        s->keys = keys;
+        s->cap = n;
+    }
+    s->keys[s->nr++] = *k;
+    return 1;
+}
+
+/* Scratch of one pass: the functions counted for the current sample, and
+ * room for a DWARF-unwound user stack. */
+typedef struct scratch {
+    seen counted;
+    pv_unwinder *unwinder;
+    pv_unwound_frame frames[1024];
+    char names[65536];
+} scratch;
+
+/* One stable copy per inline function name (rows point at them). */
+static const char *intern(pv_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->nr_names; i++)
+        if (strcmp(p->names[i], name) == 0)
+            return p->names[i];
+    if (p->nr_names == p->cap_names) {
+        size_t n = p->cap_names ? p->cap_names * 2 : 16;
+        char **names = realloc(p->names, n * sizeof *names);
+        if (!names)
+            return NULL;
+        p->names = names;
+        p->cap_names = n;
+    }
+    char *copy = strdup(name);
+    if (copy)
+        p->names[p->nr_names++] = copy;
+    return copy;
+}
+
+/* Counts k once for this sample. */
+static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, uint64_t period)
+{
+    int added = seen_add(&sc->counted, k);
+    if (added == 0)
+        return 0;
+    pv_profile_row *row = added > 0 ? row_for(p, k, cap) : NULL;
+    if (!row)
+        return -1;
+    row->samples++;
+    row->period += period;
+    return 0;
+}
+
+/* The user frames perf unwinds from REGS_USER + STACK_USER, with their
+ * inlined functions (see dwarf_unwind.h). */
+static int count_unwound(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_sample *s,
+                         uint64_t order, scratch *sc, uint64_t period)
+{
+    if (!sc->unwinder && !(sc->unwinder = pv_unwinder_new()))
+        return -1;
+    size_t n = pv_dwarf_unwind(sc->unwinder, sym, s, order, 127, sc->frames,
+                               sizeof sc->frames / sizeof sc->frames[0], sc->names,
+                               sizeof sc->names);
+    for (size_t i = 0; i < n; i++) {
+        const pv_unwound_frame *f = &sc->frames[i];
+        pv_location l;
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, PV_CPUMODE_USER, f->pc, &l);
+        key k = key_of(s->attr_index, &l, f->pc);
+        if (f->name >= 0 && !l.sym) {
+            /* perf expands only a frame it has a symbol for */
+            while (i + 1 < n && sc->frames[i + 1].pc == f->pc && sc->frames[i + 1].name >= 0)
+                i++;
+        } else if (f->name >= 0 && strcmp(sc->names + f->name, l.sym) != 0) {
+            k.sym = intern(p, sc->names + f->name);
+            k.inlined = true;
+            if (!k.sym)
+                return -1;
+        }
+        if (count_frame(p, cap, sc, &k, period))
+            return -1;
+    }
+    return 0;
+}
+
+static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_file *f,
+                        const pv_record *r, const pv_sample *s, bool with_children, scratch *sc,
+                        pv_error *err)
+{
+    uint64_t period = (s->sample_type & PV_SAMPLE_PERIOD) ? s->period : 1;
+    bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
+    uint64_t order = pv_symbolizer_key(sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0,
+                                       s->time);
+    pv_location l;
+    memset(&l, 0, sizeof l);
+    if (has_thread && (s->sample_type & PV_SAMPLE_IP))
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, r->misc & PV_MISC_CPUMODE_MASK,
+                              s->ip, &l);
+    key own = key_of(s->attr_index, &l, (s->sample_type & PV_SAMPLE_IP) ? s->ip : 0);
+    pv_profile_row *row = row_for(p, &own, cap);
+    if (!row)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    row->self_samples++;
+    row->self_period += period;
+    row->samples++;
+    row->period += period;
+    if (!with_children || !has_thread)
+        return 0;
+    sc->counted.nr = 0;
+    if (seen_add(&sc->counted, &own) < 0)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    if ((s->sample_type & PV_SAMPLE_CALLCHAIN) && !pv_callchain_is_corrupt(s)) {
+        unsigned cpumode = r->misc & PV_MISC_CPUMODE_MASK;
+        for (uint64_t i = 0; i < s->callchain_nr; i++) {
+            uint64_t ip = pv_sample_u64_at(s, s->callchain, i);
+            if (pv_callchain_is_marker(ip)) {
+                cpumode = pv_callchain_marker_cpumode(ip);
+                continue;
+            }
+            pv_symbolizer_resolve(sym, (int32_t)s->pid, order, cpumode, ip, &l);
+            key k = key_of(s->attr_index, &l, ip);
+            if (count_frame(p, cap, sc, &k, period))
+                return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+        }
+    }
+    if ((s->sample_type & PV_SAMPLE_REGS_USER) && (s->sample_type & PV_SAMPLE_STACK_USER) &&
+        s->stack_user_size &&
+        count_unwound(p, cap, sym, s, order, sc, period))
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    return 0;
+}
+
+int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
+                     pv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    scratch *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    pv_walk walk;
+    pv_record r;
+    pv_sample s;
+    int rc;
+    pv_walk_start(&walk, f);
+    while ((rc = pv_walk_next(&walk, &r, err)) == 1) {
+        if (r.type != PV_RECORD_SAMPLE)
+            continue;
+        if (pv_sample_decode(f, &r, &s, err)) {
+            rc = -1;
+            break;
+        }
+        if (s.attr_index < 0)
+            continue;
+        if (count_sample(out, &cap, sym, f, &r, &s, with_children, sc, err)) {
+            rc = -1;
+            break;
+        }
+    }
+    pv_walk_end(&walk);
+    free(sc->counted.keys);
+    pv_unwinder_free(sc->unwinder);
+    free(sc);
+    free(out->slots);
+    out->slots = NULL;
+    out->nr_slots = 0;
+    if (rc < 0) {
+        pv_profile_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void pv_profile_free(pv_profile *p)
+{
+    for (size_t i = 0; i < p->nr_names; i++)
+        free(p->names[i]);
+    free(p->names);
+    free(p->rows);
+    free(p->slots);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,870 @@
+#include "symbolizer.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "addr_space.h"
+#include "build_ids.h"
+#include "elf_image.h"
+#include "features.h"
+#include "kcore_dir.h"
+#include "perf_abi.h"
+#include "pv_cursor.h"
+#include "pv_strbuf.h"
+#include "record_walk.h"
+#include "sample.h"
+#include "symtab.h"
+
+/* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
+ * which the lookups then report as not found. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+enum { CPUMODE_KERNEL = 1, CPUMODE_USER = 2, CPUMODE_GUEST_KERNEL = 4 };
+
+typedef enum { DSO_ELF, DSO_KERNEL, DSO_VDSO, DSO_JIT, DSO_NONE } dso_kind;
+
+typedef struct dso {
+    char *name;             /* as perf names it */
+    dso_kind kind;
+    bool kernel_side;       /* mapped by pid -1 */
+    int32_t pid;            /* DSO_JIT: whose map file */
+    uint8_t build_id[PV_BUILD_ID_MAX];
+    uint8_t build_id_len;   /* 0: the recording has none */
+    bool loaded;
+    pv_symtree tree;        /* DSO_ELF, DSO_VDSO */
+    pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
+    pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
+    char *status;           /* "ok" or why there are no symbols */
+    char *file;             /* DSO_ELF, DSO_VDSO: the image found, or NULL */
+} dso;
+
+struct pv_symbolizer {
+    pv_file *file;
+    char *sysroot, *symdir;
+    bool timed;
+    pv_aspace space;
+    dso *dsos;
+    size_t nr_dsos, cap_dsos;
+    /* name -> dso index, open addressing, used while walking */
+    uint32_t *dso_slots;
+    size_t nr_dso_slots;
+
+    bool kallsyms_loaded;
+    pv_symtab kallsyms;
+    char *kallsyms_status;
+};
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dup_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *out = NULL;
+    if (vasprintf(&out, fmt, ap) < 0)
+        out = NULL;
+    va_end(ap);
+    return out;
+}
+
+static void hex(const uint8_t *p, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[p[i] >> 4];
+        out[2 * i + 1] = digits[p[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* perf's build-id cache: $HOME/.debug (perf sets PERF_BUILDID_DIR for its
+ * scripts but does not read it) */
+static const char *buildid_dir(char *buf, size_t size)
+{
+    const char *home = getenv("HOME");
+    if (!home || !*home)
+        return NULL;
+    snprintf(buf, size, "%s/.debug", home);
+    return buf;
+}
+
+static uint64_t hash_name(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+    return h;
+}
+
+/* ---- the dso table ------------------------------------------------------- */
+
+static bool starts_with(const char *s, size_t n, const char *prefix)
+{
+    size_t k = strlen(prefix);
+    return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+static bool is_anon(const char *name, size_t n)
+{
+    return starts_with(name, n, "//anon") || starts_with(name, n, "/dev/zero") ||
+           starts_with(name, n, "/anon_hugepage");
+}
+
+/* perf's name of a kernel-side map: [kernel.kallsyms] for the kernel's
+ * text, [module] for a module's file or bracketed name. */
+static char *kernel_dso_name(const char *filename, size_t n)
+{
+    if (starts_with(filename, n, "[kernel.kallsyms]") || n == 0)
+        return strdup("[kernel.kallsyms]");
+    if (filename[0] == '[')
+        return strndup(filename, n);
+    const char *base = filename;
+    for (size_t i = 0; i < n; i++)
+        if (filename[i] == '/')
+            base = filename + i + 1;
+    size_t len = (size_t)(filename + n - base);
+    const char *dot = memchr(base, '.', len);
+    if (dot)
+        len = (size_t)(dot - base);
+    char *out = malloc(len + 3);
+    if (!out)
+        return NULL;
+    out[0] = '[';
+    for (size_t i = 0; i < len; i++)
+        out[i + 1] = base[i] == '-' ? '_' : base[i];
+    out[len + 1] = ']';
+    out[len + 2] = 0;
+    return out;
+}
+
+static void free_dso(dso *d)
+{
+    free(d->name);
+    free(d->status);
+    free(d->file);
+    pv_symtab_free(&d->symbols);
+    pv_symtree_free(&d->tree);
+}
+
+/* The dso for a map's name, created on first sight; UINT32_MAX on OOM. */
+static uint32_t intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool kernel_side,
+                           int32_t pid)
+{
+    if (!name)
+        return UINT32_MAX;
+    size_t n = strlen(name);
+    if ((s->nr_dsos + 1) * 2 > s->nr_dso_slots) {
+        size_t slots = s->nr_dso_slots ? s->nr_dso_slots * 2 : 256;
+        uint32_t *table = malloc(slots * sizeof *table);
+        if (!table) {
+            free(name);
+            return UINT32_MAX;
+        }
+        memset(table, 0xff, slots * sizeof *table);
+        for (size_t i = 0; i < s->nr_dsos; i++) {
+            size_t j = hash_name(s->dsos[i].name, strlen(s->dsos[i].name)) & (slots - 1);
+            while (table[j] != UINT32_MAX)
+                j = (j + 1) & (slots - 1);
+            table[j] = (uint32_t)i;
+        }
+        free(s->dso_slots);
+        s->dso_slots = table;
+        s->nr_dso_slots = slots;
+    }
+    size_t j = hash_name(name, n) & (s->nr_dso_slots - 1);
+    while (s->dso_slots[j] != UINT32_MAX) {
+        const dso *d = &s->dsos[s->dso_slots[j]];
+        if (strcmp(d->name, name) == 0 && d->kernel_side == kernel_side) {
+            free(name);
+            return s->dso_slots[j];
+        }
+        j = (j + 1) & (s->nr_dso_slots - 1);
+    }
+    if (s->nr_dsos >= s->cap_dsos) {
+        size_t cap = s->cap_dsos ? s->cap_dsos * 2 : 64;
+        dso *p = realloc(s->dsos, cap * sizeof *p);
+        if (!p) {
+            free(name);
+            return UINT32_MAX;
+        }
+        s->dsos = p;
+        s->cap_dsos = cap;
+    }
+    dso *d = &s->dsos[s->nr_dsos];
+    memset(d, 0, sizeof *d);
+    pv_symtree_init(&d->tree);
+    d->name = name;
+    d->kind = kind;
+    d->kernel_side = kernel_side;
+    d->pid = pid;
+    s->dso_slots[j] = (uint32_t)s->nr_dsos;
+    return (uint32_t)s->nr_dsos++;
+}
+
+static uint32_t dso_for_map(pv_symbolizer *s, int32_t pid, unsigned cpumode, const char *filename,
+                            size_t n)
+{
+    bool kernel_side = pid == PV_KERNEL_PID || cpumode == CPUMODE_KERNEL ||
+                       cpumode == CPUMODE_GUEST_KERNEL;
+    if (kernel_side)
+        return intern_dso(s, kernel_dso_name(filename, n), DSO_KERNEL, true, -1);
+    if (is_anon(filename, n))
+        return intern_dso(s, dup_printf("/tmp/perf-%d.map", pid), DSO_JIT, false, pid);
+    if (n == 6 && memcmp(filename, "[vdso]", 6) == 0)
+        return intern_dso(s, strdup("[vdso]"), DSO_VDSO, false, -1);
+    dso_kind kind = filename[0] == '/' ? DSO_ELF : DSO_NONE;
+    return intern_dso(s, strndup(filename, n), kind, false, -1);
+}
+
+static dso *find_dso_by_name(pv_symbolizer *s, const char *name, size_t n, bool kernel_side)
+{
+    if (!s->nr_dso_slots)
+        return NULL;
+    size_t j = hash_name(name, n) & (s->nr_dso_slots - 1);
+    while (s->dso_slots[j] != UINT32_MAX) {
+        dso *d = &s->dsos[s->dso_slots[j]];
+        if (strlen(d->name) == n && memcmp(d->name, name, n) == 0 && d->kernel_side == kernel_side)
+            return d;
+        j = (j + 1) & (s->nr_dso_slots - 1);
+    }
+    return NULL;
+}
+
+static void set_build_id(dso *d, const uint8_t *id, uint8_t len)
+{
+    if (!d || len == 0 || len > PV_BUILD_ID_MAX)
+        return;
+    memcpy(d->build_id, id, len);
+    d->build_id_len = len;
+}
+
+/* ---- walking the records --------------------------------------------------- */
+
+static bool file_is_timed(const pv_file *f)
+{
+    if (f->nr_attrs == 0)
+        return false;
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        if (!(f->attrs[i].sample_type & PV_SAMPLE_TIME) ||
+            !pv_attr_flag(&f->attrs[i], PV_ATTR_SAMPLE_ID_ALL))
+            return false;
+    return true;
+}
+
+uint64_t pv_symbolizer_key(const pv_symbolizer *s, uint64_t record_index, bool has_time,
+                           uint64_t time)
+{
+    return s->timed && has_time ? time : record_index;
+}
+
+static uint64_t record_key(const pv_symbolizer *s, const pv_record *r, const pv_sample_id *t)
+{
+    return pv_symbolizer_key(s, r->index, (t->fields & PV_SAMPLE_TIME) != 0, t->time);
+}
+
+static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    pv_file *f = s->file;
+    pv_sample_id trailer;
+    pv_cursor c;
+    if (pv_record_body(f, r, &trailer, &c, err))
+        return -1;
+    int32_t pid = (int32_t)pv_cursor_u32(&c);
+    pv_cursor_u32(&c);
+    uint64_t start = pv_cursor_u64(&c);
+    uint64_t len = pv_cursor_u64(&c);
+    uint64_t pgoff = pv_cursor_u64(&c);
+    const uint8_t *build_id = NULL;
+    uint8_t build_id_len = 0;
+    if (r->type == PV_RECORD_MMAP2) {
+        if (r->misc & PV_MISC_MMAP_BUILD_ID) {
+            build_id_len = pv_cursor_u8(&c);
+            pv_cursor_skip(&c, 3);
+            build_id = pv_cursor_bytes(&c, PV_BUILD_ID_MAX);
+        } else {
+            pv_cursor_skip(&c, 24);
+        }
+        pv_cursor_skip(&c, 8);
+    }
+    uint64_t name_len;
+    const char *name = pv_cursor_padded_string(&c, pv_cursor_left(&c), &name_len);
+    if (c.failed || !name)
+        return pv_record_too_short(f, r, err);
+    uint32_t d = dso_for_map(s, pid, r->misc & PV_MISC_CPUMODE_MASK, name, (size_t)name_len);
+    if (d == UINT32_MAX)
+        return pv_error_set(err, "%s: out of memory reading maps", f->path);
+    if (build_id && build_id_len <= PV_BUILD_ID_MAX)
+        set_build_id(&s->dsos[d], build_id, build_id_len);
+    bool kernel_side = s->dsos[d].kernel_side;
+    pv_aspace_add_mmap(&s->space, record_key(s, r, &trailer), kernel_side ? PV_KERNEL_PID : pid,
+                       start, len, pgoff, d);
+    return 0;
+}
+
+static int add_comm(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    pv_sample_id trailer;
+    pv_cursor c;
+    if (pv_record_body(s->file, r, &trailer, &c, err))
+        return -1;
+    int32_t pid = (int32_t)pv_cursor_u32(&c);
+    int32_t tid = (int32_t)pv_cursor_u32(&c);
+    uint64_t len;
+    const char *comm = pv_cursor_padded_string(&c, pv_cursor_left(&c), &len);
+    if (c.failed || !comm)
+        return pv_record_too_short(s->file, r, err);
+    pv_aspace_add_comm(&s->space, record_key(s, r, &trailer), pid, tid, comm, (size_t)len,
+                       (r->misc & PV_MISC_COMM_EXEC) != 0);
+    return 0;
+}
+
+static int add_fork(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    pv_sample_id trailer;
+    pv_cursor c;
+    if (pv_record_body(s->file, r, &trailer, &c, err))
+        return -1;
+    int32_t pid = (int32_t)pv_cursor_u32(&c);
+    int32_t ppid = (int32_t)pv_cursor_u32(&c);
+    int32_t tid = (int32_t)pv_cursor_u32(&c);
+    int32_t ptid = (int32_t)pv_cursor_u32(&c);
+    if (c.failed)
+        return pv_record_too_short(s->file, r, err);
+    pv_aspace_add_fork(&s->space, record_key(s, r, &trailer), pid, ppid, tid, ptid);
+    return 0;
+}
+
+/* Build-ids the recording lists (the BUILD_ID feature, or HEADER_BUILD_ID
+ * records in pipe mode) go to the dsos of that name. */
+static int apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err)
+{
+    pv_build_id b;
+    int rc;
+    while ((rc = pv_build_ids_next(it, &b, err)) == 1) {
+        unsigned cpumode = b.misc & PV_MISC_CPUMODE_MASK;
+        bool kernel_side = cpumode == CPUMODE_KERNEL || cpumode == CPUMODE_GUEST_KERNEL;
+        dso *d;
+        if (kernel_side) {
+            char *name = kernel_dso_name(b.filename, (size_t)b.filename_len);
+            if (!name)
+                return pv_error_set(err, "%s: out of memory", s->file->path);
+            d = find_dso_by_name(s, name, strlen(name), true);
+            free(name);
+        } else {
+            d = find_dso_by_name(s, b.filename, (size_t)b.filename_len, false);
+        }
+        if (d && d->build_id_len == 0)
+            set_build_id(d, b.id, b.id_len);
+    }
+    return rc;
+}
+
+static int walk_records(pv_symbolizer *s, pv_error *err)
+{
+    pv_walk walk;
+    pv_record r;
+    int rc;
+    pv_walk_start(&walk, s->file);
+    while ((rc = pv_walk_next(&walk, &r, err)) == 1) {
+        int step = 0;
+        switch (r.type) {
+        case PV_RECORD_MMAP:
+        case PV_RECORD_MMAP2:
+            step = add_mmap(s, &r, err);
+            break;
+        case PV_RECORD_COMM:
+            step = add_comm(s, &r, err);
+            break;
+        case PV_RECORD_FORK:
+            step = add_fork(s, &r, err);
+            break;
+        case PV_RECORD_HEADER_BUILD_ID: {
+            pv_build_id_iter it;
+            pv_build_ids_start(&it, s->file->path, "HEADER_BUILD_ID record", r.bytes + 8,
+                               r.size - 8u, r.file_offset + 8, s->file->swap);
+            step = apply_build_ids(s, &it, err) < 0 ? -1 : 0;
+            break;
+        }
+        default:
+            break;
+        }
+        if (step < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    pv_walk_end(&walk);
+    return rc;
+}
+
+int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer **out,
+                       pv_error *err)
+{
+    pv_symbolizer *s = calloc(1, sizeof *s);
+    if (!s)
+        return pv_error_set(err, "%s: out of memory", f->path);
+    s->file = f;
+    s->timed = file_is_timed(f);
+    pv_aspace_init(&s->space);
+    pv_symtab_init(&s->kallsyms);
+    if (paths && paths->sysroot && *paths->sysroot)
+        s->sysroot = strdup(paths->sysroot);
+    if (paths && paths->symdir && *paths->symdir)
+        s->symdir = strdup(paths->symdir);
+    if (walk_records(s, err) < 0) {
+        pv_symbolizer_free(s);
+        return -1;
+    }
+    pv_build_id_iter it;
+    if (pv_build_ids_start_feature(&it, f, err) || apply_build_ids(s, &it, err) < 0) {
+        pv_symbolizer_free(s);
+        return -1;
+    }
+    if (!pv_aspace_build(&s->space)) {
+        pv_symbolizer_free(s);
+        return pv_error_set(err, "%s: out of memory building address spaces", f->path);
+    }
+    *out = s;
+    return 0;
+}
+
+void pv_symbolizer_free(pv_symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nr_dsos; i++)
+        free_dso(&s->dsos[i]);
+    free(s->dsos);
+    free(s->dso_slots);
+    pv_aspace_free(&s->space);
+    pv_symtab_free(&s->kallsyms);
+    free(s->kallsyms_status);
+    free(s->sysroot);
+    free(s->symdir);
+    free(s);
+}
+
+/* ---- loading symbols ------------------------------------------------------- */
+
+static bool same_build_id(const dso *d, const pv_elf_image *img)
+{
+    return d->build_id_len == 0 ||
+           (img->build_id_len >= d->build_id_len &&
+            memcmp(img->build_id, d->build_id, d->build_id_len) == 0);
+}
+
+/* <dir>/.build-id/xx/yyyy<suffix> */
+static void build_id_path(char *out, size_t size, const char *dir, const dso *d, const char *suffix)
+{
+    char h[2 * PV_BUILD_ID_MAX + 1];
+    /* the recording's id, else (debug files) the one of the image found */
+    if (d->build_id_len)
+        hex(d->build_id, d->build_id_len, h);
+    else
+        hex(d->image.build_id, d->image.build_id_len, h);
+    snprintf(out, size, "%s/.build-id/%.2s/%s%s", dir, h, h + 2, suffix);
+}
+
+/* The running image: the recorded path if its build-id matches, else a
+ * build-id cache copy.  Sets d->image; returns its path or NULL (status set). */
+static bool find_runtime_image(pv_symbolizer *s, dso *d, char *path, size_t size)
+{
+    char why[512] = "";
+    char mismatch[600] = "";
+    char cache[4096];
+    const char *cache_dir = buildid_dir(cache, sizeof cache);
+    char candidates[4][4096];
+    int n = 0;
+    snprintf(candidates[n++], sizeof candidates[0], "%s%s", s->sysroot ? s->sysroot : "", d->name);
+    if (d->build_id_len) {
+        if (s->symdir)
+            build_id_path(candidates[n++], sizeof candidates[0], s->symdir, d, "");
+        if (cache_dir) {
+            build_id_path(candidates[n++], sizeof candidates[0], cache_dir, d,
+                          d->kind == DSO_VDSO ? "/vdso" : "/elf");
+            build_id_path(candidates[n++], sizeof candidates[0], cache_dir, d, "");
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (d->kind == DSO_VDSO && i == 0)
+            continue;   /* "[vdso]" is no path */
+        if (!is_file(candidates[i]))
+            continue;
+        pv_elf_image img;
+        if (!pv_elf_probe(candidates[i], &img, why, sizeof why))
+            continue;
+        if (!same_build_id(d, &img)) {
+            if (!mismatch[0]) {
+                char want[41], have[41];
+                hex(d->build_id, d->build_id_len, want);
+                hex(img.build_id, img.build_id_len, have);
+                snprintf(mismatch, sizeof mismatch, "build-id mismatch: %s has %s, the recording %s",
+                         candidates[i], img.build_id_len ? have : "none", want);
+            }
+            continue;
+        }
+        d->image = img;
+        snprintf(path, size, "%s", candidates[i]);
+        free(d->file);
+        d->file = strdup(candidates[i]);
+        return true;
+    }
+    if (mismatch[0])
+        d->status = strdup(mismatch);
+    else if (why[0])
+        d->status = strdup(why);
+    else
+        d->status = dup_printf("not found: %s%s", s->sysroot ? s->sysroot : "", d->name);
+    return false;
+}
+
+/* A separate debug file with a .symtab for d, or false. */
+static bool find_debug_file(pv_symbolizer *s, dso *d, const char *runtime, char *path, size_t size)
+{
+    char candidates[8][4096];
+    int n = 0;
+    char cache[4096];
+    const char *cache_dir = buildid_dir(cache, sizeof cache);
+    if (d->build_id_len || d->image.build_id_len) {
+        if (s->symdir)
+            build_id_path(candidates[n++], sizeof candidates[0], s->symdir, d, ".debug");
+        char system_debug[4096];
+        snprintf(system_debug, sizeof system_debug, "%s/usr/lib/debug", s->sysroot ? s->sysroot : "");
+        build_id_path(candidates[n++], sizeof candidates[0], system_debug, d, ".debug");
+        if (cache_dir)
+            build_id_path(candidates[n++], sizeof candidates[0], cache_dir, d, "/debug");
+    }
+    if (d->image.debuglink[0]) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", runtime);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        const char *link = d->image.debuglink;
+        snprintf(candidates[n++], sizeof candidates[0], "%s/%s", dir, link);
+        snprintf(candidates[n++], sizeof candidates[0], "%s/.debug/%s", dir, link);
+        /* /usr/lib/debug + the recorded directory */
+        char recorded_dir[4096];
+        snprintf(recorded_dir, sizeof recorded_dir, "%s", d->name);
+        slash = strrchr(recorded_dir, '/');
+        if (slash)
+            *slash = 0;
+        snprintf(candidates[n++], sizeof candidates[0], "%s/usr/lib/debug%s/%s",
+                 s->sysroot ? s->sysroot : "", recorded_dir, link);
+    }
+    for (int i = 0; i < n; i++) {
+        if (strcmp(candidates[i], runtime) == 0 || !is_file(candidates[i]))
+            continue;
+        pv_elf_image img;
+        char why[256];
+        if (!pv_elf_probe(candidates[i], &img, why, sizeof why) || !img.has_symtab)
+            continue;
+        /* a debug file must be of the same build */
+        const uint8_t *want = d->build_id_len ? d->build_id : d->image.build_id;
+        uint8_t want_len = d->build_id_len ? d->build_id_len : d->image.build_id_len;
+        if (want_len && (img.build_id_len < want_len || memcmp(img.build_id, want, want_len) != 0))
+            continue;
+        snprintf(path, size, "%s", candidates[i]);
+        return true;
+    }
+    return false;
+}
+
+static void load_elf_dso(pv_symbolizer *s, dso *d)
+{
+    char runtime[4096], debug[4096];
+    if (!find_runtime_image(s, d, runtime, sizeof runtime))
+        return;
+    const char *source = runtime;
+    if (!d->image.has_symtab && find_debug_file(s, d, runtime, debug, sizeof debug))
+        source = debug;
+    if (!pv_elf_read_symbols(source, runtime, &d->tree)) {
+        d->status = dup_printf("cannot read the symbols of %s", source);
+        return;
+    }
+    if (d->tree.live == 0)
+        d->status = dup_printf("no symbols in %s", source);
+}
+
+/* The vdso of this process, when it is the recording's. */
+static void load_own_vdso(dso *d)
+{
+    unsigned long base = getauxval(AT_SYSINFO_EHDR);
+    if (!base || d->build_id_len == 0) {
+        d->status = strdup("no [vdso] image: not in the build-id cache");
+        return;
+    }
+    /* the vdso's size: its section headers end it */
+    const unsigned char *p = (const unsigned char *)base;
+    if (memcmp(p, "\177ELF", 4) != 0 || p[4] != 2) {
+        d->status = strdup("no [vdso] image: not in the build-id cache");
+        return;
+    }
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, p + 0x28, 8);
+    memcpy(&shentsize, p + 0x3a, 2);
+    memcpy(&shnum, p + 0x3c, 2);
+    size_t size = (size_t)(shoff + (uint64_t)shentsize * shnum);
+    if (size > (1u << 20)) {
+        d->status = strdup("no [vdso] image: not in the build-id cache");
+        return;
+    }
+    /* libelf gets a private copy: the vdso is read-only */
+    void *copy = malloc(size);
+    if (!copy)
+        return;
+    memcpy(copy, p, size);
+    pv_elf_image img;
+    if (pv_elf_probe_memory(copy, size, &img) && same_build_id(d, &img)) {
+        d->image = img;
+        pv_elf_read_symbols_memory(copy, size, &d->tree);
+    } else {
+        d->status = strdup("no [vdso] image: not in the build-id cache, and this machine's vdso "
+                           "has another build-id");
+    }
+    free(copy);
+}
+
+static bool read_feature_text(pv_file *f, unsigned id, char *out, size_t size)
+{
+    pv_strbuf b = {0};
+    pv_value_kind kind;
+    int64_t integer;
+    pv_error err;
+    bool ok = pv_feature_decode(f, id, &kind, &integer, &b, &err) == 0 && kind == PV_VALUE_TEXT &&
+              !b.failed;
+    if (ok)
+        snprintf(out, size, "%s", pv_strbuf_text(&b));
+    pv_strbuf_free(&b);
+    return ok;
+}
+
+/* The build-id note of the running kernel (/sys/kernel/notes); its length or 0. */
+static size_t running_kernel_build_id(uint8_t out[PV_BUILD_ID_MAX])
+{
+    FILE *f = fopen("/sys/kernel/notes", "rb");
+    if (!f)
+        return 0;
+    uint8_t notes[4096];
+    size_t n = fread(notes, 1, sizeof notes, f);
+    fclose(f);
+    /* Elf_Nhdr {namesz, descsz, type}, name and desc padded to 4 bytes */
+    size_t at = 0;
+    while (n - at >= 12) {
+        uint32_t namesz, descsz, type;
+        memcpy(&namesz, notes + at, 4);
+        memcpy(&descsz, notes + at + 4, 4);
+        memcpy(&type, notes + at + 8, 4);
+        at += 12;
+        size_t name_len = ((size_t)namesz + 3) & ~(size_t)3;
+        size_t desc_len = ((size_t)descsz + 3) & ~(size_t)3;
+        if (name_len > n - at || desc_len > n - at - name_len)
+            return 0;
+        if (type == 3 && namesz == 4 && memcmp(notes + at, "GNU", 4) == 0 && descsz > 0) {
+            size_t len = descsz < PV_BUILD_ID_MAX ? descsz : PV_BUILD_ID_MAX;
+            memcpy(out, notes + at + name_len, len);
+            return len;
+        }
+        at += name_len + desc_len;
+    }
+    return 0;
+}
+
+static void load_kallsyms(pv_symbolizer *s)
+{
+    s->kallsyms_loaded = true;
+    char path[4096];
+    /* a directory recorded with --kcore keeps its kallsyms */
+    char *kcore = pv_kcore_kallsyms_path(s->file);
+    bool loaded = kcore && pv_symtab_load_kallsyms(&s->kallsyms, kcore);
+    free(kcore);
+    if (loaded)
+        return;
+    pv_symtab_free(&s->kallsyms);
+    dso *kernel = find_dso_by_name(s, "[kernel.kallsyms]", 17, true);
+    char cache[4096];
+    const char *cache_dir = buildid_dir(cache, sizeof cache);
+    if (kernel && kernel->build_id_len && cache_dir) {
+        char h[2 * PV_BUILD_ID_MAX + 1];
+        hex(kernel->build_id, kernel->build_id_len, h);
+        snprintf(path, sizeof path, "%s/[kernel.kallsyms]/%s/kallsyms", cache_dir, h);
+        if (is_file(path) && pv_symtab_load_kallsyms(&s->kallsyms, path))
+            return;
+        pv_symtab_free(&s->kallsyms);
+    }
+    /* a sysroot stands for the recording machine: its proc/kallsyms, as
+     * perf --symfs reads it */
+    if (s->sysroot) {
+        snprintf(path, sizeof path, "%s/proc/kallsyms", s->sysroot);
+        if (!pv_symtab_load_kallsyms(&s->kallsyms, path)) {
+            pv_symtab_free(&s->kallsyms);
+            s->kallsyms_status = dup_printf("no kallsyms: none in the recording or the build-id "
+                                            "cache, and %s is missing or empty", path);
+        }
+        return;
+    }
+    /* the running kernel, when it is the recorded one: the same build-id,
+     * or, for a recording without one, the same host and release */
+    if (kernel && kernel->build_id_len) {
+        uint8_t running[PV_BUILD_ID_MAX];
+        size_t running_len = running_kernel_build_id(running);
+        if (running_len < kernel->build_id_len ||
+            memcmp(running, kernel->build_id, kernel->build_id_len) != 0) {
+            s->kallsyms_status = strdup("no kallsyms: the recorded kernel is not in the build-id "
+                                        "cache and is not the running kernel");
+            return;
+        }
+    } else {
+        char host[256], release[256];
+        struct utsname me;
+        if (uname(&me) != 0 || !read_feature_text(s->file, PV_FEATURE_HOSTNAME, host, sizeof host) ||
+            !read_feature_text(s->file, PV_FEATURE_OSRELEASE, release, sizeof release)) {
+            s->kallsyms_status = strdup("no kallsyms: none in the recording or the build-id cache, "
+                                        "and the recording does not name its kernel");
+            return;
+        }
+        if (strcmp(host, me.nodename) != 0 || strcmp(release, me.release) != 0) {
+            s->kallsyms_status = dup_printf("no kallsyms: recorded on %s (%s), this is %s (%s)",
+                                            host, release, me.nodename, me.release);
+            return;
+        }
+    }
+    if (!pv_symtab_load_kallsyms(&s->kallsyms, "/proc/kallsyms")) {
+        pv_symtab_free(&s->kallsyms);
+        s->kallsyms_status = strdup("no kallsyms: /proc/kallsyms unreadable or hidden (kptr_restrict)");
+    }
+}
+
+static void load_dso(pv_symbolizer *s, dso *d)
+{
+    d->loaded = true;
+    switch (d->kind) {
+    case DSO_ELF:
+        load_elf_dso(s, d);
+        break;
+    case DSO_VDSO: {
+        char path[4096];
+        if (find_runtime_image(s, d, path, sizeof path)) {
+            if (!pv_elf_read_symbols(path, path, &d->tree))
+                d->status = dup_printf("cannot read the symbols of %s", path);
+        } else {
+            free(d->status);
+            d->status = NULL;
+            load_own_vdso(d);
+        }
+        break;
+    }
+    case DSO_JIT:
+        if (!pv_symtab_load_jit_map(&d->symbols, d->name))
+            d->status = dup_printf("no JIT map %s", d->name);
+        break;
+    case DSO_KERNEL:
+        if (!s->kallsyms_loaded)
+            load_kallsyms(s);
+        if (s->kallsyms_status)
+            d->status = strdup(s->kallsyms_status);
+        break;
+    case DSO_NONE:
+        d->status = dup_printf("%s is not a file", d->name);
+        break;
+    }
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
+                           uint64_t ip, pv_location *out)
+{
+    memset(out, 0, sizeof *out);
+    bool kernel = cpumode == CPUMODE_KERNEL || cpumode == CPUMODE_GUEST_KERNEL;
+    if (!kernel && cpumode != CPUMODE_USER) {
+        out->status = "no maps for this cpumode";
+        return;
+    }
+    const pv_map *m = pv_aspace_find(&s->space, kernel ? PV_KERNEL_PID : pid, ip, key);
+    if (!m) {
+        out->status = "no map holds the address";
+        return;
+    }
+    dso *d = &s->dsos[m->dso];
+    out->dso = d->name;
+    out->dso_offset = d->kind == DSO_JIT ? ip : ip - m->start + m->pgoff;
+    if (!d->loaded)
+        load_dso(s, d);
+    uint64_t addr = out->dso_offset;
+    if (d->kind == DSO_ELF || d->kind == DSO_VDSO) {
+        addr = pv_elf_offset_to_vaddr(&d->image, out->dso_offset);
+        if (d->status && d->tree.live == 0) {
+            out->status = d->status;
+            return;
+        }
+        int32_t node = pv_symtree_find(&d->tree, addr);
+        if (node < 0) {
+            out->status = "no symbol at this address";
+            return;
+        }
+        out->sym = pv_symtree_name(&d->tree, node);
+        out->sym_offset = addr - d->tree.nodes[node].start;
+        out->status = "ok";
+        return;
+    }
+    const pv_symtab *table = &d->symbols;
+    if (d->kind == DSO_KERNEL) {
+        table = &s->kallsyms;
+        addr = ip;
+    }
+    if (d->status && table->nr == 0) {
+        out->status = d->status;
+        return;
+    }
+    const pv_symbol *sym = pv_symtab_find(table, addr);
+    if (!sym) {
+        out->status = "no symbol at this address";
+        return;
+    }
+    out->sym = pv_symbol_name(table, sym);
+    out->sym_offset = addr - sym->start;
+    out->status = "ok";
+}
+
+bool pv_symbolizer_user_image(pv_symbolizer *s, int32_t pid, uint64_t key, uint64_t addr,
+                              const char **path, uint64_t *start, uint64_t *end,
+                              uint64_t *pgoff)
+{
+    const pv_map *m = pv_aspace_find(&s->space, pid, addr, key);
+    if (!m)
+        return false;
+    dso *d = &s->dsos[m->dso];
+    if (d->kind != DSO_ELF && d->kind != DSO_VDSO)
+        return false;
+    if (!d->loaded)
+        load_dso(s, d);
+    if (!d->file)
+        return false;
+    *path = d->file;
+    *start = m->start;
+    *end = m->end;
+    *pgoff = m->pgoff;
+    return true;
+}
+
+const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key)
+{
+    const char *comm = pv_aspace_comm(&s->space, tid, key);
+    /* the idle task has no COMM record; perf calls it swapper */
+    return comm || tid != 0 ? comm : "swapper";
+}

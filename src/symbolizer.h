@@ -1,0 +1,71 @@
+/*
+ * Resolving the addresses of one recording: ip -> dso, offset, symbol.
+ *
+ * pv_symbolizer_open walks the file's MMAP/MMAP2, COMM and FORK records
+ * once (headers of other records only) into an address space (addr_space.h)
+ * and a table of the mapped files ("dsos").  A dso's symbols are loaded
+ * the first time an address falls into it:
+ *
+ *   user ELF files: the file at its recorded path (under the sysroot when
+ *     one is set) if its build-id matches the recording's, else the copy in
+ *     a build-id directory (the symbol dir, perf's ~/.debug); its .symtab and .dynsym, or, when it has no
+ *     .symtab, those of a debug file: /usr/lib/debug/.build-id/xx/yyy.debug,
+ *     the build-id cache's debug copy, then its .gnu_debuglink next to it,
+ *     in .debug/ beside it, or under /usr/lib/debug;
+ *   [kernel.kallsyms] and modules: kallsyms from the recording's kcore_dir,
+ *     else perf's build-id cache, else the sysroot's proc/kallsyms when a
+ *     sysroot is set, else /proc/kallsyms when the running kernel has the
+ *     recorded build-id (without one: the recorded hostname and osrelease);
+ *   [vdso]: the build-id cache's copy, else this process's own vdso when
+ *     its build-id is the recording's;
+ *   anonymous memory: the JIT map /tmp/perf-PID.map (perf's convention).
+ *
+ * When no symbol can be had, the dso's status says why.
+ */
+#ifndef PV_SYMBOLIZER_H
+#define PV_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perf_file.h"
+#include "pv_error.h"
+
+typedef struct pv_symbolizer pv_symbolizer;
+
+typedef struct pv_symbol_paths {
+    const char *sysroot;    /* prefix of every recorded path; NULL: none */
+    const char *symdir;     /* a directory of .build-id/xx/yyy files; NULL: none */
+} pv_symbol_paths;
+
+typedef struct pv_location {
+    const char *dso;        /* NULL: no map holds the address */
+    uint64_t dso_offset;    /* the address as perf relates it to the dso */
+    const char *sym;        /* NULL: unresolved; status says why */
+    uint64_t sym_offset;
+    const char *status;     /* "ok" or the reason sym is NULL */
+} pv_location;
+
+int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer **out,
+                       pv_error *err);
+void pv_symbolizer_free(pv_symbolizer *s);
+
+/* The key that orders a sample among the maps' events: its time when
+ * the file times every record, else its record ordinal. */
+uint64_t pv_symbolizer_key(const pv_symbolizer *s, uint64_t record_index, bool has_time,
+                           uint64_t time);
+
+/* Resolves ip of process pid at key; cpumode as in the record's misc
+ * (kernel modes use the kernel's maps). */
+void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
+                           uint64_t ip, pv_location *out);
+/* The file mapped at user address addr of process pid at key, as found on
+ * this machine (loading its dso), with the map's range and file offset;
+ * false when no ELF file is mapped there or none was found. */
+bool pv_symbolizer_user_image(pv_symbolizer *s, int32_t pid, uint64_t key, uint64_t addr,
+                              const char **path, uint64_t *start, uint64_t *end,
+                              uint64_t *pgoff);
+/* Thread tid's name at key, or NULL. */
+const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key);
+
+#endif

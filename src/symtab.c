@@ -1,0 +1,245 @@
+#include "symtab.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE 4096u
+
+void pv_symtab_init(pv_symtab *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void pv_symtab_free(pv_symtab *t)
+{
+    free(t->syms);
+    free(t->names);
+    memset(t, 0, sizeof *t);
+}
+
+static bool reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / elem)
+            return false;
+        n *= 2;
+    }
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+void pv_symtab_add(pv_symtab *t, uint64_t start, uint64_t size, uint8_t binding,
+                   const char *name, size_t name_len, bool module)
+{
+    if (t->failed)
+        return;
+    if (name_len > UINT32_MAX - t->names_len - 1 ||
+        !reserve((void **)&t->names, &t->names_cap, t->names_len + name_len + 1, 1) ||
+        !reserve((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
+        t->failed = true;
+        return;
+    }
+    pv_symbol *s = &t->syms[t->nr++];
+    s->start = start;
+    s->end = size > UINT64_MAX - start ? UINT64_MAX : start + size;
+    s->name = (uint32_t)t->names_len;
+    s->binding = binding;
+    s->module = module;
+    memcpy(t->names + t->names_len, name, name_len);
+    t->names[t->names_len + name_len] = 0;
+    t->names_len += name_len + 1;
+}
+
+/* qsort is not stable: the name offset grows with the order of adding. */
+static int compare_symbols(const void *a, const void *b)
+{
+    const pv_symbol *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static size_t leading_underscores(const char *s)
+{
+    size_t n = 0;
+    while (s[n] == '_')
+        n++;
+    return n;
+}
+
+bool pv_symbol_prefer_first(bool a_sized, uint8_t a_binding, const char *a_name, bool b_sized,
+                            uint8_t b_binding, const char *b_name)
+{
+    if (a_sized != b_sized)
+        return a_sized;
+    bool a_weak = a_binding == PV_BIND_WEAK, b_weak = b_binding == PV_BIND_WEAK;
+    if (a_weak != b_weak)
+        return !a_weak;
+    bool a_global = a_binding == PV_BIND_GLOBAL, b_global = b_binding == PV_BIND_GLOBAL;
+    if (a_global != b_global)
+        return a_global;
+    size_t au = leading_underscores(a_name), bu = leading_underscores(b_name);
+    if (au != bu)
+        return au < bu;
+    return strlen(a_name) >= strlen(b_name);
+}
+
+static bool prefer_first(const pv_symtab *t, const pv_symbol *a, const pv_symbol *b)
+{
+    return pv_symbol_prefer_first(a->end > a->start, a->binding, t->names + a->name,
+                                  b->end > b->start, b->binding, t->names + b->name);
+}
+
+uint64_t pv_symbol_page_after(uint64_t addr)
+{
+    uint64_t rounded = (addr + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    return rounded < addr || rounded > UINT64_MAX - PAGE ? UINT64_MAX : rounded + PAGE;
+}
+
+bool pv_symtab_finish(pv_symtab *t, bool kallsyms)
+{
+    if (t->failed)
+        return false;
+    if (t->nr == 0)
+        return true;
+    qsort(t->syms, t->nr, sizeof *t->syms, compare_symbols);
+    for (size_t i = 0; i + 1 < t->nr; i++) {
+        pv_symbol *prev = &t->syms[i];
+        const pv_symbol *curr = &t->syms[i + 1];
+        if (prev->end != prev->start)
+            continue;
+        if (kallsyms && prev->module != curr->module)
+            prev->end = pv_symbol_page_after(prev->start);
+        else
+            prev->end = curr->start;
+    }
+    pv_symbol *last = &t->syms[t->nr - 1];
+    if (last->end == last->start)
+        last->end = pv_symbol_page_after(last->start);
+    /* one symbol per address */
+    size_t kept = 0;
+    for (size_t i = 0; i < t->nr; i++) {
+        if (kept > 0 && t->syms[kept - 1].start == t->syms[i].start) {
+            if (!prefer_first(t, &t->syms[kept - 1], &t->syms[i]))
+                t->syms[kept - 1] = t->syms[i];
+            continue;
+        }
+        t->syms[kept++] = t->syms[i];
+    }
+    t->nr = kept;
+    return true;
+}
+
+const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr)
+{
+    size_t lo = 0, hi = t->nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->syms[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const pv_symbol *s = &t->syms[lo - 1];
+    if (addr < s->end || addr == s->start)
+        return s;
+    return NULL;
+}
+
+static bool parse_hex(const char **p, uint64_t *out)
+{
+    const char *s = *p;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;     /* some JITs write 0x */
+    uint64_t v = 0;
+    int digits = 0;
+    for (; isxdigit((unsigned char)*s) && digits < 17; s++, digits++)
+        v = v * 16 + (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' : (tolower((unsigned char)*s) - 'a' + 10));
+    if (digits == 0 || digits > 16)
+        return false;
+    *p = s;
+    *out = v;
+    return true;
+}
+
+static const char *skip_blanks(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    bool any_address = false;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = line;
+        uint64_t addr;
+        if (!parse_hex(&p, &addr) || (*p != ' ' && *p != '\t'))
+            continue;
+        p = skip_blanks(p);
+        char raw_type = *p;
+        char type = (char)toupper((unsigned char)raw_type);
+        if (!raw_type)
+            continue;
+        p = skip_blanks(p + 1);
+        size_t n = strcspn(p, " \t\r\n");
+        if (n == 0)
+            continue;
+        /* perf keeps text, weak and data symbols */
+        if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
+            continue;
+        const char *rest = skip_blanks(p + n);
+        bool module = *rest == '[';
+        uint8_t binding = islower((unsigned char)raw_type) ? PV_BIND_LOCAL : PV_BIND_GLOBAL;
+        if (type == 'W')
+            binding = PV_BIND_WEAK;
+        any_address |= addr != 0;
+        pv_symtab_add(t, addr, 0, binding, p, n, module);
+    }
+    fclose(f);
+    if (!any_address) {
+        t->nr = 0;
+        return false;
+    }
+    return pv_symtab_finish(t, true);
+}
+
+bool pv_symtab_load_jit_map(pv_symtab *t, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        const char *p = line;
+        uint64_t start, size;
+        if (!parse_hex(&p, &start) || *p != ' ')
+            continue;
+        p++;
+        if (!parse_hex(&p, &size) || *p != ' ')
+            continue;
+        p++;
+        size_t n = strcspn(p, "\r\n");
+        if (n == 0)
+            continue;
+        pv_symtab_add(t, start, size, PV_BIND_GLOBAL, p, n, false);
+    }
+    fclose(f);
+    return pv_symtab_finish(t, false);
+}

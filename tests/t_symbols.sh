@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Symbols, callchains and the profile queries against perf, computed live:
+# symbol resolution depends on this machine's binaries, so perf runs now.
+#  - a workload built here (tests/symbols: a shared library, a thread, a
+#    forked child, an exec'd child; frame pointers) recorded with perf record -g;
+#  - the committed fixtures: the same checks; where their binaries are
+#    missing (CI), perf prints [unknown] and perfvtab must give NULL.
+set -u
+root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
+fixtures=$root/tests/fixtures
+check=$root/tests/symbols_vs_perf.py
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$tmp/libpvwork.so" "$root/tests/symbols/libwork.c" &&
+cc -O1 -g -fno-omit-frame-pointer -o "$tmp/pvwork" "$root/tests/symbols/work.c" \
+    -L"$tmp" -lpvwork -Wl,-rpath,"$tmp" -lpthread
+if [ $? -ne 0 ]; then
+    echo "not ok - symbols: the workload does not build"
+    exit 1
+fi
+if ! perf record -q -g -F 2999 -o "$tmp/live.data" -- "$tmp/pvwork" >"$tmp/record.log" 2>&1; then
+    echo "not ok - symbols: perf record -g failed: $(head -c 300 "$tmp/record.log")"
+    exit 1
+fi
+
+status=0
+python3 "$check" "$sqlrun" "$root" live "$tmp/live.data" --frames --profiles || status=1
+# User stacks unwound from registers and stack copies (libdw), inlined frames
+# named from the debug info.  perf unwinds with libunwind, which on some stacks
+# stops early or skips a frame where libdw goes on: most samples must agree
+# (the main loop only: in the exec'd child perf's stacks stop early).
+if perf record -q --call-graph dwarf,8192 -F 999 -o "$tmp/dwarf.data" -- "$tmp/pvwork" single \
+        >"$tmp/record.log" 2>&1; then
+    python3 "$check" "$sqlrun" "$root" "live dwarf" "$tmp/dwarf.data" --frames \
+        --frames-agree 0.6 || status=1
+else
+    echo "not ok - symbols: perf record --call-graph dwarf failed: $(head -c 300 "$tmp/record.log")"
+    status=1
+fi
+for f in fp example; do
+    python3 "$check" "$sqlrun" "$root" "$f.data" "$fixtures/$f.data" --frames --profiles || status=1
+done
+# dwarf.data: every frame and both profiles equal perf's where its binary is
+# here (as when it was recorded); elsewhere perf and perfvtab both stop at the
+# first frame of a missing file, but that is perf's libunwind, so samples only
+if [ -x /tmp/perfvtab-fixtures/workload ]; then
+    python3 "$check" "$sqlrun" "$root" dwarf.data "$fixtures/dwarf.data" --frames --profiles ||
+        status=1
+else
+    python3 "$check" "$sqlrun" "$root" dwarf.data "$fixtures/dwarf.data" || status=1
+fi
+# A JIT: code in anonymous memory named by /tmp/perf-PID.map (x86-64 code)
+if [ "$(uname -m)" = x86_64 ]; then
+    if cc -O1 -fno-omit-frame-pointer -o "$tmp/jit" "$root/tests/symbols/jit.c" &&
+       perf record -q -g -o "$tmp/jit.data" -- "$tmp/jit" >"$tmp/jit.out" 2>&1; then
+        python3 "$check" "$sqlrun" "$root" jit "$tmp/jit.data" --frames --profiles || status=1
+        ok=$("$sqlrun" "SELECT count(*) FROM perf_samples('$tmp/jit.data') WHERE sym = 'jitted_loop'")
+        if [ "${ok:-0}" -gt 0 ]; then
+            echo "ok - jit: $ok samples in jitted_loop, named by the JIT map"
+        else
+            echo "not ok - jit: no sample named jitted_loop"; status=1
+        fi
+        rm -f "$(tail -1 "$tmp/jit.out")"
+    else
+        echo "not ok - jit: the JIT workload did not build or record: $(head -c 300 "$tmp/jit.out")"
+        status=1
+    fi
+else
+    echo "ok - jit: skipped, its machine code is x86-64"
+fi
+
+# A perf.data directory's kcore_dir/kallsyms comes first (perf record --kcore
+# cannot run here: no /proc/modules; so a directory is made by hand, its
+# kallsyms this kernel's with every name prefixed "kc_").
+if awk 'NR == 1 { exit !($1 ~ /[1-9a-f]/) }' /proc/kallsyms; then
+    mkdir -p "$tmp/kcore.data/kcore_dir"
+    cp "$tmp/live.data" "$tmp/kcore.data/data"
+    awk '{ $3 = "kc_" $3; print }' /proc/kallsyms >"$tmp/kcore.data/kcore_dir/kallsyms"
+    counts=$("$sqlrun" "SELECT count(sym), count(CASE WHEN sym GLOB 'kc_*' THEN 1 END)
+                        FROM perf_samples('$tmp/kcore.data') WHERE cpumode = 'kernel'")
+    want=$("$sqlrun" "SELECT count(sym) FROM perf_samples('$tmp/live.data') WHERE cpumode = 'kernel'")
+    if [ "$counts" = "$want	$want" ] && [ "$want" -gt 0 ]; then
+        echo "ok - kcore_dir: its kallsyms name all $want kernel samples"
+    else
+        echo "not ok - kcore_dir: resolved/from kcore_dir $counts, expected $want"; status=1
+    fi
+else
+    echo "ok - kcore_dir: skipped, /proc/kallsyms hides its addresses"
+fi
+
+# Where the binaries are looked for, with perf's build-id cache (where perf
+# record copied them) out of the way for perf and perfvtab alike:
+#  - in place (perf's answers kept for the symdir check below);
+#  - moved under a sysroot: perf --symfs vs perf_symbol_path(sysroot);
+#  - moved into a symbol dir by build-id: perf_symbol_path(NULL, dir) must give
+#    what perf said with the binaries in place;
+#  - replaced by a different build: sym NULL, sym_status says build-id mismatch.
+(
+    export HOME=$tmp/home    # perf's build-id cache is $HOME/.debug
+    mkdir -p "$HOME" "$tmp/perf-said" "$tmp/root$tmp" "$tmp/symdir"
+    python3 "$check" "$sqlrun" "$root" "in place" "$tmp/live.data" --frames \
+        --perf-cache "$tmp/perf-said" || exit 1
+    mv "$tmp/pvwork" "$tmp/libpvwork.so" "$tmp/root$tmp/"
+    python3 "$check" "$sqlrun" "$root" sysroot "$tmp/live.data" --frames --symfs "$tmp/root" ||
+        exit 1
+    for f in pvwork libpvwork.so; do
+        id=$(readelf -n "$tmp/root$tmp/$f" | sed -n 's/.*Build ID: *//p')
+        mkdir -p "$tmp/symdir/.build-id/${id:0:2}"
+        mv "$tmp/root$tmp/$f" "$tmp/symdir/.build-id/${id:0:2}/${id:2}"
+    done
+    python3 "$check" "$sqlrun" "$root" "symbol dir" "$tmp/live.data" --frames \
+        --symdir "$tmp/symdir" --perf-cache "$tmp/perf-said" || exit 1
+    # no kallsyms anywhere (an empty sysroot): kernel frames unresolved, as in perf
+    python3 "$check" "$sqlrun" "$root" "no kallsyms" "$tmp/live.data" --frames \
+        --symfs "$tmp/nowhere" --status "[kernel.kallsyms]" "no kallsyms" || exit 1
+    cc -O1 -g -fno-omit-frame-pointer -DOTHER_BUILD -o "$tmp/pvwork" "$root/tests/symbols/work.c" \
+        -L"$tmp/symdir" -lpthread -Wl,--unresolved-symbols=ignore-all &&
+    python3 "$check" "$sqlrun" "$root" "other build" "$tmp/live.data" --status /pvwork "build-id mismatch"
+) || status=1
+# Damaged files (tests/bad_input's copies of base.data, the corpus's crash
+# reproducers, every fixture): the symbol columns, perf_callchains and
+# perf_profile give rows or an error, never a crash (under the sanitizers:
+# no report either).
+mkdir -p "$tmp/bad"
+python3 "$root/tests/bad_input/make_bad.py" "$root/tests/bad_input/base.data" "$tmp/bad" >/dev/null 2>&1
+runs=0 crashes=0 answered=0
+for f in "$tmp"/bad/* "$PV_SHARED"/corpus/perf_data_converter/src/quipper/corpus/poc-* \
+         "$fixtures"/*.data; do
+    [ -f "$f" ] || continue
+    for q in "SELECT count(*), count(sym), sum(repeated), sum(inlined) FROM perf_callchains(?)" \
+             "SELECT count(*), sum(children_period) FROM perf_profile(?)" \
+             "SELECT count(comm), count(sym), count(sym_status) FROM perf_samples(?)"; do
+        runs=$((runs + 1))
+        timeout 120 "$sqlrun" "${q//\?/\'$f\'}" >/dev/null 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 0 ] && answered=$((answered + 1))
+        if [ $rc -gt 1 ] || grep -q "Sanitizer\|runtime error" "$tmp/err"; then
+            crashes=$((crashes + 1))
+            echo "# crash: $f: $q: $(head -c 300 "$tmp/err")"
+        fi
+    done
+done
+if [ "$crashes" -eq 0 ] && [ "$answered" -gt 0 ]; then
+    echo "ok - damaged files: $runs symbol queries gave rows ($answered) or an error"
+else
+    echo "not ok - damaged files: $crashes of $runs symbol queries crashed"
+    status=1
+fi
+
+# no callchains: samples and comms only
+for f in multi datasrc buildid_mmap tracepoint; do
+    python3 "$check" "$sqlrun" "$root" "$f.data" "$fixtures/$f.data" || status=1
+done
+exit $status

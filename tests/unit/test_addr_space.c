@@ -1,0 +1,313 @@
+/*
+ * Unit tests of src/addr_space.c and src/symtab.c: address spaces replayed
+ * from hand-made MMAP/COMM/FORK events (an exec's new maps replacing the old, fork copying
+ * them, threads sharing them, kernel maps, overlaps, events out of order,
+ * names inherited through forks), symbol tables with perf's rules for
+ * sizes and aliases (also in the red-black tree that mirrors perf's), and
+ * which callchains perf discards as corrupt.
+ *
+ * Output: one "ok - what" or "not ok - what: why" line per check.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addr_space.h"
+#include "callchain.h"
+#include "symtab.h"
+#include "symtree.h"
+
+static int failures;
+
+static void check(int cond, const char *what, const char *fmt, ...)
+{
+    if (cond) {
+        printf("ok - %s\n", what);
+        return;
+    }
+    failures++;
+    printf("not ok - %s: ", what);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+/* dso number of the map at (pid, addr, key), or -1 */
+static long dso_at(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key)
+{
+    const pv_map *m = pv_aspace_find(as, pid, addr, key);
+    return m ? (long)m->dso : -1;
+}
+
+static void comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, const char *name, bool exec)
+{
+    pv_aspace_add_comm(as, key, pid, tid, name, strlen(name), exec);
+}
+
+static void test_exec_fork_threads(void)
+{
+    pv_aspace as;
+    pv_aspace_init(&as);
+    /* given out of order on purpose: the build sorts by key */
+    pv_aspace_add_mmap(&as, 50, 100, 0x1000, 0x1000, 0, 2);        /* after exec */
+    pv_aspace_add_mmap(&as, 10, 100, 0x1000, 0x1000, 0, 1);        /* before exec */
+    pv_aspace_add_mmap(&as, 10, 100, 0x8000, 0x1000, 0, 3);        /* not replaced by a new map */
+    comm(&as, 5, 100, 100, "sh", false);
+    comm(&as, 40, 100, 100, "prog", true);
+    pv_aspace_add_fork(&as, 20, 200, 100, 200, 100);               /* process 200 from 100 */
+    pv_aspace_add_mmap(&as, 30, 200, 0x1800, 0x100, 0x800, 4);     /* child maps over part of a copy */
+    pv_aspace_add_fork(&as, 25, 100, 100, 101, 100);               /* thread 101 of 100 */
+    pv_aspace_add_mmap(&as, 0, PV_KERNEL_PID, 0xffff0000, 0x10000, 0xffff0000, 9);
+    check(pv_aspace_build(&as), "build", "failed");
+
+    check(dso_at(&as, 100, 0x1800, 20) == 1, "map before exec", "got %ld", dso_at(&as, 100, 0x1800, 20));
+    check(dso_at(&as, 100, 0x1800, 60) == 2, "exec replaces the maps, new map after", "got %ld",
+          dso_at(&as, 100, 0x1800, 60));
+    check(dso_at(&as, 100, 0x8000, 45) == 3,
+          "exec keeps old maps the new image does not cover (a sample during exec unwinds there)",
+          "got %ld", dso_at(&as, 100, 0x8000, 45));
+    check(dso_at(&as, 100, 0x8000, 39) == 3, "a map lives until the exec", "got %ld",
+          dso_at(&as, 100, 0x8000, 39));
+    check(dso_at(&as, 100, 0x1800, 5) == -1, "nothing before the first MMAP", "got %ld",
+          dso_at(&as, 100, 0x1800, 5));
+    check(dso_at(&as, 200, 0x8000, 60) == 3, "fork copies the parent's maps, kept after its exec",
+          "got %ld", dso_at(&as, 200, 0x8000, 60));
+    check(dso_at(&as, 200, 0x1200, 35) == 1, "child: the copied map outside its own new map",
+          "got %ld", dso_at(&as, 200, 0x1200, 35));
+    check(dso_at(&as, 200, 0x1850, 35) == 4, "child: a later overlapping map wins", "got %ld",
+          dso_at(&as, 200, 0x1850, 35));
+    check(dso_at(&as, 200, 0x1850, 25) == 1, "child: before its own map, the copy", "got %ld",
+          dso_at(&as, 200, 0x1850, 25));
+    check(dso_at(&as, 200, 0x1000, 15) == -1, "child: no maps before its fork", "got %ld",
+          dso_at(&as, 200, 0x1000, 15));
+    check(dso_at(&as, PV_KERNEL_PID, 0xffff1234, 99) == 9, "kernel maps under pid -1", "got %ld",
+          dso_at(&as, PV_KERNEL_PID, 0xffff1234, 99));
+
+    const char *c = pv_aspace_comm(&as, 100, 30);
+    check(c && strcmp(c, "sh") == 0, "comm before exec", "got %s", c ? c : "NULL");
+    c = pv_aspace_comm(&as, 100, 45);
+    check(c && strcmp(c, "prog") == 0, "comm after exec", "got %s", c ? c : "NULL");
+    c = pv_aspace_comm(&as, 101, 60);
+    check(c && strcmp(c, "sh") == 0, "a thread inherits its creator's name at the fork", "got %s",
+          c ? c : "NULL");
+    c = pv_aspace_comm(&as, 200, 22);
+    check(c && strcmp(c, "sh") == 0, "a forked process inherits the name", "got %s", c ? c : "NULL");
+    check(pv_aspace_comm(&as, 100, 1) == NULL, "no name before the first COMM", "named");
+    check(pv_aspace_comm(&as, 555, 1) == NULL, "unknown thread has no name", "named");
+    pv_aspace_free(&as);
+}
+
+static void test_pid_reuse_and_cover(void)
+{
+    pv_aspace as;
+    pv_aspace_init(&as);
+    pv_aspace_add_mmap(&as, 1, 1, 0x4000, 0x1000, 0, 1);
+    pv_aspace_add_mmap(&as, 2, 300, 0x4000, 0x1000, 0, 5);
+    pv_aspace_add_fork(&as, 10, 300, 1, 300, 1);                    /* pid 300 reused */
+    pv_aspace_add_mmap(&as, 20, 1, 0x3000, 0x3000, 0, 6);          /* covers map 1 entirely */
+    check(pv_aspace_build(&as), "build (reuse)", "failed");
+    check(dso_at(&as, 300, 0x4100, 5) == 5, "the old process's map before the reuse", "got %ld",
+          dso_at(&as, 300, 0x4100, 5));
+    check(dso_at(&as, 300, 0x4100, 15) == 1, "a reused pid gets its new parent's maps", "got %ld",
+          dso_at(&as, 300, 0x4100, 15));
+    check(dso_at(&as, 1, 0x4100, 25) == 6, "a covering map replaces the old", "got %ld",
+          dso_at(&as, 1, 0x4100, 25));
+    check(dso_at(&as, 1, 0x4100, 15) == 1, "and the old one held until then", "got %ld",
+          dso_at(&as, 1, 0x4100, 15));
+    pv_aspace_free(&as);
+}
+
+static void test_symtab(void)
+{
+    pv_symtab t;
+    pv_symtab_init(&t);
+    pv_symtab_add(&t, 0x100, 0x10, PV_BIND_GLOBAL, "sized", 5, false);
+    pv_symtab_add(&t, 0x200, 0, PV_BIND_GLOBAL, "unsized", 7, false);
+    pv_symtab_add(&t, 0x300, 0x20, PV_BIND_WEAK, "weak_alias", 10, false);
+    pv_symtab_add(&t, 0x300, 0x20, PV_BIND_GLOBAL, "__strong", 8, false);
+    pv_symtab_add(&t, 0x300, 0x20, PV_BIND_GLOBAL, "strong", 6, false);
+    pv_symtab_add(&t, 0x400, 0, PV_BIND_LOCAL, "last", 4, false);
+    check(pv_symtab_finish(&t, false), "symtab finish", "failed");
+    const pv_symbol *s = pv_symtab_find(&t, 0x10f);
+    check(s && strcmp(pv_symbol_name(&t, s), "sized") == 0, "inside a sized symbol", "miss");
+    check(pv_symtab_find(&t, 0x110) == NULL, "past a sized symbol's end: none", "found");
+    s = pv_symtab_find(&t, 0x2ff);
+    check(s && strcmp(pv_symbol_name(&t, s), "unsized") == 0, "a size-0 symbol reaches the next",
+          "miss");
+    s = pv_symtab_find(&t, 0x310);
+    check(s && strcmp(pv_symbol_name(&t, s), "strong") == 0,
+          "aliases: global over weak, fewer underscores", "got %s", s ? pv_symbol_name(&t, s) : "NULL");
+    s = pv_symtab_find(&t, 0x1fff);
+    check(s && strcmp(pv_symbol_name(&t, s), "last") == 0, "the last size-0 symbol ends a page on",
+          "miss");
+    check(pv_symtab_find(&t, 0x2000) == NULL, "and not further", "found");
+    check(pv_symtab_find(&t, 0x50) == NULL, "below the first symbol: none", "found");
+    pv_symtab_free(&t);
+
+    /* kallsyms: the last kernel symbol before a module's stops a page on */
+    pv_symtab_init(&t);
+    pv_symtab_add(&t, 0xffffffff81000000u, 0, PV_BIND_GLOBAL, "_text", 5, false);
+    pv_symtab_add(&t, 0xffffffff81001000u, 0, PV_BIND_GLOBAL, "k_last", 6, false);
+    pv_symtab_add(&t, 0xffffffffc0000000u, 0, PV_BIND_GLOBAL, "mod_fn", 6, true);
+    check(pv_symtab_finish(&t, true), "kallsyms finish", "failed");
+    check(pv_symtab_find(&t, 0xffffffff81003000u) == NULL, "no kernel symbol over the module gap",
+          "found");
+    s = pv_symtab_find(&t, 0xffffffff81001800u);
+    check(s && strcmp(pv_symbol_name(&t, s), "k_last") == 0, "the last kernel symbol's page",
+          "miss");
+    pv_symtab_free(&t);
+}
+
+static void test_callchain_markers(void)
+{
+    /* as the kernel wrote one for a task whose user stack walk read -1 */
+    uint64_t chain[] = { (uint64_t)-128, 0xffffffff816f7c93u, (uint64_t)-512, 0x7f5ecb6d20ffu,
+                         (uint64_t)-1 };
+    pv_sample s;
+    memset(&s, 0, sizeof s);
+    s.callchain = (const uint8_t *)chain;
+    s.callchain_nr = 5;
+    check(pv_callchain_is_corrupt(&s), "an unknown context value makes the chain corrupt", "not");
+    s.callchain_nr = 4;
+    check(!pv_callchain_is_corrupt(&s), "kernel and user markers are fine", "corrupt");
+    check(pv_callchain_marker_cpumode((uint64_t)-128) == 1 &&
+          pv_callchain_marker_cpumode((uint64_t)-512) == 2 &&
+          pv_callchain_marker_cpumode((uint64_t)-32) == 3 &&
+          pv_callchain_marker_cpumode((uint64_t)-2176) == 0,
+          "markers: kernel, user, hypervisor; guest ones are not perf's", "wrong");
+}
+
+/* black height of the subtree, or -1 when a red-black rule is broken */
+static int black_height(const pv_symtree *t, int32_t x, int32_t parent, uint64_t lo, uint64_t hi)
+{
+    if (x < 0)
+        return 1;
+    const pv_symtree_node *n = &t->nodes[x];
+    if (n->parent != parent || n->start < lo || n->start > hi)
+        return -1;
+    if (n->red && ((n->left >= 0 && t->nodes[n->left].red) || (n->right >= 0 && t->nodes[n->right].red)))
+        return -1;
+    int l = black_height(t, n->left, x, lo, n->start);
+    int r = black_height(t, n->right, x, n->start, hi);
+    if (l < 0 || r < 0 || l != r)
+        return -1;
+    return l + !n->red;
+}
+
+static void test_symtree(void)
+{
+    pv_symtree t;
+    pv_symtree_init(&t);
+    /* many symbols, with aliases (same start) every few */
+    uint64_t seed = 12345;
+    for (int i = 0; i < 3000; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        uint64_t start = 0x1000 + ((seed >> 33) % 2000) * 16;
+        char name[32];
+        int n = snprintf(name, sizeof name, "f%d", i);
+        pv_symtree_insert(&t, start, (seed >> 20) % 3 ? 16 : 0, (uint8_t)(seed % 3), name, (size_t)n);
+    }
+    check(black_height(&t, t.root, -1, 0, UINT64_MAX) > 0, "symtree: a red-black tree after inserts",
+          "broken");
+    pv_symtree_fixup(&t);
+    check(black_height(&t, t.root, -1, 0, UINT64_MAX) > 0,
+          "symtree: still red-black after erasing aliases", "broken");
+    /* in order, starts strictly increase: one symbol per address */
+    bool increasing = true;
+    size_t seen = 0;
+    uint64_t last = 0;
+    for (uint64_t a = 0x1000; a < 0x1000 + 2000 * 16; a += 16) {
+        int32_t x = pv_symtree_find(&t, a);
+        if (x >= 0 && t.nodes[x].start == a) {
+            seen++;
+            if (a < last)
+                increasing = false;
+            last = a;
+        }
+    }
+    check(increasing && seen == t.live, "symtree: every live symbol is found at its start",
+          "%zu found, %zu live", seen, t.live);
+    pv_symtree_free(&t);
+
+    /* perf's overlap: _init sized to the next symbol before the .plt
+     * entries arrive; a lookup returns the holder it meets first from the
+     * root, so the tree's shape decides */
+    pv_symtree_init(&t);
+    pv_symtree_insert(&t, 0x1000, 0, PV_BIND_GLOBAL, "_init", 5);
+    pv_symtree_insert(&t, 0x1100, 0x20, PV_BIND_GLOBAL, "main", 4);
+    pv_symtree_fixup(&t);
+    check(t.nodes[0].end == 0x1100, "symtree: a size-0 symbol reaches the next", "end %llx",
+          (unsigned long long)t.nodes[0].end);
+    pv_symtree_insert(&t, 0x1030, 0x10, PV_BIND_GLOBAL, "puts@plt", 8);
+    /* the insert rotated puts@plt to the root */
+    int32_t x = pv_symtree_find(&t, 0x1034);
+    check(x >= 0 && strcmp(pv_symtree_name(&t, x), "puts@plt") == 0 && x == t.root,
+          "symtree: puts@plt, now the root, holds its entry", "got %s",
+          x >= 0 ? pv_symtree_name(&t, x) : "none");
+    x = pv_symtree_find(&t, 0x1010);
+    check(x >= 0 && strcmp(pv_symtree_name(&t, x), "_init") == 0, "symtree: _init elsewhere",
+          "got %s", x >= 0 ? pv_symtree_name(&t, x) : "none");
+    pv_symtree_free(&t);
+
+    pv_symtree_init(&t);
+    pv_symtree_insert(&t, 0x1100, 0x20, PV_BIND_GLOBAL, "main", 4);
+    pv_symtree_insert(&t, 0x1000, 0, PV_BIND_GLOBAL, "_init", 5);
+    pv_symtree_insert(&t, 0x1200, 0x20, PV_BIND_GLOBAL, "other", 5);
+    pv_symtree_fixup(&t);
+    pv_symtree_insert(&t, 0x1030, 0x10, PV_BIND_GLOBAL, "puts@plt", 8);
+    /* main at the root, _init below it, puts@plt a leaf under _init */
+    x = pv_symtree_find(&t, 0x1034);
+    check(x >= 0 && strcmp(pv_symtree_name(&t, x), "_init") == 0,
+          "symtree: _init, met before the leaf puts@plt, wins as in perf", "got %s",
+          x >= 0 ? pv_symtree_name(&t, x) : "none");
+    pv_symtree_free(&t);
+}
+
+static void test_jit_map(void)
+{
+    char path[] = "/tmp/pv_jit_map_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        check(0, "jit map: temp file", "cannot create");
+        return;
+    }
+    fputs("7f0000001000 40 LazyCompile:~foo bar.js:1\n0x7f0000002000 0x10 stub with 0x\nnot a line\n", f);
+    fclose(f);
+    pv_symtab t;
+    pv_symtab_init(&t);
+    bool ok = pv_symtab_load_jit_map(&t, path);
+    remove(path);
+    const pv_symbol *s1 = pv_symtab_find(&t, 0x7f000000103f);
+    const pv_symbol *s2 = pv_symtab_find(&t, 0x7f0000002008);
+    check(ok && s1 && strcmp(pv_symbol_name(&t, s1), "LazyCompile:~foo bar.js:1") == 0,
+          "jit map: a name with spaces, hex without 0x", "miss");
+    check(s2 && strcmp(pv_symbol_name(&t, s2), "stub with 0x") == 0, "jit map: hex with 0x", "miss");
+    check(pv_symtab_find(&t, 0x7f0000001040) == NULL, "jit map: sizes are kept", "found");
+    pv_symtab_free(&t);
+}
+
+static void test_empty(void)
+{
+    pv_aspace as;
+    pv_aspace_init(&as);
+    check(pv_aspace_build(&as), "an empty address space builds", "failed");
+    check(pv_aspace_find(&as, 1, 0x1000, 5) == NULL && pv_aspace_comm(&as, 1, 5) == NULL,
+          "and holds nothing", "found");
+    pv_aspace_free(&as);
+}
+
+int main(void)
+{
+    test_empty();
+    test_jit_map();
+    test_symtree();
+    test_callchain_markers();
+    test_exec_fork_threads();
+    test_pid_reuse_and_cover();
+    test_symtab();
+    return failures != 0;
+}

@@ -104,7 +104,7 @@ TSAN_CC ?= clang
 TSAN_FLAGS = -O1 -g -fsanitize=thread
 build/tsan/perfvtab.so: $(READER_SRC) $(EXT_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) -shared $(READER_SRC) $(EXT_SRC) -o $@ -lzstd -lelf $(TRACEEVENT_LIBS)
+	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) -shared $(READER_SRC) $(EXT_SRC) -o $@ $(filter-out -lsqlite3,$(LIBS))
 build/tsan/threads: tests/tools/threads.c
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) $< -o $@ -lsqlite3 -lpthread

@@ -87,7 +87,7 @@ bench: plain build/bench/raw_walk build/bench/make_variants
 # libFuzzer targets (tests/fuzz/README.md): every source instrumented for
 # coverage with ASan+UBSan, built with clang into build/fuzz/.
 FUZZ_CC ?= clang
-FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
 build/fuzz/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
@@ -101,7 +101,7 @@ fuzz: build/fuzz/fuzz_reader build/fuzz/fuzz_sql
 # ThreadSanitizer build of the extension and of the program that queries one
 # file from several threads (tests/tools/threads.c, run by tests/t_threads.sh).
 TSAN_CC ?= clang
-TSAN_FLAGS = -O1 -g -fsanitize=thread
+TSAN_FLAGS = -O1 -g -fsanitize=thread -Wno-unknown-warning-option
 build/tsan/perfvtab.so: $(READER_SRC) $(EXT_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) -shared $(READER_SRC) $(EXT_SRC) -o $@ $(filter-out -lsqlite3,$(LIBS))

@@ -26,7 +26,8 @@ enum {
 
 typedef struct SamplesState {
     PvRecordRows rows;          /* first: see vtab_common.h */
-    bool decoded;
+    /* 0: not decoded; FIXED_ONLY: the fixed fields; FULL: everything */
+    int decoded;
     pv_sample sample;
     /* symbol columns: the file's maps, built at the first such column */
     pv_symbolizer *symbolizer;
@@ -44,7 +45,7 @@ static int samples_decode(PvCursor *cur, pv_error *err)
 {
     (void)err;
     SamplesState *st = cur->state;
-    st->decoded = false;
+    st->decoded = 0;
     st->located = false;
     return 0;
 }
@@ -108,6 +109,20 @@ static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
     return SQLITE_OK;
 }
 
+enum { FIXED_ONLY = 1, FULL = 2 };
+
+/* Columns that pv_sample_decode_fixed answers. */
+static bool is_fixed_column(int i)
+{
+    switch (i) {
+    case COL_EVENT: case COL_TIME: case COL_PID: case COL_TID: case COL_CPU: case COL_IP:
+    case COL_ADDR: case COL_PERIOD: case COL_ID: case COL_STREAM_ID: case COL_IDENTIFIER:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void result_if(sqlite3_context *ctx, const pv_sample *s, uint64_t bit, uint64_t v)
 {
     if (s->sample_type & bit)
@@ -134,11 +149,14 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     default:
         break;
     }
-    if (!st->decoded) {
+    int needed = is_fixed_column(i) ? FIXED_ONLY : FULL;
+    if (st->decoded < needed) {
         pv_error err;
-        if (pv_sample_decode(cur->file, r, &st->sample, &err))
+        int rc = needed == FULL ? pv_sample_decode(cur->file, r, &st->sample, &err)
+                                : pv_sample_decode_fixed(cur->file, r, &st->sample, &err);
+        if (rc)
             return pv_result_error(ctx, &err);
-        st->decoded = true;
+        st->decoded = needed;
     }
     const pv_sample *s = &st->sample;
     if (s->attr_index < 0)

@@ -97,34 +97,56 @@ static int decode_read(pv_cursor *c, uint64_t read_format, pv_sample *s)
     return 0;
 }
 
-int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
+/* The fields at fixed places after the header, in the kernel's order;
+ * the cursor is left after them.  Every field this sets is set, to 0 when
+ * absent, so that a caller may skip clearing the whole sample. */
+static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_cursor *c,
+                        pv_error *err)
 {
-    memset(s, 0, sizeof *s);
     s->swap = f->swap;
     s->misc = rec->misc;
     s->attr_index = pv_record_attr_index(f, rec);
+    s->sample_type = 0;
     if (s->attr_index < 0)
         return 0;
     const pv_attr *a = &f->attrs[s->attr_index];
     uint64_t t = a->sample_type;
     s->sample_type = t;
     s->read_format = a->read_format;
-    pv_cursor c;
-    pv_cursor_init(&c, rec->bytes + RECORD_HEADER_SIZE, (uint64_t)rec->size - RECORD_HEADER_SIZE,
+    pv_cursor_init(c, rec->bytes + RECORD_HEADER_SIZE, (uint64_t)rec->size - RECORD_HEADER_SIZE,
                    rec->file_offset + RECORD_HEADER_SIZE, f->swap);
+    s->identifier = (t & PV_SAMPLE_IDENTIFIER) ? pv_cursor_u64(c) : 0;
+    s->ip = (t & PV_SAMPLE_IP) ? pv_cursor_u64(c) : 0;
+    s->pid = s->tid = 0;
+    if (t & PV_SAMPLE_TID) { s->pid = pv_cursor_u32(c); s->tid = pv_cursor_u32(c); }
+    s->time = (t & PV_SAMPLE_TIME) ? pv_cursor_u64(c) : 0;
+    s->addr = (t & PV_SAMPLE_ADDR) ? pv_cursor_u64(c) : 0;
+    s->id = (t & PV_SAMPLE_ID) ? pv_cursor_u64(c) : 0;
+    s->stream_id = (t & PV_SAMPLE_STREAM_ID) ? pv_cursor_u64(c) : 0;
+    s->cpu = 0;
+    if (t & PV_SAMPLE_CPU) { s->cpu = pv_cursor_u32(c); pv_cursor_u32(c); }
+    s->period = (t & PV_SAMPLE_PERIOD) ? pv_cursor_u64(c) : 0;
+    if (c->failed)
+        return overflow(f, rec, c, "fixed fields", err);
+    return 0;
+}
 
-    /* The fixed part, in the kernel's order. */
-    if (t & PV_SAMPLE_IDENTIFIER) s->identifier = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_IP) s->ip = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_TID) { s->pid = pv_cursor_u32(&c); s->tid = pv_cursor_u32(&c); }
-    if (t & PV_SAMPLE_TIME) s->time = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_ADDR) s->addr = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_ID) s->id = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_STREAM_ID) s->stream_id = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_CPU) { s->cpu = pv_cursor_u32(&c); pv_cursor_u32(&c); }
-    if (t & PV_SAMPLE_PERIOD) s->period = pv_cursor_u64(&c);
-    if (c.failed)
-        return overflow(f, rec, &c, "fixed fields", err);
+int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
+{
+    pv_cursor c;
+    return decode_fixed(f, rec, s, &c, err);
+}
+
+int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
+{
+    memset(s, 0, sizeof *s);
+    pv_cursor c;
+    if (decode_fixed(f, rec, s, &c, err))
+        return -1;
+    if (s->attr_index < 0)
+        return 0;
+    const pv_attr *a = &f->attrs[s->attr_index];
+    uint64_t t = s->sample_type;
 
     if ((t & PV_SAMPLE_READ) && decode_read(&c, a->read_format, s))
         return overflow(f, rec, &c, "read values", err);

@@ -89,6 +89,10 @@ typedef struct pv_sample_id {
 int pv_record_attr_index(const pv_file *f, const pv_record *rec);
 
 int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
+/* Only the fields at fixed places (identifier, ip, pid/tid, time, addr, id,
+ * stream_id, cpu, period) and attr_index/sample_type: what most queries
+ * read, without the cost of the rest.  Other fields are not set. */
+int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
 
 /* Decodes the trailer of a kernel record other than SAMPLE.  A record
  * without a trailer (sample_id_all off, or a user record type) gives

@@ -45,6 +45,12 @@ $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
 $(1)/tools/%: tests/tools/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
+$(1)/fuzz/replay_reader: tests/fuzz/replay_main.c tests/fuzz/fuzz_reader.c $(1)/libpvreader.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
+$(1)/fuzz/replay_sql: tests/fuzz/replay_main.c tests/fuzz/fuzz_sql.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
 endef
 
 $(eval $(call flavour,build,))
@@ -58,8 +64,9 @@ all: build/perfvtab.so
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
 	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS)
 
-plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS))
-sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS))
+REPLAYERS = fuzz/replay_reader fuzz/replay_sql
+plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
+sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
 
 test: plain sanitized
 	@bash tests/run.sh
@@ -78,8 +85,34 @@ build/bench/%: bench/%.c
 bench: plain build/bench/raw_walk build/bench/make_variants
 	@bash bench/run.sh
 
+# libFuzzer targets (tests/fuzz/README.md): every source instrumented for
+# coverage with ASan+UBSan, built with clang into build/fuzz/.
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
+build/fuzz/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+FUZZ_LIB_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(READER_SRC))
+build/fuzz/fuzz_reader: build/fuzz/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
+build/fuzz/fuzz_sql: build/fuzz/obj/tests/fuzz/fuzz_sql.o $(patsubst %.c,build/fuzz/obj/%.o,$(EXT_SRC)) $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
+fuzz: build/fuzz/fuzz_reader build/fuzz/fuzz_sql
+
+# ThreadSanitizer build of the extension and of the program that queries one
+# file from several threads (tests/tools/threads.c, run by tests/t_threads.sh).
+TSAN_CC ?= clang
+TSAN_FLAGS = -O1 -g -fsanitize=thread -Wno-unknown-warning-option
+build/tsan/perfvtab.so: $(READER_SRC) $(EXT_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) -shared $(READER_SRC) $(EXT_SRC) -o $@ $(filter-out -lsqlite3,$(LIBS))
+build/tsan/threads: tests/tools/threads.c
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) $< -o $@ -lsqlite3 -lpthread
+tsan: build/tsan/threads build/tsan/perfvtab.so
+
 clean:
 	rm -rf build
 
-.PHONY: all plain sanitized test demo install bench clean
+.PHONY: all plain sanitized test demo install bench clean fuzz tsan
 .SECONDARY:

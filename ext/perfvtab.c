@@ -24,6 +24,7 @@ extern const PvTableDef pv_build_ids_table;
 extern const PvTableDef pv_tasks_table;
 extern const PvTableDef pv_lost_table;
 extern const PvTableDef pv_switches_table;
+extern const PvTableDef pv_diagnostics_table;
 extern const PvTableDef pv_callchains_table;
 extern const PvTableDef pv_profile_table;
 extern const PvTableDef pv_stats_table;
@@ -35,13 +36,18 @@ __declspec(dllexport)
 #endif
 int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api)
 {
-    SQLITE_EXTENSION_INIT2(api);
+    /* SQLITE_EXTENSION_INIT2 stores the api pointer at every load: a data
+     * race when connections in several threads load the extension while
+     * others run queries (ThreadSanitizer, tests/t_threads.sh).  The pointer
+     * is the same each time, so store it only when it changes. */
+    if (__atomic_load_n(&sqlite3_api, __ATOMIC_ACQUIRE) != api)
+        __atomic_store_n(&sqlite3_api, api, __ATOMIC_RELEASE);
     (void)errmsg;
     static const PvTableDef *const tables[] = {
         &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
         &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
         &pv_lost_table, &pv_switches_table, &pv_stats_table, &pv_callchains_table,
-        &pv_profile_table,
+        &pv_profile_table, &pv_diagnostics_table,
     };
     PvCache *cache = pv_cache_new();
     if (!cache)

@@ -22,11 +22,13 @@
 #   fonts-dejavu-core    a known font for that rendering, whose text widths the
 #                        test measures
 #   time                 GNU time: make bench's peak RSS of each command
+#   clang libclang-rt-14-dev  ThreadSanitizer build of tests/t_threads.sh, and
+#                        the libFuzzer targets of `make fuzz`
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev sqlite3
-          linux-perf python3 pkg-config chromium fonts-dejavu-core time)
+          linux-perf python3 pkg-config chromium fonts-dejavu-core time clang libclang-rt-14-dev)
 
 installed() {
     local status

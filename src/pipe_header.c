@@ -12,8 +12,11 @@
 #define FEATURE_END_MARKER 32
 #define EVENT_UPDATE_NAME 2
 #define MAX_ATTRS 65536
+/* Sample ids of all events together, as perf_file.c caps the attr section's:
+ * each id costs memory in the id index, however the file repeats them. */
+#define MAX_IDS (1u << 24)
 
-static int add_attr(pv_file *f, const pv_record *r, pv_error *err)
+static int add_attr(pv_file *f, const pv_record *r, uint64_t *total_ids, pv_error *err)
 {
     if (f->nr_attrs >= MAX_ATTRS)
         return pv_error_set(err, "%s: more than %d HEADER_ATTR records (at offset 0x%llx)",
@@ -40,6 +43,13 @@ static int add_attr(pv_file *f, const pv_record *r, pv_error *err)
     if (pv_attr_decode(&c, attr_bytes, a, f->data_path, err))
         return -1;
     a->nr_ids = pv_cursor_left(&c) / 8;
+    if (a->nr_ids > MAX_IDS - *total_ids) {
+        a->nr_ids = 0;
+        return pv_error_set(err, "%s: HEADER_ATTR record at offset 0x%llx brings the events' ids "
+                            "to more than %u", f->data_path, (unsigned long long)r->file_offset,
+                            MAX_IDS);
+    }
+    *total_ids += a->nr_ids;
     if (a->nr_ids) {
         a->ids = malloc((size_t)a->nr_ids * 8);
         if (!a->ids)
@@ -50,16 +60,23 @@ static int add_attr(pv_file *f, const pv_record *r, pv_error *err)
     return 0;
 }
 
-static pv_attr *attr_owning_id(pv_file *f, uint64_t id)
-{
-    for (size_t i = 0; i < f->nr_attrs; i++)
-        for (uint64_t k = 0; k < f->attrs[i].nr_ids; k++)
-            if (f->attrs[i].ids[k] == id)
-                return &f->attrs[i];
-    return NULL;
-}
+/* EVENT_UPDATE names are noted during the scan and applied after it,
+ * through one sorted index of every id: looking each up by scanning all
+ * events' ids would make a stream of updates cost time quadratic in the
+ * file's size.  An update applies to the first event holding its id among
+ * those declared before it, as if applied on the spot. */
+typedef struct pending_name {
+    uint64_t id;
+    size_t attrs_known;         /* events declared before the update */
+    char *name;
+} pending_name;
 
-static int apply_event_update(pv_file *f, const pv_record *r)
+typedef struct pending_names {
+    pending_name *items;
+    size_t nr, capacity;
+} pending_names;
+
+static int note_event_update(pv_file *f, const pv_record *r, pending_names *pending)
 {
     pv_cursor c;
     pv_cursor_init(&c, r->bytes + RECORD_HEADER_SIZE, (uint64_t)r->size - RECORD_HEADER_SIZE,
@@ -70,17 +87,80 @@ static int apply_event_update(pv_file *f, const pv_record *r)
         return 0;
     uint64_t len;
     const char *name = pv_cursor_padded_string(&c, pv_cursor_left(&c), &len);
-    pv_attr *a = attr_owning_id(f, id);
-    if (!name || !a || len == 0)
+    if (!name || len == 0 || f->nr_attrs == 0)
         return 0;
+    if (pending->nr == pending->capacity) {
+        size_t capacity = pending->capacity ? pending->capacity * 2 : 16;
+        pending_name *grown = realloc(pending->items, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        pending->items = grown;
+        pending->capacity = capacity;
+    }
     char *copy = malloc((size_t)len + 1);
     if (!copy)
         return -1;
     memcpy(copy, name, (size_t)len);
     copy[len] = 0;
-    free(a->name);
-    a->name = copy;
+    pending->items[pending->nr++] = (pending_name){id, f->nr_attrs, copy};
     return 0;
+}
+
+typedef struct id_owner {
+    uint64_t id;
+    size_t attr_index;
+} id_owner;
+
+static int compare_id_owners(const void *a, const void *b)
+{
+    const id_owner *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->attr_index < y->attr_index ? -1 : x->attr_index > y->attr_index;
+}
+
+static int apply_event_updates(pv_file *f, pending_names *pending)
+{
+    if (pending->nr == 0)
+        return 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        total += f->attrs[i].nr_ids;
+    id_owner *owners = malloc((total ? (size_t)total : 1) * sizeof *owners);
+    if (!owners)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        for (uint64_t k = 0; k < f->attrs[i].nr_ids; k++)
+            owners[n++] = (id_owner){f->attrs[i].ids[k], i};
+    qsort(owners, n, sizeof *owners, compare_id_owners);
+    for (size_t u = 0; u < pending->nr; u++) {
+        pending_name *p = &pending->items[u];
+        /* the first entry with this id: its lowest event index */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (owners[mid].id < p->id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == n || owners[lo].id != p->id || owners[lo].attr_index >= p->attrs_known)
+            continue;
+        pv_attr *a = &f->attrs[owners[lo].attr_index];
+        free(a->name);
+        a->name = p->name;
+        p->name = NULL;
+    }
+    free(owners);
+    return 0;
+}
+
+static void free_pending_names(pending_names *pending)
+{
+    for (size_t i = 0; i < pending->nr; i++)
+        free(pending->items[i].name);
+    free(pending->items);
 }
 
 static void add_feature(pv_file *f, const pv_record *r)
@@ -101,6 +181,8 @@ int pv_pipe_read_header_records(pv_file *f, pv_error *err)
     pv_walk_start(&w, f);
     pv_record r;
     pv_error walk_err;
+    pending_names pending = {0};
+    uint64_t total_ids = 0;
     int rc = 0;
     /* Header records precede the first kernel record; a damaged stream
      * stops the scan here and is reported by the walks that reach it. */
@@ -109,13 +191,16 @@ int pv_pipe_read_header_records(pv_file *f, pv_error *err)
             r.type == PV_RECORD_COMPRESSED2)
             break;
         if (r.type == PV_RECORD_HEADER_ATTR)
-            rc = add_attr(f, &r, err);
+            rc = add_attr(f, &r, &total_ids, err);
         else if (r.type == PV_RECORD_EVENT_UPDATE)
-            rc = apply_event_update(f, &r) ? pv_error_set(err, "%s: out of memory", f->data_path) : 0;
+            rc = note_event_update(f, &r, &pending) ? pv_error_set(err, "%s: out of memory", f->data_path) : 0;
         else if (r.type == PV_RECORD_HEADER_FEATURE)
             add_feature(f, &r);
     }
     pv_walk_end(&w);
+    if (rc == 0 && apply_event_updates(f, &pending))
+        rc = pv_error_set(err, "%s: out of memory", f->data_path);
+    free_pending_names(&pending);
     if (rc)
         return -1;
     if (f->nr_attrs == 0)

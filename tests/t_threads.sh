@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# plain-only
+# Embedding in a threaded program (tests/tools/threads.c): connections in
+# separate threads query one file at once and get the single-threaded
+# results -- with the plain extension, then with the extension and driver
+# built under ThreadSanitizer (make tsan), where any data race fails.
+#
+# Env: PV_ROOT, PV_BUILD.
+set -u
+PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+PV_BUILD=${PV_BUILD:-$PV_ROOT/build}
+PV_SHARED=${PV_SHARED:-$PV_ROOT/../shared}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+files=("$PV_ROOT/tests/fixtures/example.data")
+compressed=$PV_SHARED/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data
+[ -f "$compressed" ] && files+=("$compressed")
+
+check() {  # label, command...
+    local label=$1
+    shift
+    timeout 300 "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -ne 0 ] || grep -q 'WARNING: ThreadSanitizer\|Sanitizer' "$tmp/err"; then
+        echo "not ok - $label: status $rc: $(grep -m4 'not ok\|WARNING\|SUMMARY\|#0\|#1' "$tmp/out" "$tmp/err" | tr '\n' ' ' | cut -c1-500)"
+    elif ! grep -q '^ok - threads' "$tmp/out"; then
+        echo "not ok - $label: $(head -c 300 "$tmp/out")"
+    else
+        echo "ok - $label: $(sed 's/^ok - threads: //' "$tmp/out")"
+    fi
+}
+
+for f in "${files[@]}"; do
+    check "plain, 4 threads, $(basename "$f")" "$PV_BUILD/tools/threads" "$PV_ROOT/build/perfvtab.so" "$f" 4 10
+done
+
+if ! make -s -C "$PV_ROOT" tsan >"$tmp/make" 2>&1; then
+    echo "not ok - make tsan: $(tail -n 5 "$tmp/make" | tr '\n' ' ')"
+    exit 0
+fi
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+for f in "${files[@]}"; do
+    check "ThreadSanitizer, 2 threads, $(basename "$f")" "$PV_ROOT/build/tsan/threads" "$PV_ROOT/build/tsan/perfvtab.so" "$f" 2 3
+done

@@ -113,9 +113,9 @@ def first_row_ms(path, table, repeat=5):
     return best, found
 
 
-# Tables whose rows are totals over the whole file: their first row is the
+# Tables whose rows are totals or findings over the whole file: their first row is the
 # end of a full pass by nature.
-AGGREGATES = {'perf_profile'}
+AGGREGATES = {'perf_profile', 'perf_diagnostics'}
 
 
 def slowest_first_row(path):

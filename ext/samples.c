@@ -11,6 +11,7 @@
 #include "sample.h"
 #include "symbol_paths.h"
 #include "tracepoint.h"
+#include "location_columns.h"
 #include "vtab_common.h"
 
 enum {
@@ -88,24 +89,7 @@ static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
                               st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &st->location);
         st->located = true;
     }
-    const pv_location *l = &st->location;
-    switch (i) {
-    case COL_DSO:
-        if (l->dso) sqlite3_result_text(ctx, l->dso, -1, SQLITE_STATIC);
-        break;
-    case COL_DSO_OFFSET:
-        if (l->dso) pv_result_u64(ctx, l->dso_offset);
-        break;
-    case COL_SYM:
-        if (l->sym) sqlite3_result_text(ctx, l->sym, -1, SQLITE_STATIC);
-        break;
-    case COL_SYM_OFFSET:
-        if (l->sym) pv_result_u64(ctx, l->sym_offset);
-        break;
-    case COL_SYM_STATUS:
-        sqlite3_result_text(ctx, l->status, -1, SQLITE_STATIC);
-        break;
-    }
+    pv_result_location(ctx, &st->location, i - COL_DSO);
     return SQLITE_OK;
 }
 

@@ -251,8 +251,43 @@ static int read_header(pv_file *f, pv_error *err)
     return 0;
 }
 
+/* One attr-section entry: the attr, then {offset, size} of its ids. */
 static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_t at,
-                           uint64_t *total_ids, pv_error *err);
+                           uint64_t *total_ids, pv_error *err)
+{
+    pv_attr *a = &f->attrs[i];
+    pv_cursor c;
+    pv_cursor_init(&c, entry, f->attr_size, at, f->swap);
+    if (pv_attr_decode(&c, f->attr_size - IDS_SECTION_SIZE, a, f->data_path, err))
+        return -1;
+    pv_section ids = read_section(&c);
+    if (ids.size % 8 != 0)
+        return pv_error_set(err, "%s: id list of event %llu (declared at offset 0x%llx) has size %llu, not a multiple of 8",
+                            f->data_path, (unsigned long long)i,
+                            (unsigned long long)(at + f->attr_size - 16), (unsigned long long)ids.size);
+    if (check_section(f, &ids, "event id", at + f->attr_size - 16, err))
+        return -1;
+    a->nr_ids = ids.size / 8;
+    if (a->nr_ids > MAX_IDS - *total_ids)
+        return pv_error_set(err, "%s: id list of event %llu at offset 0x%llx brings the events' "
+                            "ids to more than %u", f->data_path, (unsigned long long)i,
+                            (unsigned long long)ids.offset, MAX_IDS);
+    *total_ids += a->nr_ids;
+    if (a->nr_ids) {
+        uint8_t *raw = read_new(f, ids.offset, ids.size, err);
+        a->ids = malloc((size_t)ids.size);
+        if (!raw || !a->ids) {
+            free(raw);
+            return raw ? pv_error_set(err, "%s: out of memory", f->data_path) : -1;
+        }
+        pv_cursor idc;
+        pv_cursor_init(&idc, raw, ids.size, ids.offset, f->swap);
+        for (uint64_t k = 0; k < a->nr_ids; k++)
+            a->ids[k] = pv_cursor_u64(&idc);
+        free(raw);
+    }
+    return 0;
+}
 
 static int read_attrs(pv_file *f, pv_error *err)
 {
@@ -291,46 +326,6 @@ static int read_attrs(pv_file *f, pv_error *err)
     }
     free(entry);
     return rc;
-}
-
-/* One attr-section entry: the attr, then {offset, size} of its ids. */
-static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_t at,
-                           uint64_t *total_ids, pv_error *err)
-{
-    pv_attr *a = &f->attrs[i];
-    {
-        pv_cursor c;
-        pv_cursor_init(&c, entry, f->attr_size, at, f->swap);
-        if (pv_attr_decode(&c, f->attr_size - IDS_SECTION_SIZE, a, f->data_path, err))
-            return -1;
-        pv_section ids = read_section(&c);
-        if (ids.size % 8 != 0)
-            return pv_error_set(err, "%s: id list of event %llu (declared at offset 0x%llx) has size %llu, not a multiple of 8",
-                                f->data_path, (unsigned long long)i,
-                                (unsigned long long)(at + f->attr_size - 16), (unsigned long long)ids.size);
-        if (check_section(f, &ids, "event id", at + f->attr_size - 16, err))
-            return -1;
-        a->nr_ids = ids.size / 8;
-        if (a->nr_ids > MAX_IDS - *total_ids)
-            return pv_error_set(err, "%s: id list of event %llu at offset 0x%llx brings the events' "
-                                "ids to more than %u", f->data_path, (unsigned long long)i,
-                                (unsigned long long)ids.offset, MAX_IDS);
-        *total_ids += a->nr_ids;
-        if (a->nr_ids) {
-            uint8_t *raw = read_new(f, ids.offset, ids.size, err);
-            a->ids = malloc((size_t)ids.size);
-            if (!raw || !a->ids) {
-                free(raw);
-                return raw ? pv_error_set(err, "%s: out of memory", f->data_path) : -1;
-            }
-            pv_cursor idc;
-            pv_cursor_init(&idc, raw, ids.size, ids.offset, f->swap);
-            for (uint64_t k = 0; k < a->nr_ids; k++)
-                a->ids[k] = pv_cursor_u64(&idc);
-            free(raw);
-        }
-    }
-    return 0;
 }
 
 static int compare_id_entries(const void *a, const void *b);

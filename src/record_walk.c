@@ -2,15 +2,12 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "perf_abi.h"
 #include "pv_cursor.h"
+#include "unpack.h"
 
 #define RECORD_HEADER_SIZE 8
-/* Decompressed bytes held at once: any record (at most 64 KiB) fits, and the
- * memory stays the same whatever the file declares. */
-#define UNPACKED_CAPACITY (1u << 20)
 /* Bytes read from the file at once; a record (at most 64 KiB) always fits. */
 #define WINDOW_CAPACITY (256u << 10)
 #define MAX_RECORD_SIZE 0xffffu
@@ -24,9 +21,21 @@ void pv_walk_start(pv_walk *w, pv_file *f)
     w->end_offset = f->data_section.offset + f->data_section.size;
 }
 
+/* Ends decompression: stops its thread, frees its blocks. */
+static void stop_unpacking(pv_walk *w)
+{
+    pv_unpacked *u = &w->unpacked;
+    pv_unpacker_close(u->source);
+    free(u->stitch);
+    memset(u, 0, sizeof *u);
+}
+
 void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index)
 {
     const pv_file *f = w->file;
+    if (segment == w->segment && offset == w->next_offset && index == w->next_index)
+        return;
+    stop_unpacking(w);
     if (segment != w->segment) {
         w->window_len = 0;
         w->segment = segment;
@@ -59,11 +68,7 @@ static bool next_segment(pv_walk *w)
 
 void pv_walk_end(pv_walk *w)
 {
-    if (w->unpacked.zstd)
-        ZSTD_freeDStream(w->unpacked.zstd);
-    free(w->unpacked.buffer);
-    free(w->unpacked.input_copy);
-    memset(&w->unpacked, 0, sizeof w->unpacked);
+    stop_unpacking(w);
     free(w->buffer);
     w->buffer = NULL;
     w->window = NULL;
@@ -137,131 +142,135 @@ static int read_header(const pv_walk *w, const uint8_t *p, pv_record *rec, uint6
     return 0;
 }
 
-/*
- * COMPRESSED (81):  header; u8 data[size - 8]            zstd stream bytes
- * COMPRESSED2 (83): header; u64 data_size; u8 data[data_size]; padding to 8
- */
-static int enter_container(pv_walk *w, const pv_record *container, pv_error *err)
+/* Compressed bytes from the container at at to the end of the recording:
+ * whether a decompressing thread is worth it. */
+static uint64_t compressed_bytes_left(const pv_walk *w, uint64_t at)
 {
     const pv_file *f = w->file;
+    uint64_t n = w->end_offset - at;
+    for (size_t k = w->segment; k < f->nr_segments; k++)
+        n += f->segments[k].data_end - f->segments[k].data_offset;
+    return n;
+}
+
+static int enter_container(pv_walk *w, const pv_record *container, pv_error *err)
+{
     pv_unpacked *u = &w->unpacked;
-    const uint8_t *data = container->bytes + RECORD_HEADER_SIZE;
-    uint64_t size = (uint64_t)container->size - RECORD_HEADER_SIZE;
-    if (container->type == PV_RECORD_COMPRESSED2) {
-        if (size < 8)
-            return pv_error_set(err, "%s: COMPRESSED2 record at offset 0x%llx has size %u (< 16)",
-                                w->path, (unsigned long long)container->file_offset,
-                                container->size);
-        uint64_t data_size = pv_load_u64(data, f->swap);
-        /* perf 6.16+ may overstate data_size by the padding: trust the record. */
-        data += 8;
-        size -= 8;
-        if (data_size < size)
-            size = data_size;
+    if (!u->source) {
+        u->stitch = malloc(MAX_RECORD_SIZE);
+        if (!u->stitch)
+            return pv_error_set(err, "%s: out of memory for decompression", w->path);
+        if (pv_unpacker_open(&u->source, w->file, container,
+                             compressed_bytes_left(w, container->file_offset), w->path, err))
+            return -1;
     }
-    if (!u->zstd) {
-        u->zstd = ZSTD_createDStream();
-        u->buffer = malloc(UNPACKED_CAPACITY);
-        u->input_copy = malloc(MAX_RECORD_SIZE);
-        if (!u->zstd || !u->buffer || !u->input_copy)
-            return pv_error_set(err, "%s: out of memory for decompression", f->data_path);
-        ZSTD_initDStream(u->zstd);
-        u->capacity = UNPACKED_CAPACITY;
-    }
-    /* The window moves on while the container is being unpacked. */
-    memcpy(u->input_copy, data, (size_t)size);
-    u->input = u->input_copy;
-    u->input_left = size;
+    if (pv_unpacker_enter(u->source, container, w->path, err))
+        return -1;
+    u->segment = container->segment;
     u->container_offset = container->file_offset;
+    u->container_done = false;
     return 0;
 }
 
-/* Decompresses more of the current container into the buffer.
- * Returns the number of new bytes (0 when the container is used up). */
-static int64_t unpack_more(pv_walk *w, pv_error *err)
+/* Moves on to the next block of decompressed bytes. */
+static int next_block(pv_walk *w, pv_error *err)
 {
     pv_unpacked *u = &w->unpacked;
-    if (u->start > 0) {
-        memmove(u->buffer, u->buffer + u->start, (size_t)(u->end - u->start));
-        u->end -= u->start;
-        u->start = 0;
+    const pv_unpack_block *b = u->block;
+    if (b && b->status == PV_UNPACK_ERROR) {
+        *err = b->error;
+        return -1;
     }
-    uint64_t before = u->end;
-    while (u->input_left > 0 && u->end < u->capacity) {
-        ZSTD_inBuffer in = {u->input, (size_t)u->input_left, 0};
-        ZSTD_outBuffer out = {u->buffer + u->end, (size_t)(u->capacity - u->end), 0};
-        size_t rc = ZSTD_decompressStream(u->zstd, &out, &in);
-        if (ZSTD_isError(rc))
-            return pv_error_set(err, "%s: compressed data of the record at offset 0x%llx "
-                                "does not decompress: %s", w->path,
-                                (unsigned long long)u->container_offset, ZSTD_getErrorName(rc));
-        u->input += in.pos;
-        u->input_left -= in.pos;
-        u->end += out.pos;
-        if (in.pos == 0 && out.pos == 0)
-            break;
-        if (out.pos > 0)
-            break;
-    }
-    return (int64_t)(u->end - before);
+    if (b && b->status == PV_UNPACK_END)
+        return pv_error_set(err, "%s: the decompressed data of the record at offset 0x%llx is "
+                            "missing: the file changed while it was read", w->path,
+                            (unsigned long long)u->container_offset);
+    if (pv_unpacker_next_block(u->source, &u->block, err))
+        return -1;
+    u->piece = 0;
+    u->pos = 0;
+    return 0;
 }
 
-/* The next record from decompressed bytes: 1 found, 0 need another
- * container, -1 error. */
+static void hand_out(pv_walk *w, const uint8_t *p, pv_record *rec)
+{
+    rec->bytes = p;
+    rec->file_offset = w->unpacked.container_offset;
+    rec->compressed = true;
+    rec->index = w->next_index++;
+}
+
+/* The next record from decompressed bytes: 1 found, 0 the current
+ * container's output is used up, -1 error.  A record lies in one piece and
+ * is handed out where it is, or is put together in stitch from the pieces
+ * it spans (of the same container, or of the next containers the walk
+ * enters). */
 static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
 {
+    static const char inside[] = " (inside the compressed data of that record)";
     pv_unpacked *u = &w->unpacked;
     for (;;) {
-        uint64_t have = u->end - u->start;
-        if (have >= RECORD_HEADER_SIZE) {
-            const uint8_t *p = u->buffer + u->start;
-            if (read_header(w, p, rec, u->container_offset,
-                            " (inside the compressed data of that record)", err))
+        if (u->container_done)
+            return 0;
+        if (!u->block || u->piece == u->block->nr_pieces) {
+            if (next_block(w, err))
                 return -1;
-            if (have >= rec->size) {
-                rec->bytes = p;
-                rec->file_offset = u->container_offset;
-                rec->compressed = true;
-                rec->index = w->next_index++;
-                u->start += rec->size;
+            continue;
+        }
+        const pv_unpack_piece *piece = &u->block->pieces[u->piece];
+        if (piece->segment != u->segment || piece->container_offset != u->container_offset)
+            return pv_error_set(err, "%s: the decompressed data of the record at offset 0x%llx "
+                                "is not where it was: the file changed while it was read",
+                                w->path, (unsigned long long)u->container_offset);
+        if (u->pos == piece->end) {
+            u->container_done = piece->last;
+            u->piece++;
+            continue;
+        }
+        const uint8_t *p = u->block->bytes + u->pos;
+        uint32_t avail = piece->end - u->pos;
+        if (u->held == 0 && avail >= RECORD_HEADER_SIZE) {
+            if (read_header(w, p, rec, u->container_offset, inside, err))
+                return -1;
+            if (avail >= rec->size) {
+                u->pos += rec->size;
+                hand_out(w, p, rec);
                 return 1;
             }
         }
-        int64_t got = unpack_more(w, err);
-        if (got < 0)
-            return -1;
-        if (got == 0)
-            return 0;
+        uint32_t need = RECORD_HEADER_SIZE - u->held;
+        if (u->held >= RECORD_HEADER_SIZE)
+            need = pv_load_u16(u->stitch + 6, w->file->swap) - u->held;
+        uint32_t take = avail < need ? avail : need;
+        memcpy(u->stitch + u->held, p, take);
+        u->held += take;
+        u->pos += take;
+        if (u->held >= RECORD_HEADER_SIZE) {
+            if (read_header(w, u->stitch, rec, u->container_offset, inside, err))
+                return -1;
+            if (u->held == rec->size) {
+                u->held = 0;
+                hand_out(w, u->stitch, rec);
+                return 1;
+            }
+        }
     }
 }
 
-int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
+/* The next record of the current file: 1, 0 at its end, -1 on error. */
+static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
 {
-    pv_file *f = w->file;
-    if (w->unpacked.buffer) {
-        int rc = next_unpacked(w, rec, err);
-        if (rc != 0)
-            return rc;
-    }
+    const pv_file *f = w->file;
     uint64_t at = w->next_offset;
-    if (at >= w->end_offset && w->unpacked.end == w->unpacked.start && next_segment(w))
-        return pv_walk_next(w, rec, err);
-    if (at >= w->end_offset) {
-        uint64_t pending = w->unpacked.end - w->unpacked.start;
-        if (pending > 0)
-            return pv_error_set(err, "%s: the compressed data ends in the middle of a record: "
-                                "%llu bytes left after the container at offset 0x%llx",
-                                w->path, (unsigned long long)pending,
-                                (unsigned long long)w->unpacked.container_offset);
+    if (at >= w->end_offset)
         return 0;
-    }
     int fits = f->pipe ? pipe_record_fits(w, at, w->end_offset, err) : 1;
     if (fits < 0)
         return -1;
     if (!fits) {
         /* A pipe has no size in a header: what does not form a record at
          * the end (a cut-off write, text a shell appended) ends the stream. */
-        f->trailing_garbage_offset = at;
+        w->garbage_offset = at;
         w->next_offset = w->end_offset;
         return 0;
     }
@@ -312,6 +321,44 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
     rec->compressed = false;
     rec->index = w->next_index++;
     w->next_offset = next;
+    return 1;
+}
+
+int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    for (;;) {
+        int rc = file_record(w, rec, err);
+        if (rc != 0 || w->garbage_offset || !next_segment(w))
+            return rc;
+    }
+}
+
+int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    pv_unpacked *u = &w->unpacked;
+    for (;;) {
+        if (u->source) {
+            int rc = next_unpacked(w, rec, err);
+            if (rc != 0)
+                return rc;
+        }
+        int rc = file_record(w, rec, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 1)
+            break;
+        if (w->garbage_offset) {
+            w->file->trailing_garbage_offset = w->garbage_offset;
+            return 0;
+        }
+        /* A record does not continue into the next file. */
+        if (u->held > 0)
+            return pv_error_set(err, "%s: the compressed data ends in the middle of a record: "
+                                "%u bytes left after the container at offset 0x%llx",
+                                w->path, u->held, (unsigned long long)u->container_offset);
+        if (!next_segment(w))
+            return 0;
+    }
     if ((rec->type == PV_RECORD_COMPRESSED || rec->type == PV_RECORD_COMPRESSED2) &&
         enter_container(w, rec, err))
         return -1;

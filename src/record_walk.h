@@ -6,8 +6,9 @@
  * touches a body.  Every table's cursor owns one walk.
  *
  * The walk is the "record source" of the reader: the data section read in
- * windows with pread, compressed containers unpacked by one zstd stream,
- * and the data.N files of a directory after it, all behind pv_walk_next.
+ * windows with pread, the records of compressed containers (unpack.h:
+ * decompressed on a second thread when there are many), and the data.N
+ * files of a directory after it, all behind pv_walk_next.
  */
 #ifndef PV_RECORD_WALK_H
 #define PV_RECORD_WALK_H
@@ -30,16 +31,21 @@ typedef struct pv_record {
                               pv_walk_next or pv_walk_end */
 } pv_record;
 
-/* Records decompressed from COMPRESSED containers: one zstd stream runs
- * across all containers of a file, and a record may span two of them. */
+/* Records cut out of the decompressed bytes of COMPRESSED containers
+ * (unpack.h hands them out in blocks).  A record may span two containers,
+ * or two blocks: its pieces are put together in stitch. */
+struct pv_unpacker;
+struct pv_unpack_block;
 typedef struct pv_unpacked {
-    void *zstd;                 /* ZSTD_DStream, created at the first container */
-    uint8_t *input_copy;        /* the current container's compressed bytes */
-    const uint8_t *input;       /* the part of them not yet decompressed */
-    uint64_t input_left;
-    uint64_t container_offset;  /* file offset of the current container */
-    uint8_t *buffer;            /* decompressed bytes not yet handed out */
-    uint64_t start, end, capacity;
+    struct pv_unpacker *source;           /* created at the first container */
+    const struct pv_unpack_block *block;  /* records are cut from here */
+    uint32_t piece;                       /* the block's piece being read */
+    uint32_t pos;                         /* offset in the block */
+    bool container_done;                  /* the container's output is all read */
+    uint32_t segment;                     /* the container being read */
+    uint64_t container_offset;
+    uint8_t *stitch;                      /* the start of a record that goes on */
+    uint32_t held;                        /* in the next piece: its length */
 } pv_unpacked;
 
 typedef struct pv_walk {
@@ -55,6 +61,8 @@ typedef struct pv_walk {
     const uint8_t *window;
     uint64_t window_offset, window_len;
     uint8_t *buffer;
+    /* pipe mode: where bytes that are not a record end the stream, or 0 */
+    uint64_t garbage_offset;
     pv_unpacked unpacked;
 } pv_walk;
 
@@ -63,11 +71,19 @@ void pv_walk_start(pv_walk *w, pv_file *f);
 /* 1: *rec holds the next record, valid until the next call; 0: end of
  * stream; -1: error in err. */
 int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err);
+/* The next record of the files themselves, COMPRESSED containers not
+ * entered, the data.N files after the perf.data: 1, 0 at the end, -1 on
+ * error.  Writes nothing but w, so that a second thread can run ahead of
+ * the walk on the same file (unpack.h). */
+int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err);
 /* Continues the walk at the record header at offset of segment (as in
  * pv_record.segment), whose ordinal is index: a place an earlier walk of
- * the same file found (time_index.h).  Not inside compressed data. */
+ * the same file found (time_index.h).  Decompression stops there: a seek
+ * anywhere but where the walk already is drops it (compressed files have
+ * no time index). */
 void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index);
-/* Frees what the walk allocated (its window, decompression state). */
+/* Frees what the walk allocated (its window, decompression state) and
+ * stops a decompressing thread.  Safe on a zeroed or ended walk. */
 void pv_walk_end(pv_walk *w);
 
 #endif

@@ -16,6 +16,22 @@ trap 'rm -rf "$tmp"' EXIT
 files=("$PV_ROOT/tests/fixtures/example.data")
 compressed=$PV_SHARED/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data
 [ -f "$compressed" ] && files+=("$compressed")
+# a compressed twin of example.data (tests/tools/zstd_twin.c): several blocks
+# of decompressed records, on the decompressing thread (forced by
+# PERFVTAB_UNPACK_THREAD_MIN=0: see unpack_env)
+if "$PV_BUILD/tools/zstd_twin" "$PV_ROOT/tests/fixtures/example.data" 12 4099 81 \
+    "$tmp/plain.data" "$tmp/unpacked_on_a_thread.data" 2>"$tmp/err"; then
+    files+=("$tmp/unpacked_on_a_thread.data")
+else
+    echo "not ok - zstd_twin: $(head -c 300 "$tmp/err")"
+fi
+unpack_env() {  # file: env(1) arguments choosing how it is decompressed
+    if [ "$(basename "$1")" = unpacked_on_a_thread.data ]; then
+        echo PERFVTAB_UNPACK_THREAD_MIN=0
+    else
+        echo -u PERFVTAB_UNPACK_THREAD_MIN
+    fi
+}
 
 check() {  # label, command...
     local label=$1
@@ -32,7 +48,7 @@ check() {  # label, command...
 }
 
 for f in "${files[@]}"; do
-    check "plain, 4 threads, $(basename "$f")" "$PV_BUILD/tools/threads" "$PV_ROOT/build/perfvtab.so" "$f" 4 10
+    check "plain, 4 threads, $(basename "$f")" env $(unpack_env "$f") "$PV_BUILD/tools/threads" "$PV_ROOT/build/perfvtab.so" "$f" 4 10
 done
 
 if ! make -s -C "$PV_ROOT" tsan >"$tmp/make" 2>&1; then
@@ -41,5 +57,5 @@ if ! make -s -C "$PV_ROOT" tsan >"$tmp/make" 2>&1; then
 fi
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 for f in "${files[@]}"; do
-    check "ThreadSanitizer, 2 threads, $(basename "$f")" "$PV_ROOT/build/tsan/threads" "$PV_ROOT/build/tsan/perfvtab.so" "$f" 2 3
+    check "ThreadSanitizer, 2 threads, $(basename "$f")" env $(unpack_env "$f") "$PV_ROOT/build/tsan/threads" "$PV_ROOT/build/tsan/perfvtab.so" "$f" 2 3
 done

@@ -3,7 +3,9 @@
  * each with its own connection, query one perf.data file at the same time,
  * over and over; every result must equal the one a single connection got
  * first.  Run under ThreadSanitizer (make tsan) it also proves the
- * extension shares no unsynchronized state between connections.
+ * extension shares no unsynchronized state between connections, nor with
+ * the thread that decompresses a compressed file (src/unpack.c), which
+ * some queries leave mid-stream.
  *
  *   threads EXTENSION FILE [THREADS [ROUNDS]]
  *
@@ -29,6 +31,8 @@ static const char *const queries[] = {
     "SELECT * FROM perf_comms(?1)",
     ("SELECT s.record, m.filename FROM perf_samples(?1) s JOIN perf_mmaps(?1) m ON s.pid = m.pid "
      "WHERE s.ip >= m.start AND s.ip - m.start < m.len"),
+    /* stops early: the cursor (and any decompressing thread) ends mid-stream */
+    "SELECT record, time FROM perf_samples(?1) LIMIT 5",
 };
 #define NR_QUERIES (sizeof queries / sizeof queries[0])
 
@@ -121,6 +125,17 @@ static void *work(void *arg)
             }
         }
     sqlite3_close(db);
+    /* A connection closed in the middle of a query: the statement outlives
+     * it (sqlite3_close_v2) until finalized, which ends the cursor. */
+    db = connect(w->why, sizeof w->why);
+    sqlite3_stmt *stmt = NULL;
+    if (db && sqlite3_prepare_v2(db, queries[2], -1, &stmt, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(stmt, 1, data_path, -1, SQLITE_STATIC);
+        for (int k = 0; k < 50 && sqlite3_step(stmt) == SQLITE_ROW; k++)
+            ;
+    }
+    sqlite3_close_v2(db);
+    sqlite3_finalize(stmt);
     return NULL;
 }
 

@@ -2,11 +2,14 @@
  * Unit test of the record walk's I/O: records read from a file in pread
  * windows must be the same bytes as from the image in memory, for files
  * bigger than one window; a file that shrinks while a walk is under way must
- * give an error naming the offset, not SIGBUS.
+ * give an error naming the offset, not SIGBUS.  Compressed files: records
+ * decompressed on a thread are those decompressed without, the thread runs
+ * only when asked or worth it, and it is gone when the walk ends or seeks.
  *
  * Output: one line per check, "ok - what" or "not ok - what: why".
  * Runs from the repo root (tests/run.sh); PV_SHARED names ../shared.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -15,11 +18,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "perf_file.h"
 #include "record_walk.h"
 #include "perf_abi.h"
 #include "sample.h"
+#include "unpack.h"
 
 static int failures;
 
@@ -216,6 +221,236 @@ static void shrinks_under_walk(const char *path)
     unlink(tmp);
 }
 
+/* Threads of this process. */
+static int nr_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static bool walk_threaded(const pv_walk *w)
+{
+    return w->unpacked.source && pv_unpacker_threaded(w->unpacked.source);
+}
+
+static void put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* tests/bad_input/base.data (header and attrs) with a data section of
+ * COMPRESSED records holding records {type 100, size 8 + 8 * (i % 7)},
+ * raw bytes in all, the zstd stream cut every 1000 bytes: many blocks of
+ * decompressed bytes, which keep a thread busy until the walk takes them. */
+static uint8_t *big_compressed_image(uint64_t raw, uint64_t *size)
+{
+    uint64_t base_size;
+    uint8_t *base = slurp("tests/bad_input/base.data", &base_size);
+    uint8_t *records = malloc(raw + 64);
+    size_t bound = ZSTD_compressBound(raw);
+    uint8_t *packed = malloc(bound);
+    uint8_t *image = malloc(base_size + bound + bound / 1000 * 8 + 64);
+    if (!base || !records || !packed || !image || base_size < 104) {
+        free(base), free(records), free(packed), free(image);
+        return NULL;
+    }
+    uint64_t at = 0;
+    for (uint32_t i = 0; at < raw; i++) {
+        uint16_t n = (uint16_t)(8 + 8 * (i % 7));
+        memset(records + at, (int)i, n);
+        put_u32(records + at, 100);
+        put_u16(records + at + 4, 0);
+        put_u16(records + at + 6, n);
+        at += n;
+    }
+    size_t packed_size = ZSTD_compress(packed, bound, records, (size_t)at, 1);
+    memcpy(image, base, (size_t)base_size);
+    uint64_t out = base_size;
+    for (size_t k = 0; !ZSTD_isError(packed_size) && k < packed_size; k += 1000) {
+        size_t n = packed_size - k < 1000 ? packed_size - k : 1000;
+        put_u32(image + out, 81);
+        put_u16(image + out + 4, 0);
+        put_u16(image + out + 6, (uint16_t)(n + 8));
+        memcpy(image + out + 8, packed + k, n);
+        out += 8 + n;
+    }
+    put_u64(image + 40, base_size);
+    put_u64(image + 48, out - base_size);
+    memset(image + 72, 0, 32);
+    free(base), free(records), free(packed);
+    *size = out;
+    return image;
+}
+
+/* A walk that stops while the thread waits for room: the thread ends too. */
+static void stops_busy_thread(void)
+{
+    const char *what = "a walk ended while its thread has blocks to fill stops the thread";
+    uint64_t size;
+    uint8_t *image = big_compressed_image(8u << 20, &size);
+    pv_file *f = NULL;
+    pv_error err;
+    if (!image || pv_file_open_memory("big_compressed", image, size, &f, &err)) {
+        check(false, what, image ? err.msg : "cannot make the image");
+        free(image);
+        return;
+    }
+    setenv("PERFVTAB_UNPACK_THREAD_MIN", "0", 1);
+    int before = nr_threads();
+    pv_walk w;
+    pv_walk_start(&w, f);
+    pv_record rec;
+    int rc = 1;
+    for (int k = 0; rc == 1 && k < 1000; k++)
+        rc = pv_walk_next(&w, &rec, &err);
+    bool threaded = walk_threaded(&w);
+    usleep(20000);  /* the thread fills every block it may */
+    int during = nr_threads();
+    pv_walk_end(&w);
+    char why[1024];
+    snprintf(why, sizeof why, "rc %d, threaded %d, threads %d before, %d during, %d after",
+             rc, threaded, before, during, nr_threads());
+    check(rc == 1 && threaded && during == before + 1 && nr_threads() == before, what, why);
+
+    /* and to the end: the records as they were written, once each */
+    what = "8 MB of records decompressed on a thread come out whole and in order";
+    pv_walk_start(&w, f);
+    uint64_t n = 0, bad = 0, bytes = 0;
+    while ((rc = pv_walk_next(&w, &rec, &err)) == 1) {
+        if (!rec.compressed)
+            continue;
+        uint16_t want = (uint16_t)(8 + 8 * (n % 7));
+        bad += rec.type != 100 || rec.size != want ||
+               (want > 8 && rec.bytes[rec.size - 1] != (uint8_t)n);
+        bytes += rec.size;
+        n++;
+    }
+    snprintf(why, sizeof why, "rc %d, %llu records, %llu bytes, %llu wrong: %s", rc,
+             (unsigned long long)n, (unsigned long long)bytes, (unsigned long long)bad,
+             rc < 0 ? err.msg : "");
+    check(rc == 0 && bad == 0 && bytes >= (8u << 20) && walk_threaded(&w), what, why);
+    pv_walk_end(&w);
+    unsetenv("PERFVTAB_UNPACK_THREAD_MIN");
+    pv_file_close(f);
+    free(image);
+}
+
+/* A compressed file walked from disk without a thread and from memory with
+ * one (PERFVTAB_UNPACK_THREAD_MIN): the same records, byte for byte; the
+ * thread ends with the walk, however far it got. */
+static void threaded_same_as_inline(const char *path)
+{
+    char what[512], why[2048] = "";
+    snprintf(what, sizeof what, "%s: records decompressed on a thread equal those without", path);
+    uint64_t size;
+    uint8_t *image = slurp(path, &size);
+    if (!image) {
+        printf("ok - %s: skipped, not found\n", path);
+        return;
+    }
+    pv_file *disk = NULL, *mem = NULL;
+    pv_error err;
+    if (pv_file_open(path, &disk, &err) || pv_file_open_memory(path, image, size, &mem, &err)) {
+        check(false, what, err.msg);
+        pv_file_close(disk);
+        free(image);
+        return;
+    }
+    int threads_before = nr_threads();
+    pv_walk a, b;
+    pv_walk_start(&a, disk);
+    pv_walk_start(&b, mem);
+    uint64_t n = 0;
+    bool a_threaded = false, b_threaded = false;
+    int threads_during = 0;
+    for (;;) {
+        pv_record ra, rb;
+        pv_error ea, eb;
+        /* read when the walk meets its first container */
+        setenv("PERFVTAB_UNPACK_THREAD_MIN", "18446744073709551615", 1);
+        int rca = pv_walk_next(&a, &ra, &ea);
+        setenv("PERFVTAB_UNPACK_THREAD_MIN", "0", 1);
+        int rcb = pv_walk_next(&b, &rb, &eb);
+        a_threaded |= walk_threaded(&a);
+        if (walk_threaded(&b) && !b_threaded)
+            threads_during = nr_threads();
+        b_threaded |= walk_threaded(&b);
+        if (rca != rcb) {
+            snprintf(why, sizeof why, "record %llu: %d vs %d", (unsigned long long)n, rca, rcb);
+            break;
+        }
+        if (rca <= 0) {
+            if (rca < 0 && strcmp(ea.msg, eb.msg) != 0)
+                snprintf(why, sizeof why, "different errors: %s / %s", ea.msg, eb.msg);
+            break;
+        }
+        if (ra.index != rb.index || ra.file_offset != rb.file_offset || ra.size != rb.size ||
+            ra.compressed != rb.compressed || ra.segment != rb.segment ||
+            memcmp(ra.bytes, rb.bytes, ra.size) != 0) {
+            snprintf(why, sizeof why, "record %llu (offset 0x%llx) differs",
+                     (unsigned long long)n, (unsigned long long)ra.file_offset);
+            break;
+        }
+        n++;
+    }
+    pv_walk_end(&a);
+    pv_walk_end(&b);
+    if (!why[0] && (a_threaded || !b_threaded))
+        snprintf(why, sizeof why, "threaded without %d, with %d", a_threaded, b_threaded);
+    check(!why[0], what, why);
+    snprintf(what, sizeof what, "%s: the decompressing thread runs during the walk only", path);
+    snprintf(why, sizeof why, "%d threads before, %d during, %d after", threads_before,
+             threads_during, nr_threads());
+    check(threads_during == threads_before + 1 && nr_threads() == threads_before, what, why);
+
+    /* ended, or moved by a seek, a few records into the first container */
+    for (int how = 0; how < 2; how++) {
+        pv_walk w;
+        pv_walk_start(&w, mem);
+        pv_record rec;
+        int rc;
+        while ((rc = pv_walk_next(&w, &rec, &err)) == 1 && !rec.compressed)
+            ;
+        for (int k = 0; rc == 1 && k < 3; k++)
+            rc = pv_walk_next(&w, &rec, &err);
+        bool was = walk_threaded(&w);
+        int after;
+        if (how == 1) {
+            pv_walk_seek(&w, 0, mem->data_section.offset, 0);
+            after = nr_threads();
+            pv_walk_end(&w);
+        } else {
+            pv_walk_end(&w);
+            after = nr_threads();
+        }
+        snprintf(what, sizeof what, "%s: a walk %s inside compressed data stops its thread", path,
+                 how ? "moved by a seek" : "ended");
+        snprintf(why, sizeof why, "rc %d, threaded %d, %d threads after", rc, was, after);
+        check(rc == 1 && was && after == threads_before, what, why);
+    }
+    unsetenv("PERFVTAB_UNPACK_THREAD_MIN");
+
+    /* By default, a small file is not worth a thread. */
+    pv_walk w;
+    pv_walk_start(&w, disk);
+    pv_record rec;
+    bool any = false;
+    while (pv_walk_next(&w, &rec, &err) == 1)
+        any |= w.unpacked.source != NULL && !walk_threaded(&w);
+    pv_walk_end(&w);
+    snprintf(what, sizeof what, "%s: %llu bytes of data decompressed without a thread", path,
+             (unsigned long long)disk->data_section.size);
+    check(any && disk->data_section.size < PV_UNPACK_THREAD_MIN, what, "threaded");
+    pv_file_close(disk);
+    pv_file_close(mem);
+    free(image);
+}
+
 int main(void)
 {
     const char *shared = getenv("PV_SHARED");
@@ -238,5 +473,11 @@ int main(void)
         fixed_matches_full(files[i]);
     fixed_matches_full("tests/fixtures/datasrc.data");
     fixed_matches_full(other);
+    char compressed[1024];
+    snprintf(compressed, sizeof compressed, "%s/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data",
+             shared ? shared : "../shared");
+    threaded_same_as_inline(compressed);
+    threaded_same_as_inline("tests/fixtures/tracepoint_zfile.data");
+    stops_busy_thread();
     return failures ? 1 : 0;
 }

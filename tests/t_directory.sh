@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A perf.data directory written by `perf record --threads` (data + data.N):
 # the tables read every file of it, as perf does (tests/expected_dir/, made
-# by gen_dir_expected.sh).
+# by gen_dir_expected.sh).  threads_zdir was recorded with -z: each data.N
+# holds a zstd stream of its own.
 set -u
 cd "$PV_ROOT"
 dir=tests/fixtures/threads_dir
@@ -18,10 +19,14 @@ check() {  # what, expected file, SQL
     fi
 }
 
-check "threads_dir record counts equal perf report --stats" tests/expected_dir/stats.tsv \
-    "SELECT name, count(*) FROM perf_records('$dir') GROUP BY name ORDER BY name"
-check "threads_dir samples equal perf script's" tests/expected_dir/samples.tsv \
-    "SELECT time, tid, ip, period FROM perf_samples('$dir') ORDER BY time || char(9) || tid || char(9) || ip || char(9) || period"
+for entry in threads_dir: threads_zdir:zdir_; do
+    name=${entry%%:*}
+    prefix=${entry#*:}
+    check "$name record counts equal perf report --stats" "tests/expected_dir/${prefix}stats.tsv" \
+        "SELECT name, count(*) FROM perf_records('tests/fixtures/$name') GROUP BY name ORDER BY name"
+    check "$name samples equal perf script's" "tests/expected_dir/${prefix}samples.tsv" \
+        "SELECT time, tid, ip, period FROM perf_samples('tests/fixtures/$name') ORDER BY time || char(9) || tid || char(9) || ip || char(9) || period"
+done
 # The data.N files are read: most samples of a --threads recording live there.
 got=$("$PV_SQLRUN" "SELECT count(*) FROM perf_samples('$dir/data') WHERE record > (SELECT max(record) FROM perf_records('$dir') WHERE name = 'FINISHED_INIT')" 2>&1)
 if [ "${got:-0}" -gt 0 ] 2>/dev/null; then

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "callchain.h"
+#include "frame_set.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -43,13 +44,6 @@ enum {
 #define PV_UNWIND_ROWS 1024
 #define PV_UNWIND_NAMES 65536
 
-/* What makes two frames "the same function" for repeated. */
-typedef struct FrameKey {
-    const char *dso, *sym;
-    uint64_t addr;              /* when sym is NULL */
-    bool inlined;               /* sym is a name from the debug info */
-} FrameKey;
-
 typedef struct CallchainsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample sample;
@@ -61,10 +55,9 @@ typedef struct CallchainsState {
     pv_symbolizer *symbolizer;
     bool located;
     pv_location location;
-    /* repeated: the keys of the sample's own ip and of its frames so far */
+    /* repeated: the functions of the sample's own ip and of its frames so far */
     bool track_repeats;
-    FrameKey *keys;
-    size_t nr_keys, cap_keys;
+    pv_frame_set seen;
     bool repeated;
     /* --call-graph dwarf: the user frames unwound from regs and stack */
     bool unwound;
@@ -99,33 +92,12 @@ static void apply_inline_name(CallchainsState *st)
     }
 }
 
-static FrameKey key_of(const pv_location *l, uint64_t ip)
+static pv_frame_key key_of(const pv_location *l, uint64_t ip)
 {
-    FrameKey k = { l->dso, l->sym, 0, false };
+    pv_frame_key k = { l->dso, l->sym, 0, false };
     if (!l->sym)
         k.addr = l->dso ? l->dso_offset : ip;
     return k;
-}
-
-static bool same_key(const FrameKey *a, const FrameKey *b)
-{
-    if (a->inlined || b->inlined)
-        return a->inlined == b->inlined && a->dso == b->dso && strcmp(a->sym, b->sym) == 0;
-    return a->dso == b->dso && a->sym == b->sym && a->addr == b->addr;
-}
-
-static int remember_key(CallchainsState *st, FrameKey k, pv_error *err)
-{
-    if (st->nr_keys == st->cap_keys) {
-        size_t cap = st->cap_keys ? st->cap_keys * 2 : 64;
-        FrameKey *p = realloc(st->keys, cap * sizeof *p);
-        if (!p)
-            return pv_error_set(err, "perf_callchains: out of memory");
-        st->keys = p;
-        st->cap_keys = cap;
-    }
-    st->keys[st->nr_keys++] = k;
-    return 0;
 }
 
 /* The current frame resolved, and whether its function came before. */
@@ -140,25 +112,27 @@ static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
         return 0;
     }
     if (new_sample) {
-        st->nr_keys = 0;
+        pv_frame_set_clear(&st->seen);
         if (s->sample_type & PV_SAMPLE_IP) {
             pv_location own;
             pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
                                   st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &own);
-            if (remember_key(st, key_of(&own, s->ip), err))
-                return -1;
+            pv_frame_key k = key_of(&own, s->ip);
+            if (pv_frame_set_add(&st->seen, &k) < 0)
+                return pv_error_set(err, "perf_callchains: out of memory");
         }
     }
     pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
                           st->ip, &st->location);
     apply_inline_name(st);
     st->located = true;
-    FrameKey k = key_of(&st->location, st->ip);
+    pv_frame_key k = key_of(&st->location, st->ip);
     k.inlined = st->inlined;
-    st->repeated = false;
-    for (size_t i = 0; i < st->nr_keys && !st->repeated; i++)
-        st->repeated = same_key(&st->keys[i], &k);
-    return st->repeated ? 0 : remember_key(st, k, err);
+    int added = pv_frame_set_add(&st->seen, &k);
+    if (added < 0)
+        return pv_error_set(err, "perf_callchains: out of memory");
+    st->repeated = added == 0;
+    return 0;
 }
 
 static int frame_row(PvCursor *cur, bool new_sample, pv_error *err)
@@ -243,9 +217,7 @@ static void callchains_reset(PvCursor *cur)
     CallchainsState *st = cur->state;
     pv_symbolizer_free(st->symbolizer);
     st->symbolizer = NULL;
-    free(st->keys);
-    st->keys = NULL;
-    st->nr_keys = st->cap_keys = 0;
+    pv_frame_set_free(&st->seen);
     pv_record_rows_reset(cur);
 }
 

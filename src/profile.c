@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "callchain.h"
+#include "frame_set.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -92,34 +93,17 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     return r;
 }
 
-/* Functions already counted for the current sample. */
-typedef struct seen {
-    key *keys;
-    size_t nr, cap;
-} seen;
-
-/* 1: k is new (now remembered); 0: already counted; -1: out of memory. */
-static int seen_add(seen *s, const key *k)
+/* 1: k is new for this sample (now remembered); 0: already counted; -1: out of memory. */
+static int seen_add(pv_frame_set *seen, const key *k)
 {
-    for (size_t i = 0; i < s->nr; i++)
-        if (same(&s->keys[i], k))
-            return 0;
-    if (s->nr == s->cap) {
-        size_t n = s->cap ? s->cap * 2 : 64;
-        key *keys = realloc(s->keys, n * sizeof *keys);
-        if (!keys)
-            return -1;
-        s->keys = keys;
-        s->cap = n;
-    }
-    s->keys[s->nr++] = *k;
-    return 1;
+    pv_frame_key fk = { k->dso, k->sym, k->addr, k->inlined };
+    return pv_frame_set_add(seen, &fk);
 }
 
 /* Scratch of one pass: the functions counted for the current sample, and
  * room for a DWARF-unwound user stack. */
 typedef struct scratch {
-    seen counted;
+    pv_frame_set counted;
     pv_unwound_frame frames[1024];
     char names[65536];
 } scratch;
@@ -207,7 +191,7 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     row->period += period;
     if (!with_children || !has_thread)
         return 0;
-    sc->counted.nr = 0;
+    pv_frame_set_clear(&sc->counted);
     if (seen_add(&sc->counted, &own) < 0)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     if ((s->sample_type & PV_SAMPLE_CALLCHAIN) && !pv_callchain_is_corrupt(s)) {
@@ -260,7 +244,7 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
         }
     }
     pv_walk_end(&walk);
-    free(sc->counted.keys);
+    pv_frame_set_free(&sc->counted);
     free(sc);
     free(out->slots);
     out->slots = NULL;

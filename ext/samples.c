@@ -95,12 +95,15 @@ static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 enum { FIXED_ONLY = 1, FULL = 2 };
 
-/* Columns that pv_sample_decode_fixed answers. */
+/* Columns that pv_sample_decode_fixed answers (the symbol columns need
+ * only the pid, tid, time and ip). */
 static bool is_fixed_column(int i)
 {
     switch (i) {
     case COL_EVENT: case COL_TIME: case COL_PID: case COL_TID: case COL_CPU: case COL_IP:
     case COL_ADDR: case COL_PERIOD: case COL_ID: case COL_STREAM_ID: case COL_IDENTIFIER:
+    case COL_COMM: case COL_DSO: case COL_DSO_OFFSET: case COL_SYM: case COL_SYM_OFFSET:
+    case COL_SYM_STATUS:
         return true;
     default:
         return false;

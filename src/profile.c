@@ -108,12 +108,44 @@ typedef struct scratch {
     char names[65536];
 } scratch;
 
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Places names[i] in a hash of nr_slots slots (UINT32_MAX: free). */
+static void place_name(uint32_t *slots, size_t nr_slots, char **names, uint32_t i)
+{
+    size_t j = hash_text(names[i]) & (nr_slots - 1);
+    while (slots[j] != UINT32_MAX)
+        j = (j + 1) & (nr_slots - 1);
+    slots[j] = i;
+}
+
 /* One stable copy per inline function name (rows point at them). */
 static const char *intern(pv_profile *p, const char *name)
 {
-    for (size_t i = 0; i < p->nr_names; i++)
-        if (strcmp(p->names[i], name) == 0)
-            return p->names[i];
+    if ((p->nr_names + 1) * 2 > p->nr_name_slots) {
+        size_t n = p->nr_name_slots ? p->nr_name_slots * 2 : 64;
+        uint32_t *slots = malloc(n * sizeof *slots);
+        if (!slots || p->nr_names >= UINT32_MAX) {
+            free(slots);
+            return NULL;
+        }
+        memset(slots, 0xff, n * sizeof *slots);
+        for (size_t i = 0; i < p->nr_names; i++)
+            place_name(slots, n, p->names, (uint32_t)i);
+        free(p->name_slots);
+        p->name_slots = slots;
+        p->nr_name_slots = n;
+    }
+    size_t j = hash_text(name) & (p->nr_name_slots - 1);
+    for (; p->name_slots[j] != UINT32_MAX; j = (j + 1) & (p->nr_name_slots - 1))
+        if (strcmp(p->names[p->name_slots[j]], name) == 0)
+            return p->names[p->name_slots[j]];
     if (p->nr_names == p->cap_names) {
         size_t n = p->cap_names ? p->cap_names * 2 : 16;
         char **names = realloc(p->names, n * sizeof *names);
@@ -123,8 +155,10 @@ static const char *intern(pv_profile *p, const char *name)
         p->cap_names = n;
     }
     char *copy = strdup(name);
-    if (copy)
-        p->names[p->nr_names++] = copy;
+    if (!copy)
+        return NULL;
+    p->names[p->nr_names] = copy;
+    p->name_slots[j] = (uint32_t)p->nr_names++;
     return copy;
 }
 
@@ -249,6 +283,9 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     free(out->slots);
     out->slots = NULL;
     out->nr_slots = 0;
+    free(out->name_slots);
+    out->name_slots = NULL;
+    out->nr_name_slots = 0;
     if (rc < 0) {
         pv_profile_free(out);
         return -1;
@@ -261,6 +298,7 @@ void pv_profile_free(pv_profile *p)
     for (size_t i = 0; i < p->nr_names; i++)
         free(p->names[i]);
     free(p->names);
+    free(p->name_slots);
     free(p->rows);
     free(p->slots);
     memset(p, 0, sizeof *p);

@@ -53,6 +53,8 @@ typedef struct CallchainsState {
     unsigned context;           /* set by the last marker */
     uint64_t ip;
     pv_symbolizer *symbolizer;
+    bool keyed;                 /* key holds the sample's order among the maps' events */
+    uint64_t key;
     bool located;
     pv_location location;
     /* repeated: the functions of the sample's own ip and of its frames so far */
@@ -73,11 +75,24 @@ static bool callchains_wants(uint32_t type)
     return type == PV_RECORD_SAMPLE;
 }
 
+/* The cursor's symbolizer, readied for the current sample (symbolizer.h). */
+static int ready_symbolizer(PvCursor *cur, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+        return -1;
+    if (!st->keyed &&
+        pv_symbolizer_at(st->symbolizer, st->rows.record.index,
+                         (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &st->key, err))
+        return -1;
+    st->keyed = true;
+    return 0;
+}
+
 static uint64_t sample_order_key(const CallchainsState *st)
 {
-    const pv_sample *s = &st->sample;
-    return pv_symbolizer_key(st->symbolizer, st->rows.record.index,
-                             (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
+    return st->key;
 }
 
 /* A DWARF frame's row named from the debug info: perf names it so when the
@@ -105,7 +120,7 @@ static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
 {
     CallchainsState *st = cur->state;
     const pv_sample *s = &st->sample;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+    if (ready_symbolizer(cur, err))
         return -1;
     if (!(s->sample_type & PV_SAMPLE_TID)) {
         st->repeated = false;
@@ -157,6 +172,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
                 return -1;
             st->next_entry = 0;
             st->depth = 0;
+            st->keyed = false;
             st->unwound = false;
             st->nr_user = st->next_user = 0;
             st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
@@ -180,7 +196,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
         }
         if (!st->unwound && pv_symbolizer_has_dwarf_stack(&st->sample)) {
             st->unwound = true;
-            if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+            if (ready_symbolizer(cur, err))
                 return -1;
             st->nr_user = pv_symbolizer_unwind(st->symbolizer, &st->sample, sample_order_key(st),
                                                st->user_frames, PV_UNWIND_ROWS, st->user_names,
@@ -226,7 +242,7 @@ static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
     CallchainsState *st = cur->state;
     const pv_sample *s = &st->sample;
     pv_error err;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, &err))
+    if (ready_symbolizer(cur, &err))
         return pv_result_error(ctx, &err);
     if (!(s->sample_type & PV_SAMPLE_TID))
         return SQLITE_OK;

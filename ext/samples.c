@@ -32,6 +32,8 @@ typedef struct SamplesState {
     pv_sample sample;
     /* symbol columns: the file's maps, built at the first such column */
     pv_symbolizer *symbolizer;
+    bool keyed;                 /* key holds the sample's order among the maps' events */
+    uint64_t key;
     bool located;
     pv_location location;
 } SamplesState;
@@ -47,6 +49,7 @@ static int samples_decode(PvCursor *cur, pv_error *err)
     (void)err;
     SamplesState *st = cur->state;
     st->decoded = 0;
+    st->keyed = false;
     st->located = false;
     return 0;
 }
@@ -59,11 +62,24 @@ static void samples_reset(PvCursor *cur)
     pv_record_rows_reset(cur);
 }
 
+/* The cursor's symbolizer, readied for the current sample (symbolizer.h). */
+static int ready_symbolizer(PvCursor *cur, pv_error *err)
+{
+    SamplesState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+        return -1;
+    if (!st->keyed &&
+        pv_symbolizer_at(st->symbolizer, st->rows.record.index,
+                         (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &st->key, err))
+        return -1;
+    st->keyed = true;
+    return 0;
+}
+
 static uint64_t sample_key(const SamplesState *st)
 {
-    const pv_sample *s = &st->sample;
-    return pv_symbolizer_key(st->symbolizer, st->rows.record.index,
-                             (s->sample_type & PV_SAMPLE_TIME) != 0, s->time);
+    return st->key;
 }
 
 /* comm, dso, sym...: the sample's thread and ip resolved at its time. */
@@ -72,7 +88,7 @@ static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
     SamplesState *st = cur->state;
     const pv_sample *s = &st->sample;
     pv_error err;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, &err))
+    if (ready_symbolizer(cur, &err))
         return pv_result_error(ctx, &err);
     if (!(s->sample_type & PV_SAMPLE_TID))
         return SQLITE_OK;

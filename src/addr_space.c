@@ -5,11 +5,13 @@
 
 enum { EV_MMAP, EV_COMM, EV_FORK };
 
+#define NO_NAME UINT32_MAX
+#define NO_INDEX UINT32_MAX
+
 struct pv_aspace_event {
     uint8_t kind;
-    bool exec;
     int32_t pid, tid, ppid, ptid;
-    uint64_t key, seq;
+    uint64_t key, arrival;
     uint64_t start, end, pgoff;
     uint32_t dso;
     uint32_t name;
@@ -17,7 +19,23 @@ struct pv_aspace_event {
 
 struct pv_aspace_process {
     int32_t pid;
-    size_t first, count;        /* its maps: as->maps[first .. first + count) */
+    pv_map *maps;               /* sorted by (start, seq) when sorted */
+    uint64_t *max_end;          /* max of end over maps[0 .. i], when sorted */
+    size_t nr, cap, cap_max_end;
+    bool sorted;
+    size_t last;                /* lookup cache: the map found last */
+};
+
+/* A thread's names: each COMM, and at its creation its creator's name. */
+typedef struct thread_name {
+    uint64_t key, seq;
+    uint32_t name;              /* offset in names, NO_NAME: unnamed */
+} thread_name;
+
+struct pv_aspace_thread {
+    int32_t tid;
+    thread_name *names;         /* sorted by (key, seq) */
+    size_t nr, cap;
 };
 
 /* Grows *array (of *cap elements of size elem) to hold need; false on overflow/OOM. */
@@ -39,326 +57,445 @@ static bool grow(void **array, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
+/* ---- pid/tid -> index ------------------------------------------------------ */
+
+static size_t id_slot(const pv_id_table *t, int32_t id)
+{
+    size_t i = ((uint32_t)id * 2654435761u) & (t->nr_slots - 1);
+    while (t->slots[i].index != NO_INDEX && t->slots[i].id != id)
+        i = (i + 1) & (t->nr_slots - 1);
+    return i;
+}
+
+static uint32_t id_find(const pv_id_table *t, int32_t id)
+{
+    return t->nr_slots ? t->slots[id_slot(t, id)].index : NO_INDEX;
+}
+
+static bool id_insert(pv_id_table *t, int32_t id, uint32_t index)
+{
+    if ((t->nr_used + 1) * 2 > t->nr_slots) {
+        size_t n = t->nr_slots ? t->nr_slots * 2 : 64;
+        struct pv_id_slot *slots = malloc(n * sizeof *slots);
+        if (!slots)
+            return false;
+        for (size_t i = 0; i < n; i++)
+            slots[i].index = NO_INDEX;
+        pv_id_table bigger = { slots, n, t->nr_used };
+        for (size_t i = 0; i < t->nr_slots; i++)
+            if (t->slots[i].index != NO_INDEX)
+                slots[id_slot(&bigger, t->slots[i].id)] = t->slots[i];
+        free(t->slots);
+        *t = bigger;
+    }
+    size_t i = id_slot(t, id);
+    t->slots[i].id = id;
+    t->slots[i].index = index;
+    t->nr_used++;
+    return true;
+}
+
+/* ---- feeding ---------------------------------------------------------------- */
+
 void pv_aspace_init(pv_aspace *as)
 {
     memset(as, 0, sizeof *as);
+    as->prune_at = 4096;
 }
 
 void pv_aspace_free(pv_aspace *as)
 {
-    free(as->events);
+    free(as->pending);
     free(as->names);
-    free(as->maps);
-    free(as->max_end);
+    for (size_t i = 0; i < as->nr_processes; i++) {
+        free(as->processes[i].maps);
+        free(as->processes[i].max_end);
+    }
     free(as->processes);
+    free(as->process_ids.slots);
+    for (size_t i = 0; i < as->nr_threads; i++)
+        free(as->threads[i].names);
     free(as->threads);
+    free(as->thread_ids.slots);
     memset(as, 0, sizeof *as);
 }
 
-static pv_aspace_event *new_event(pv_aspace *as, uint8_t kind, uint64_t key)
+static bool event_before(const pv_aspace_event *x, const pv_aspace_event *y)
+{
+    return x->key != y->key ? x->key < y->key : x->arrival < y->arrival;
+}
+
+static void heap_push(pv_aspace *as, const pv_aspace_event *e)
 {
     if (as->failed ||
-        !grow((void **)&as->events, &as->cap_events, as->nr_events + 1, sizeof *as->events)) {
+        !grow((void **)&as->pending, &as->cap_pending, as->nr_pending + 1, sizeof *as->pending)) {
         as->failed = true;
-        return NULL;
+        return;
     }
-    pv_aspace_event *e = &as->events[as->nr_events];
-    memset(e, 0, sizeof *e);
-    e->kind = kind;
-    e->key = key;
-    e->seq = as->nr_events++;
+    size_t i = as->nr_pending++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!event_before(e, &as->pending[parent]))
+            break;
+        as->pending[i] = as->pending[parent];
+        i = parent;
+    }
+    as->pending[i] = *e;
+}
+
+static pv_aspace_event heap_pop(pv_aspace *as)
+{
+    pv_aspace_event top = as->pending[0];
+    pv_aspace_event last = as->pending[--as->nr_pending];
+    size_t i = 0, n = as->nr_pending;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && event_before(&as->pending[child + 1], &as->pending[child]))
+            child++;
+        if (!event_before(&as->pending[child], &last))
+            break;
+        as->pending[i] = as->pending[child];
+        i = child;
+    }
+    if (n)
+        as->pending[i] = last;
+    return top;
+}
+
+static pv_aspace_event new_event(pv_aspace *as, uint8_t kind, uint64_t key)
+{
+    pv_aspace_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind;
+    e.key = key;
+    e.arrival = as->arrivals++;
     return e;
 }
 
 void pv_aspace_add_mmap(pv_aspace *as, uint64_t key, int32_t pid, uint64_t start, uint64_t len,
                         uint64_t pgoff, uint32_t dso)
 {
-    pv_aspace_event *e = new_event(as, EV_MMAP, key);
-    if (!e)
-        return;
-    e->pid = pid;
-    e->start = start;
+    pv_aspace_event e = new_event(as, EV_MMAP, key);
+    e.pid = pid;
+    e.start = start;
     /* a length reaching past the top of the address space stops there */
-    e->end = len > UINT64_MAX - start ? UINT64_MAX : start + len;
-    e->pgoff = pgoff;
-    e->dso = dso;
+    e.end = len > UINT64_MAX - start ? UINT64_MAX : start + len;
+    e.pgoff = pgoff;
+    e.dso = dso;
+    heap_push(as, &e);
 }
 
 void pv_aspace_add_comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, const char *comm,
                         size_t comm_len, bool exec)
 {
-    if (as->failed || comm_len > UINT32_MAX - as->names_len - 1 ||
+    /* An exec ends no map: the new image's maps replace the old ones as
+     * they come (as in perf), and samples taken while the exec runs still
+     * unwind through the old image. */
+    (void)exec;
+    if (as->failed || comm_len >= NO_NAME - as->names_len ||
         !grow((void **)&as->names, &as->names_cap, as->names_len + comm_len + 1, 1)) {
         as->failed = true;
         return;
     }
-    pv_aspace_event *e = new_event(as, EV_COMM, key);
-    if (!e)
-        return;
-    e->pid = pid;
-    e->tid = tid;
-    e->exec = exec;
-    e->name = (uint32_t)as->names_len;
+    pv_aspace_event e = new_event(as, EV_COMM, key);
+    e.pid = pid;
+    e.tid = tid;
+    e.name = (uint32_t)as->names_len;
     memcpy(as->names + as->names_len, comm, comm_len);
     as->names[as->names_len + comm_len] = 0;
     as->names_len += comm_len + 1;
+    heap_push(as, &e);
 }
 
 void pv_aspace_add_fork(pv_aspace *as, uint64_t key, int32_t pid, int32_t ppid, int32_t tid,
                         int32_t ptid)
 {
-    pv_aspace_event *e = new_event(as, EV_FORK, key);
-    if (!e)
-        return;
-    e->pid = pid;
-    e->ppid = ppid;
-    e->tid = tid;
-    e->ptid = ptid;
+    pv_aspace_event e = new_event(as, EV_FORK, key);
+    e.pid = pid;
+    e.ppid = ppid;
+    e.tid = tid;
+    e.ptid = ptid;
+    heap_push(as, &e);
 }
 
-static int compare_events(const void *a, const void *b)
+/* ---- replaying -------------------------------------------------------------- */
+
+static pv_aspace_process *process_of(pv_aspace *as, int32_t pid, bool create)
 {
-    const pv_aspace_event *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
+    uint32_t i = id_find(&as->process_ids, pid);
+    if (i != NO_INDEX)
+        return &as->processes[i];
+    if (!create || as->nr_processes >= NO_INDEX ||
+        !grow((void **)&as->processes, &as->cap_processes, as->nr_processes + 1,
+              sizeof *as->processes) ||
+        !id_insert(&as->process_ids, pid, (uint32_t)as->nr_processes))
+        return NULL;
+    pv_aspace_process *p = &as->processes[as->nr_processes++];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->sorted = true;
+    return p;
+}
+
+static pv_aspace_thread *thread_of(pv_aspace *as, int32_t tid, bool create)
+{
+    uint32_t i = id_find(&as->thread_ids, tid);
+    if (i != NO_INDEX)
+        return &as->threads[i];
+    if (!create || as->nr_threads >= NO_INDEX ||
+        !grow((void **)&as->threads, &as->cap_threads, as->nr_threads + 1, sizeof *as->threads) ||
+        !id_insert(&as->thread_ids, tid, (uint32_t)as->nr_threads))
+        return NULL;
+    pv_aspace_thread *t = &as->threads[as->nr_threads++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    return t;
+}
+
+static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
+{
+    if (!grow((void **)&p->maps, &p->cap, p->nr + 1, sizeof *p->maps))
+        return false;
+    p->maps[p->nr++] = *m;
+    p->sorted = false;
+    as->held++;
+    return true;
+}
+
+static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
+{
+    pv_aspace_process *p = process_of(as, e->pid, true);
+    if (!p)
+        return false;
+    /* live maps the new one hides entirely end now; partly hidden ones
+     * stay and lose to it in lookups */
+    for (size_t i = 0; i < p->nr; i++) {
+        pv_map *old = &p->maps[i];
+        if (old->end_key == PV_KEY_NEVER && old->start >= e->start && old->end <= e->end)
+            old->end_key = e->key;
+    }
+    pv_map m = {
+        .start = e->start, .end = e->end, .pgoff = e->pgoff, .begin_key = e->key,
+        .end_key = PV_KEY_NEVER, .seq = as->seq++, .pid = e->pid, .dso = e->dso,
+    };
+    return add_map(as, p, &m);
+}
+
+static int compare_seq(const void *a, const void *b)
+{
+    const pv_map *x = a, *y = b;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* During the replay: the live maps of one process, in replay order. */
-typedef struct live_set {
-    int32_t pid;
-    bool used;
-    uint32_t *maps;             /* indices into as->maps */
-    size_t nr, cap;
-} live_set;
-
-typedef struct replay {
-    live_set *slots;            /* open addressing on pid */
-    size_t nr_slots, nr_used;
-} replay;
-
-static size_t slot_of(const replay *r, int32_t pid)
+static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
 {
-    size_t i = ((uint32_t)pid * 2654435761u) & (r->nr_slots - 1);
-    while (r->slots[i].used && r->slots[i].pid != pid)
-        i = (i + 1) & (r->nr_slots - 1);
-    return i;
-}
-
-static live_set *live_of(replay *r, int32_t pid)
-{
-    if ((r->nr_used + 1) * 2 > r->nr_slots) {
-        size_t n = r->nr_slots ? r->nr_slots * 2 : 64;
-        live_set *old = r->slots;
-        size_t old_n = r->nr_slots;
-        r->slots = calloc(n, sizeof *r->slots);
-        if (!r->slots) {
-            r->slots = old;
-            return NULL;
-        }
-        r->nr_slots = n;
-        for (size_t i = 0; i < old_n; i++)
-            if (old[i].used)
-                r->slots[slot_of(r, old[i].pid)] = old[i];
-        free(old);
-    }
-    size_t i = slot_of(r, pid);
-    if (!r->slots[i].used) {
-        r->slots[i].used = true;
-        r->slots[i].pid = pid;
-        r->nr_used++;
-    }
-    return &r->slots[i];
-}
-
-static void replay_free(replay *r)
-{
-    for (size_t i = 0; i < r->nr_slots; i++)
-        free(r->slots[i].maps);
-    free(r->slots);
-}
-
-static void end_all(pv_aspace *as, live_set *live, uint64_t key)
-{
-    for (size_t i = 0; i < live->nr; i++)
-        as->maps[live->maps[i]].end_key = key;
-    live->nr = 0;
-}
-
-static bool add_map(pv_aspace *as, live_set *live, const pv_map *m)
-{
-    if (as->nr_maps >= UINT32_MAX ||
-        !grow((void **)&as->maps, &as->cap_maps, as->nr_maps + 1, sizeof *as->maps) ||
-        !grow((void **)&live->maps, &live->cap, live->nr + 1, sizeof *live->maps))
-        return false;
-    as->maps[as->nr_maps] = *m;
-    live->maps[live->nr++] = (uint32_t)as->nr_maps++;
-    return true;
-}
-
-static bool replay_mmap(pv_aspace *as, replay *r, const pv_aspace_event *e)
-{
-    live_set *live = live_of(r, e->pid);
-    if (!live)
-        return false;
-    /* maps the new one hides entirely end now; partly hidden ones stay
-     * and lose to it in lookups */
-    size_t kept = 0;
-    for (size_t i = 0; i < live->nr; i++) {
-        pv_map *old = &as->maps[live->maps[i]];
-        if (old->start >= e->start && old->end <= e->end)
-            old->end_key = e->key;
-        else
-            live->maps[kept++] = live->maps[i];
-    }
-    live->nr = kept;
-    pv_map m = {
-        .start = e->start, .end = e->end, .pgoff = e->pgoff, .begin_key = e->key,
-        .end_key = PV_KEY_NEVER, .seq = e->seq, .pid = e->pid, .dso = e->dso,
-    };
-    return add_map(as, live, &m);
-}
-
-static bool replay_fork(pv_aspace *as, replay *r, const pv_aspace_event *e)
-{
-    if (e->pid == e->ppid)
-        return true;    /* a thread: shares its process's maps */
-    live_set *child = live_of(r, e->pid);
+    pv_aspace_process *child = process_of(as, e->pid, true);
     if (!child)
         return false;
-    end_all(as, child, e->key);     /* the pid's previous owner */
-    live_set *parent = live_of(r, e->ppid);
-    child = live_of(r, e->pid);     /* the table may have moved */
-    if (!parent || !child)
+    for (size_t i = 0; i < child->nr; i++)      /* the pid's previous owner */
+        if (child->maps[i].end_key == PV_KEY_NEVER)
+            child->maps[i].end_key = e->key;
+    size_t child_index = (size_t)(child - as->processes);
+    pv_aspace_process *parent = process_of(as, e->ppid, false);
+    if (!parent)
+        return true;
+    size_t n = 0;
+    for (size_t i = 0; i < parent->nr; i++)
+        n += parent->maps[i].end_key == PV_KEY_NEVER;
+    if (n == 0)
+        return true;
+    pv_map *copies = malloc(n * sizeof *copies);
+    if (!copies)
         return false;
-    for (size_t i = 0; i < parent->nr; i++) {
-        pv_map m = as->maps[parent->maps[i]];
-        m.pid = e->pid;
-        m.begin_key = e->key;
-        m.end_key = PV_KEY_NEVER;
-        /* the copies keep their relative order, all after the parent's */
-        m.seq = e->seq;
-        if (!add_map(as, child, &m))
-            return false;
-        parent = live_of(r, e->ppid);
+    n = 0;
+    for (size_t i = 0; i < parent->nr; i++)
+        if (parent->maps[i].end_key == PV_KEY_NEVER)
+            copies[n++] = parent->maps[i];
+    /* the copies keep their order of replay, all after the parent's */
+    qsort(copies, n, sizeof *copies, compare_seq);
+    child = &as->processes[child_index];
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        copies[i].pid = e->pid;
+        copies[i].begin_key = e->key;
+        copies[i].end_key = PV_KEY_NEVER;
+        copies[i].seq = as->seq++;
+        ok = add_map(as, child, &copies[i]);
     }
-    return true;
+    free(copies);
+    return ok;
 }
 
-static bool add_thread_event(pv_aspace *as, size_t *cap, const pv_aspace_event *e)
+/* The name thread tid had at key: NO_NAME when none. */
+static uint32_t name_at(const pv_aspace_thread *t, uint64_t key)
 {
-    if (!grow((void **)&as->threads, cap, as->nr_threads + 1, sizeof *as->threads))
+    size_t lo = 0, hi = t->nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->names[mid].key <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? t->names[lo - 1].name : NO_NAME;
+}
+
+static bool add_name(pv_aspace *as, int32_t tid, uint64_t key, uint32_t name)
+{
+    pv_aspace_thread *t = thread_of(as, tid, true);
+    if (!t || !grow((void **)&t->names, &t->cap, t->nr + 1, sizeof *t->names))
         return false;
-    struct pv_thread_event *t = &as->threads[as->nr_threads++];
-    memset(t, 0, sizeof *t);
-    t->tid = e->tid;
-    t->key = e->key;
-    t->seq = e->seq;
-    t->fork = e->kind == EV_FORK;
-    t->parent = t->fork ? e->ptid : -1;
-    t->name = e->name;
+    /* in key order; a late event (keys out of perf's order) moves back */
+    size_t i = t->nr++;
+    while (i > 0 && t->names[i - 1].key > key) {
+        t->names[i] = t->names[i - 1];
+        i--;
+    }
+    t->names[i] = (thread_name){ key, as->seq++, name };
+    as->held++;
     return true;
 }
 
-static int compare_maps(const void *a, const void *b)
+static bool replay_fork(pv_aspace *as, const pv_aspace_event *e)
+{
+    /* a new thread is named after its creator at that moment */
+    const pv_aspace_thread *creator = thread_of(as, e->ptid, false);
+    uint32_t inherited = creator && e->ptid != e->tid ? name_at(creator, e->key) : NO_NAME;
+    if (!add_name(as, e->tid, e->key, inherited))
+        return false;
+    if (e->pid == e->ppid)
+        return true;    /* a thread: shares its process's maps */
+    return replay_fork_maps(as, e);
+}
+
+static int compare_extent(const void *a, const void *b)
 {
     const pv_map *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    if (x->begin_key != y->begin_key)
+        return x->begin_key < y->begin_key ? -1 : 1;
+    return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;     /* latest first */
+}
+
+/* Drops the maps no lookup can return: those that ended at the key they
+ * began (replaced at once), and those a later map of the same extent,
+ * begun at the same key, outlives (as when a file repeats its events). */
+static size_t prune_maps(pv_aspace_process *p)
+{
+    if (p->nr)
+        qsort(p->maps, p->nr, sizeof *p->maps, compare_extent);
+    size_t kept = 0;
+    pv_map group = {0};         /* the extent of the latest maps seen */
+    uint64_t outlived = 0;      /* the latest end_key of that extent so far */
+    for (size_t j = 0; j < p->nr; j++) {
+        pv_map m = p->maps[j];
+        bool same = j > 0 && m.start == group.start && m.end == group.end &&
+                    m.begin_key == group.begin_key;
+        if (!same) {
+            group = m;
+            outlived = 0;
+        }
+        bool hidden = same && outlived >= m.end_key;
+        if (m.end_key > outlived)
+            outlived = m.end_key;
+        if (m.begin_key < m.end_key && !hidden)
+            p->maps[kept++] = m;
+    }
+    p->nr = kept;
+    p->sorted = false;
+    return kept;
+}
+
+/* Drops what no lookup can return: hidden maps, and names followed by
+ * another at the same key. */
+static void prune(pv_aspace *as)
+{
+    size_t held = 0;
+    for (size_t i = 0; i < as->nr_processes; i++)
+        held += prune_maps(&as->processes[i]);
+    for (size_t i = 0; i < as->nr_threads; i++) {
+        pv_aspace_thread *t = &as->threads[i];
+        size_t kept = 0;
+        for (size_t j = 0; j < t->nr; j++)
+            if (j + 1 == t->nr || t->names[j + 1].key != t->names[j].key)
+                t->names[kept++] = t->names[j];
+        t->nr = kept;
+        held += kept;
+    }
+    as->held = held;
+    as->prune_at = held * 2 > 4096 ? held * 2 : 4096;
+}
+
+bool pv_aspace_apply(pv_aspace *as, uint64_t key)
+{
+    bool ok = !as->failed;
+    while (ok && as->nr_pending && as->pending[0].key <= key) {
+        pv_aspace_event e = heap_pop(as);
+        switch (e.kind) {
+        case EV_MMAP:
+            ok = replay_mmap(as, &e);
+            break;
+        case EV_COMM:
+            ok = add_name(as, e.tid, e.key, e.name);
+            break;
+        case EV_FORK:
+            ok = replay_fork(as, &e);
+            break;
+        }
+        if (ok && as->held >= as->prune_at)
+            prune(as);
+    }
+    if (!ok)
+        as->failed = true;
+    return ok;
+}
+
+size_t pv_aspace_held(const pv_aspace *as)
+{
+    return as->held;
+}
+
+/* ---- lookups ---------------------------------------------------------------- */
+
+static int compare_start(const void *a, const void *b)
+{
+    const pv_map *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int compare_threads(const void *a, const void *b)
+/* Maps sorted by start, each with the furthest end up to it. */
+static bool sort_maps(pv_aspace_process *p)
 {
-    const struct pv_thread_event *x = a, *y = b;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static bool index_processes(pv_aspace *as)
-{
-    if (as->nr_maps)
-        qsort(as->maps, as->nr_maps, sizeof *as->maps, compare_maps);
-    as->max_end = malloc((as->nr_maps ? as->nr_maps : 1) * sizeof *as->max_end);
-    as->processes = malloc((as->nr_maps ? as->nr_maps : 1) * sizeof *as->processes);
-    if (!as->max_end || !as->processes)
+    if (p->sorted)
+        return true;
+    if (!grow((void **)&p->max_end, &p->cap_max_end, p->nr ? p->nr : 1, sizeof *p->max_end))
         return false;
-    for (size_t i = 0; i < as->nr_maps; i++) {
-        const pv_map *m = &as->maps[i];
-        if (i == 0 || m->pid != as->maps[i - 1].pid) {
-            pv_aspace_process *p = &as->processes[as->nr_processes++];
-            p->pid = m->pid;
-            p->first = i;
-            p->count = 0;
-            as->max_end[i] = m->end;
-        } else {
-            as->max_end[i] = as->max_end[i - 1] > m->end ? as->max_end[i - 1] : m->end;
-        }
-        as->processes[as->nr_processes - 1].count++;
-    }
+    if (p->nr)
+        qsort(p->maps, p->nr, sizeof *p->maps, compare_start);
+    for (size_t i = 0; i < p->nr; i++)
+        p->max_end[i] = i && p->max_end[i - 1] > p->maps[i].end ? p->max_end[i - 1] : p->maps[i].end;
+    p->sorted = true;
+    p->last = 0;
     return true;
 }
 
-bool pv_aspace_build(pv_aspace *as)
+static pv_aspace_process *find_process(pv_aspace *as, int32_t pid)
 {
-    if (as->failed)
-        return false;
-    if (as->nr_events)  /* qsort wants a real array even for none */
-        qsort(as->events, as->nr_events, sizeof *as->events, compare_events);
-    replay r = {0};
-    size_t threads_cap = 0;
-    bool ok = true;
-    for (size_t i = 0; i < as->nr_events && ok; i++) {
-        const pv_aspace_event *e = &as->events[i];
-        switch (e->kind) {
-        case EV_MMAP:
-            ok = replay_mmap(as, &r, e);
-            break;
-        case EV_COMM:
-            /* An exec ends no map: the new image's maps replace the old
-             * ones as they come (as in perf), and samples taken while the
-             * exec runs still unwind through the old image. */
-            ok = add_thread_event(as, &threads_cap, e);
-            break;
-        case EV_FORK:
-            ok = replay_fork(as, &r, e) && add_thread_event(as, &threads_cap, e);
-            break;
-        }
-    }
-    replay_free(&r);
-    free(as->events);
-    as->events = NULL;
-    as->nr_events = as->cap_events = 0;
-    if (!ok || !index_processes(as)) {
-        as->failed = true;
-        return false;
-    }
-    if (as->nr_threads)
-        qsort(as->threads, as->nr_threads, sizeof *as->threads, compare_threads);
-    return true;
-}
-
-static const pv_aspace_process *find_process(pv_aspace *as, int32_t pid)
-{
+    pv_aspace_process *p;
     if (as->last_process < as->nr_processes && as->processes[as->last_process].pid == pid)
-        return &as->processes[as->last_process];
-    size_t lo = 0, hi = as->nr_processes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (as->processes[mid].pid < pid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == as->nr_processes || as->processes[lo].pid != pid)
+        p = &as->processes[as->last_process];
+    else if ((p = process_of(as, pid, false)) != NULL)
+        as->last_process = (size_t)(p - as->processes);
+    if (!p || !sort_maps(p))
         return NULL;
-    as->last_process = lo;
-    return &as->processes[lo];
+    return p;
 }
 
 static bool map_holds(const pv_map *m, uint64_t addr, uint64_t key)
@@ -368,42 +505,38 @@ static bool map_holds(const pv_map *m, uint64_t addr, uint64_t key)
 
 const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key)
 {
-    const pv_aspace_process *p = find_process(as, pid);
-    if (!p)
+    pv_aspace_process *p = find_process(as, pid);
+    if (!p || p->nr == 0)
         return NULL;
     /* Most lookups hit the map of the previous one: accept it when no
      * other map of the process overlaps it (then nothing can beat it). */
-    size_t last = as->last_map;
-    if (last >= p->first && last < p->first + p->count && map_holds(&as->maps[last], addr, key)) {
-        bool alone = (last == p->first || as->max_end[last - 1] <= as->maps[last].start) &&
-                     (last + 1 == p->first + p->count ||
-                      as->maps[last + 1].start >= as->maps[last].end);
+    size_t last = p->last;
+    if (last < p->nr && map_holds(&p->maps[last], addr, key)) {
+        bool alone = (last == 0 || p->max_end[last - 1] <= p->maps[last].start) &&
+                     (last + 1 == p->nr || p->maps[last + 1].start >= p->maps[last].end);
         if (alone)
-            return &as->maps[last];
+            return &p->maps[last];
     }
     /* the last map starting at or below addr, then back over every map
      * that could still reach addr */
-    size_t lo = p->first, hi = p->first + p->count;
+    size_t lo = 0, hi = p->nr;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (as->maps[mid].start <= addr)
+        if (p->maps[mid].start <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
     const pv_map *best = NULL;
-    size_t best_index = 0;
-    for (size_t i = lo; i > p->first; i--) {
-        if (as->max_end[i - 1] <= addr)
+    for (size_t i = lo; i > 0; i--) {
+        if (p->max_end[i - 1] <= addr)
             break;
-        const pv_map *m = &as->maps[i - 1];
+        const pv_map *m = &p->maps[i - 1];
         if (map_holds(m, addr, key) && (!best || m->seq > best->seq)) {
             best = m;
-            best_index = i - 1;
+            p->last = i - 1;
         }
     }
-    if (best)
-        as->last_map = best_index;
     return best;
 }
 
@@ -412,8 +545,8 @@ uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64
     const pv_aspace_process *p = find_process(as, pid);
     if (!p)
         return UINT64_MAX;
-    for (size_t i = p->first; i < p->first + p->count; i++) {
-        const pv_map *m = &as->maps[i];
+    for (size_t i = 0; i < p->nr; i++) {
+        const pv_map *m = &p->maps[i];
         if (m->dso == dso && m->begin_key <= key && key < m->end_key)
             return m->start;
     }
@@ -422,27 +555,9 @@ uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64
 
 const char *pv_aspace_comm(pv_aspace *as, int32_t tid, uint64_t key)
 {
-    /* a FORK hands over the creator's name of that moment; the chain is
-     * bounded in case forks name each other in a damaged file */
-    for (int depth = 0; depth < 64; depth++) {
-        size_t lo = 0, hi = as->nr_threads;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            const struct pv_thread_event *t = &as->threads[mid];
-            if (t->tid < tid || (t->tid == tid && t->key <= key))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == 0 || as->threads[lo - 1].tid != tid)
-            return NULL;
-        const struct pv_thread_event *t = &as->threads[lo - 1];
-        if (!t->fork)
-            return as->names + t->name;
-        if (t->parent == tid)
-            return NULL;
-        key = t->key;
-        tid = t->parent;
-    }
-    return NULL;
+    const pv_aspace_thread *t = thread_of(as, tid, false);
+    if (!t)
+        return NULL;
+    uint32_t name = name_at(t, key);
+    return name == NO_NAME ? NULL : as->names + name;
 }

@@ -2,12 +2,13 @@
  * Address spaces over time: which file is mapped where in each process, and
  * what each thread is called, at any moment of a recording.
  *
- * The caller feeds the MMAP/MMAP2, COMM and FORK records in any order,
+ * The caller feeds the MMAP/MMAP2, COMM and FORK records as it meets them,
  * each with an ordering key (its timestamp, or its record ordinal when the
- * file has no times), then calls pv_aspace_build.  The build replays them in
- * key order, as perf does after sorting its events, and leaves a structure
- * that answers "what maps addr in process pid at key k" for any k, so
- * samples can be resolved in any order:
+ * file has no times); they wait until pv_aspace_apply replays those up to a
+ * key, in key order, as perf does after sorting its events.  What has been
+ * replayed answers "what maps addr in process pid at key k" for any k up
+ * to the key applied, so the samples of a stretch of file can be resolved
+ * in any order while the maps of later stretches are still unread:
  *
  *   - a map lives from its MMAP until the fork of a new process with its
  *     pid, or a later map of the same process covering it entirely; where
@@ -20,6 +21,11 @@
  *   - maps with pid -1 are the kernel's, shared by every process;
  *   - a thread's name is its latest COMM, else its creator's at the fork.
  *
+ * An event fed after others with later keys were replayed (a file that
+ * breaks perf's ordering rule) is replayed late, as perf handles it.
+ * Maps that can never be live (replaced at the key they began) and names
+ * hidden by a later one at the same key are dropped as they pile up, so a
+ * file that repeats its events holds them once.
  * EXIT changes nothing here: a sample never follows its process's exit, and
  * a reused pid is a new process from its FORK on.
  * No file access: the maps carry a dso number the caller assigns.
@@ -44,36 +50,35 @@ typedef struct pv_map {
     uint32_t dso;
 } pv_map;
 
+/* pid or tid -> index, open addressing */
+typedef struct pv_id_table {
+    struct pv_id_slot { int32_t id; uint32_t index; } *slots;   /* index UINT32_MAX: empty */
+    size_t nr_slots, nr_used;
+} pv_id_table;
+
 typedef struct pv_aspace_event pv_aspace_event;
 typedef struct pv_aspace_process pv_aspace_process;
+typedef struct pv_aspace_thread pv_aspace_thread;
 
 typedef struct pv_aspace {
-    /* input, until pv_aspace_build */
-    pv_aspace_event *events;
-    size_t nr_events, cap_events;
+    /* fed, not yet replayed: a min-heap on (key, arrival) */
+    pv_aspace_event *pending;
+    size_t nr_pending, cap_pending;
+    uint64_t arrivals;
     char *names;                /* every comm, NUL-terminated, back to back */
     size_t names_len, names_cap;
-    bool failed;                /* out of memory while adding */
+    bool failed;                /* out of memory */
 
-    /* output */
-    pv_map *maps;               /* grouped by pid, each group sorted by start */
-    uint64_t *max_end;          /* max of end over maps[group start .. i] */
-    size_t nr_maps, cap_maps;
-    pv_aspace_process *processes;   /* sorted by pid */
-    size_t nr_processes;
-    /* each thread's COMMs and FORKs, sorted by (tid, key, seq) */
-    struct pv_thread_event {
-        int32_t tid;
-        int32_t parent;         /* FORK: the creating thread; COMM: -1 */
-        uint64_t key, seq;
-        uint32_t name;          /* COMM: offset in names */
-        bool fork;
-    } *threads;
-    size_t nr_threads;
-
-    /* lookup caches */
-    size_t last_process;
-    size_t last_map;
+    /* replayed */
+    uint64_t seq;
+    pv_aspace_process *processes;
+    size_t nr_processes, cap_processes;
+    pv_id_table process_ids;
+    pv_aspace_thread *threads;
+    size_t nr_threads, cap_threads;
+    pv_id_table thread_ids;
+    size_t held, prune_at;      /* maps and names held; the next pruning */
+    size_t last_process;        /* lookup cache */
 } pv_aspace;
 
 void pv_aspace_init(pv_aspace *as);
@@ -86,8 +91,9 @@ void pv_aspace_add_comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, c
 void pv_aspace_add_fork(pv_aspace *as, uint64_t key, int32_t pid, int32_t ppid, int32_t tid,
                         int32_t ptid);
 
-/* Replays the events; false when out of memory. */
-bool pv_aspace_build(pv_aspace *as);
+/* Replays the events fed with keys up to key (PV_KEY_NEVER: all of them);
+ * false when out of memory. */
+bool pv_aspace_apply(pv_aspace *as, uint64_t key);
 
 /* The map holding addr in process pid at key (pid -1: the kernel's maps), or NULL. */
 const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key);
@@ -96,5 +102,7 @@ const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t
 uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64_t key);
 /* Thread tid's name at key, or NULL when no COMM named it. */
 const char *pv_aspace_comm(pv_aspace *as, int32_t tid, uint64_t key);
+/* Maps and names held after replay and pruning (for tests of memory). */
+size_t pv_aspace_held(const pv_aspace *as);
 
 #endif

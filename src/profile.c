@@ -208,8 +208,10 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
 {
     uint64_t period = (s->sample_type & PV_SAMPLE_PERIOD) ? s->period : 1;
     bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
-    uint64_t order = pv_symbolizer_key(sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0,
-                                       s->time);
+    uint64_t order;
+    if (pv_symbolizer_at(sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &order,
+                         err))
+        return -1;
     pv_location l;
     memset(&l, 0, sizeof l);
     if (has_thread && (s->sample_type & PV_SAMPLE_IP))

@@ -49,11 +49,25 @@ typedef struct dso {
     char *runtime_path;     /* DSO_ELF, DSO_VDSO: the file found for it, or NULL */
 } dso;
 
+/* The records ahead of the scan that feed the address space: by perf's
+ * rule (the events of a round may sort before those of the round before
+ * it, never before those of the round before that), every map event that
+ * sorts before a record lies before the second FINISHED_ROUND after it. */
+typedef struct map_feed {
+    pv_walk walk;
+    bool started, done;
+    uint64_t next_index;        /* every record before it has been fed */
+    uint64_t last_round, round_before;  /* the last two FINISHED_ROUNDs fed */
+    unsigned nr_rounds;         /* fed, up to 2 */
+    uint64_t consumer;          /* the record the last lookups were for */
+} map_feed;
+
 struct pv_symbolizer {
     pv_file *file;
     char *sysroot, *symdir;
     bool timed;
     pv_aspace space;
+    map_feed feed;
     dso *dsos;
     size_t nr_dsos, cap_dsos;
     /* name -> dso index, open addressing, used while walking */
@@ -292,15 +306,15 @@ static bool file_is_timed(const pv_file *f)
     return true;
 }
 
-uint64_t pv_symbolizer_key(const pv_symbolizer *s, uint64_t record_index, bool has_time,
-                           uint64_t time)
+static uint64_t key_of(const pv_symbolizer *s, uint64_t record_index, bool has_time,
+                       uint64_t time)
 {
     return s->timed && has_time ? time : record_index;
 }
 
 static uint64_t record_key(const pv_symbolizer *s, const pv_record *r, const pv_sample_id *t)
 {
-    return pv_symbolizer_key(s, r->index, (t->fields & PV_SAMPLE_TIME) != 0, t->time);
+    return key_of(s, r->index, (t->fields & PV_SAMPLE_TIME) != 0, t->time);
 }
 
 static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
@@ -387,58 +401,109 @@ static int apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err
     while ((rc = pv_build_ids_next(it, &b, err)) == 1) {
         unsigned cpumode = b.misc & PV_MISC_CPUMODE_MASK;
         bool kernel_side = cpumode == CPUMODE_KERNEL || cpumode == CPUMODE_GUEST_KERNEL;
-        dso *d;
-        if (kernel_side) {
-            char *name = kernel_dso_name(b.filename, (size_t)b.filename_len);
-            if (!name)
-                return pv_error_set(err, "%s: out of memory", s->file->path);
-            d = find_dso_by_name(s, name, strlen(name), true);
-            free(name);
-        } else {
-            d = find_dso_by_name(s, b.filename, (size_t)b.filename_len, false);
-        }
-        if (d && d->build_id_len == 0)
-            set_build_id(d, b.id, b.id_len);
+        /* the dso is made now when its maps come later in the stream */
+        uint32_t d = kernel_side
+                         ? intern_dso(s, kernel_dso_name(b.filename, (size_t)b.filename_len),
+                                      DSO_KERNEL, true, -1)
+                         /* b.pid is the machine's (-1: the host), not a process */
+                         : dso_for_map(s, 0, CPUMODE_USER, b.filename, (size_t)b.filename_len,
+                                       false);
+        if (d == UINT32_MAX)
+            return pv_error_set(err, "%s: out of memory", s->file->path);
+        if (s->dsos[d].build_id_len == 0)
+            set_build_id(&s->dsos[d], b.id, b.id_len);
     }
     return rc;
 }
 
-static int walk_records(pv_symbolizer *s, pv_error *err)
+static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
-    pv_walk walk;
-    pv_record r;
-    int rc;
-    pv_walk_start(&walk, s->file);
-    while ((rc = pv_walk_next(&walk, &r, err)) == 1) {
-        int step = 0;
-        switch (r.type) {
-        case PV_RECORD_MMAP:
-        case PV_RECORD_MMAP2:
-            step = add_mmap(s, &r, err);
-            break;
-        case PV_RECORD_COMM:
-            step = add_comm(s, &r, err);
-            break;
-        case PV_RECORD_FORK:
-            step = add_fork(s, &r, err);
-            break;
-        case PV_RECORD_HEADER_BUILD_ID: {
-            pv_build_id_iter it;
-            pv_build_ids_start(&it, s->file->path, "HEADER_BUILD_ID record", r.bytes + 8,
-                               r.size - 8u, r.file_offset + 8, s->file->swap);
-            step = apply_build_ids(s, &it, err) < 0 ? -1 : 0;
-            break;
-        }
-        default:
-            break;
-        }
-        if (step < 0) {
-            rc = -1;
-            break;
-        }
+    switch (r->type) {
+    case PV_RECORD_MMAP:
+    case PV_RECORD_MMAP2:
+        return add_mmap(s, r, err);
+    case PV_RECORD_COMM:
+        return add_comm(s, r, err);
+    case PV_RECORD_FORK:
+        return add_fork(s, r, err);
+    case PV_RECORD_HEADER_BUILD_ID: {
+        pv_build_id_iter it;
+        pv_build_ids_start(&it, s->file->path, "HEADER_BUILD_ID record", r->bytes + 8,
+                           r->size - 8u, r->file_offset + 8, s->file->swap);
+        return apply_build_ids(s, &it, err) < 0 ? -1 : 0;
     }
-    pv_walk_end(&walk);
-    return rc;
+    case PV_RECORD_FINISHED_ROUND:
+        s->feed.round_before = s->feed.last_round;
+        s->feed.last_round = r->index;
+        if (s->feed.nr_rounds < 2)
+            s->feed.nr_rounds++;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* Whether the feed has read far enough for lookups of record index. */
+static bool fed_enough(const pv_symbolizer *s, uint64_t index)
+{
+    const map_feed *m = &s->feed;
+    if (m->done)
+        return true;
+    /* untimed records are keyed by their ordinals, so what precedes them
+     * is all they need; a directory's data.N files each run through the
+     * whole recording, so only all of them orders anything */
+    if (!s->timed)
+        return m->next_index > index;
+    if (s->file->nr_segments)
+        return false;
+    return m->nr_rounds == 2 && m->round_before > index;
+}
+
+static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
+{
+    map_feed *m = &s->feed;
+    if (!m->started) {
+        pv_walk_start(&m->walk, s->file);
+        m->started = true;
+    }
+    pv_record r;
+    while (!fed_enough(s, index)) {
+        int rc = pv_walk_next(&m->walk, &r, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            m->done = true;
+            break;
+        }
+        m->next_index = r.index + 1;
+        if (feed_record(s, &r, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Back to the start of the stream; the dsos and their symbols stay. */
+static void restart_feed(pv_symbolizer *s)
+{
+    if (s->feed.started)
+        pv_walk_end(&s->feed.walk);
+    memset(&s->feed, 0, sizeof s->feed);
+    pv_aspace_free(&s->space);
+    pv_aspace_init(&s->space);
+}
+
+int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uint64_t time,
+                     uint64_t *key, pv_error *err)
+{
+    *key = key_of(s, record_index, has_time, time);
+    if (record_index < s->feed.consumer)
+        restart_feed(s);
+    s->feed.consumer = record_index;
+    if (feed_until(s, record_index, err))
+        return -1;
+    if (!pv_aspace_apply(&s->space, *key))
+        return pv_error_set(err, "%s: out of memory building address spaces", s->file->path);
+    return 0;
 }
 
 int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer **out,
@@ -455,18 +520,10 @@ int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer *
         s->sysroot = strdup(paths->sysroot);
     if (paths && paths->symdir && *paths->symdir)
         s->symdir = strdup(paths->symdir);
-    if (walk_records(s, err) < 0) {
-        pv_symbolizer_free(s);
-        return -1;
-    }
     pv_build_id_iter it;
     if (pv_build_ids_start_feature(&it, f, err) || apply_build_ids(s, &it, err) < 0) {
         pv_symbolizer_free(s);
         return -1;
-    }
-    if (!pv_aspace_build(&s->space)) {
-        pv_symbolizer_free(s);
-        return pv_error_set(err, "%s: out of memory building address spaces", f->path);
     }
     *out = s;
     return 0;
@@ -480,6 +537,8 @@ void pv_symbolizer_free(pv_symbolizer *s)
         free_dso(&s->dsos[i]);
     free(s->dsos);
     free(s->dso_slots);
+    if (s->feed.started)
+        pv_walk_end(&s->feed.walk);
     pv_aspace_free(&s->space);
     pv_symtab_free(&s->kallsyms);
     free(s->kallsyms_status);

@@ -1,10 +1,11 @@
 /*
  * Resolving the addresses of one recording: ip -> dso, offset, symbol.
  *
- * pv_symbolizer_open walks the file's MMAP/MMAP2, COMM and FORK records
- * once (headers of other records only) into an address space (addr_space.h)
- * and a table of the mapped files ("dsos").  A dso's symbols are loaded
- * the first time an address falls into it:
+ * The file's MMAP/MMAP2, COMM and FORK records build an address space
+ * (addr_space.h) and a table of the mapped files ("dsos") as the scan
+ * advances (pv_symbolizer_at), read by a walk of their own a little ahead
+ * of it, so the first rows need not wait for the whole file.  A dso's
+ * symbols are loaded the first time an address falls into it:
  *
  *   user ELF files: the file at its recorded path (under the sysroot when
  *     one is set) if its build-id matches the recording's, else the copy in
@@ -51,10 +52,16 @@ int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer *
                        pv_error *err);
 void pv_symbolizer_free(pv_symbolizer *s);
 
-/* The key that orders a sample among the maps' events: its time when
- * the file times every record, else its record ordinal. */
-uint64_t pv_symbolizer_key(const pv_symbolizer *s, uint64_t record_index, bool has_time,
-                           uint64_t time);
+/* Readies the lookups for the record at record_index (a sample, with its
+ * time when it has one): reads the map records ahead of it that perf would
+ * have applied before it (up to the second FINISHED_ROUND after it; all of
+ * them in a file without rounds or in a directory), and gives the key that
+ * orders it among them, its time when the file times every record, else
+ * its ordinal.  Records are best taken in stream order; an earlier one
+ * than the last starts the reading over.  -1 on error (a damaged map
+ * record ahead, out of memory). */
+int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uint64_t time,
+                     uint64_t *key, pv_error *err);
 
 /* Resolves ip of process pid at key; cpumode as in the record's misc
  * (kernel modes use the kernel's maps). */

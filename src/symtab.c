@@ -111,7 +111,12 @@ bool pv_symtab_finish(pv_symtab *t, bool kallsyms)
         return false;
     if (t->nr == 0)
         return true;
-    qsort(t->syms, t->nr, sizeof *t->syms, compare_symbols);
+    /* kallsyms files come sorted */
+    size_t sorted = 1;
+    while (sorted < t->nr && compare_symbols(&t->syms[sorted - 1], &t->syms[sorted]) <= 0)
+        sorted++;
+    if (sorted < t->nr)
+        qsort(t->syms, t->nr, sizeof *t->syms, compare_symbols);
     for (size_t i = 0; i + 1 < t->nr; i++) {
         pv_symbol *prev = &t->syms[i];
         const pv_symbol *curr = &t->syms[i + 1];
@@ -164,8 +169,16 @@ static bool parse_hex(const char **p, uint64_t *out)
         s += 2;     /* some JITs write 0x */
     uint64_t v = 0;
     int digits = 0;
-    for (; isxdigit((unsigned char)*s) && digits < 17; s++, digits++)
-        v = v * 16 + (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' : (tolower((unsigned char)*s) - 'a' + 10));
+    for (; digits < 17; s++, digits++) {
+        unsigned c = (unsigned char)*s, d;
+        if (c - '0' < 10)
+            d = c - '0';
+        else if ((c | 0x20) - 'a' < 6)
+            d = (c | 0x20) - 'a' + 10;
+        else
+            break;
+        v = v * 16 + d;
+    }
     if (digits == 0 || digits > 16)
         return false;
     *p = s;
@@ -173,47 +186,113 @@ static bool parse_hex(const char **p, uint64_t *out)
     return true;
 }
 
-static const char *skip_blanks(const char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    return s;
-}
-
-bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+/* The whole of a text file (procfs files have no size to ask for); NULL
+ * when unreadable or over max bytes. */
+static char *slurp_text(const char *path, size_t max, size_t *len)
 {
     FILE *f = fopen(path, "r");
     if (!f)
+        return NULL;
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        char *bigger = cap <= max / 2 ? realloc(buf, cap * 2 + 1) : NULL;
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (!buf || failed) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* A kallsyms file can list a machine's every symbol (perf's copies of
+ * /proc/kallsyms are ~5 MB): read at once, names left in place as the
+ * table's name store. */
+#define KALLSYMS_MAX (1u << 30)
+
+bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+{
+    size_t len;
+    /* what was in t goes */
+    char *text = slurp_text(path, KALLSYMS_MAX, &len);
+    if (!text || len >= UINT32_MAX) {
+        free(text);
         return false;
-    char line[1024];
+    }
+    pv_symtab_free(t);
+    t->names = text;
+    t->names_len = t->names_cap = len + 1;
     bool any_address = false;
-    while (fgets(line, sizeof line, f)) {
+    char *line = text, *end = text + len;
+    while (line < end && !t->failed) {
+        char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol)
+            eol = end;
+        *eol = 0;
         const char *p = line;
+        line = eol + 1;
         uint64_t addr;
-        if (!parse_hex(&p, &addr) || (*p != ' ' && *p != '\t'))
+        if (!parse_hex(&p, &addr) || !is_blank(*p))
             continue;
-        p = skip_blanks(p);
+        while (is_blank(*p))
+            p++;
         char raw_type = *p;
         char type = (char)toupper((unsigned char)raw_type);
         if (!raw_type)
             continue;
-        p = skip_blanks(p + 1);
-        size_t n = strcspn(p, " \t\r\n");
+        p++;
+        while (is_blank(*p))
+            p++;
+        char *name = (char *)p;
+        size_t n = 0;
+        while (name[n] && !is_blank(name[n]) && name[n] != '\r')
+            n++;
         if (n == 0)
             continue;
         /* perf keeps text, weak and data symbols */
         if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
             continue;
-        const char *rest = skip_blanks(p + n);
+        const char *rest = name + n;
+        while (is_blank(*rest))
+            rest++;
         bool module = *rest == '[';
         uint8_t binding = islower((unsigned char)raw_type) ? PV_BIND_LOCAL : PV_BIND_GLOBAL;
         if (type == 'W')
             binding = PV_BIND_WEAK;
         any_address |= addr != 0;
-        pv_symtab_add(t, addr, 0, binding, p, n, module);
+        name[n] = 0;
+        if (!reserve((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
+            t->failed = true;
+            break;
+        }
+        pv_symbol *s = &t->syms[t->nr++];
+        s->start = addr;
+        s->end = addr;
+        s->name = (uint32_t)(name - text);
+        s->binding = binding;
+        s->module = module;
     }
-    fclose(f);
-    if (!any_address) {
+    if (!any_address || t->failed) {
         t->nr = 0;
         return false;
     }

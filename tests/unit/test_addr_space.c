@@ -61,7 +61,7 @@ static void test_exec_fork_threads(void)
     pv_aspace_add_mmap(&as, 30, 200, 0x1800, 0x100, 0x800, 4);     /* child maps over part of a copy */
     pv_aspace_add_fork(&as, 25, 100, 100, 101, 100);               /* thread 101 of 100 */
     pv_aspace_add_mmap(&as, 0, PV_KERNEL_PID, 0xffff0000, 0x10000, 0xffff0000, 9);
-    check(pv_aspace_build(&as), "build", "failed");
+    check(pv_aspace_apply(&as, PV_KEY_NEVER), "build", "failed");
 
     check(dso_at(&as, 100, 0x1800, 20) == 1, "map before exec", "got %ld", dso_at(&as, 100, 0x1800, 20));
     check(dso_at(&as, 100, 0x1800, 60) == 2, "exec replaces the maps, new map after", "got %ld",
@@ -108,7 +108,7 @@ static void test_pid_reuse_and_cover(void)
     pv_aspace_add_mmap(&as, 2, 300, 0x4000, 0x1000, 0, 5);
     pv_aspace_add_fork(&as, 10, 300, 1, 300, 1);                    /* pid 300 reused */
     pv_aspace_add_mmap(&as, 20, 1, 0x3000, 0x3000, 0, 6);          /* covers map 1 entirely */
-    check(pv_aspace_build(&as), "build (reuse)", "failed");
+    check(pv_aspace_apply(&as, PV_KEY_NEVER), "build (reuse)", "failed");
     check(dso_at(&as, 300, 0x4100, 5) == 5, "the old process's map before the reuse", "got %ld",
           dso_at(&as, 300, 0x4100, 5));
     check(dso_at(&as, 300, 0x4100, 15) == 1, "a reused pid gets its new parent's maps", "got %ld",
@@ -294,14 +294,81 @@ static void test_empty(void)
 {
     pv_aspace as;
     pv_aspace_init(&as);
-    check(pv_aspace_build(&as), "an empty address space builds", "failed");
+    check(pv_aspace_apply(&as, PV_KEY_NEVER), "an empty address space builds", "failed");
     check(pv_aspace_find(&as, 1, 0x1000, 5) == NULL && pv_aspace_comm(&as, 1, 5) == NULL,
           "and holds nothing", "found");
     pv_aspace_free(&as);
 }
 
+/* Replaying in steps, as a scan reads the file: lookups up to the key
+ * applied see every map fed with a key up to it, in key order. */
+static void test_apply_in_steps(void)
+{
+    pv_aspace as;
+    pv_aspace_init(&as);
+    pv_aspace_add_mmap(&as, 10, 7, 0x1000, 0x1000, 0, 1);
+    pv_aspace_add_mmap(&as, 30, 7, 0x1000, 0x1000, 0, 2);   /* fed early, replaces at 30 */
+    comm(&as, 5, 7, 7, "first", false);
+    check(pv_aspace_apply(&as, 20), "apply up to 20", "failed");
+    check(dso_at(&as, 7, 0x1800, 15) == 1, "step 1: the map of key 10", "got %ld",
+          dso_at(&as, 7, 0x1800, 15));
+    check(dso_at(&as, 7, 0x1800, 35) == 1, "step 1: the map of key 30 waits", "got %ld",
+          dso_at(&as, 7, 0x1800, 35));
+    /* fed after the first step, with a key between the two maps */
+    pv_aspace_add_mmap(&as, 25, 7, 0x1000, 0x1000, 0, 3);
+    comm(&as, 28, 7, 7, "second", true);
+    check(pv_aspace_apply(&as, 40), "apply up to 40", "failed");
+    check(dso_at(&as, 7, 0x1800, 27) == 3, "step 2: the map fed late, by its key", "got %ld",
+          dso_at(&as, 7, 0x1800, 27));
+    check(dso_at(&as, 7, 0x1800, 35) == 2, "step 2: the latest key wins, not the latest fed",
+          "got %ld", dso_at(&as, 7, 0x1800, 35));
+    check(dso_at(&as, 7, 0x1800, 15) == 1, "step 2: earlier keys still answer", "got %ld",
+          dso_at(&as, 7, 0x1800, 15));
+    const char *c = pv_aspace_comm(&as, 7, 29);
+    check(c && strcmp(c, "second") == 0, "step 2: names too", "got %s", c ? c : "NULL");
+    c = pv_aspace_comm(&as, 7, 27);
+    check(c && strcmp(c, "first") == 0, "step 2: the older name before it", "got %s", c ? c : "NULL");
+    /* an event whose key is below what was applied (a file out of perf's
+     * order) is replayed late: it wins where it overlaps */
+    pv_aspace_add_mmap(&as, 12, 7, 0x1000, 0x800, 0, 4);
+    check(pv_aspace_apply(&as, 40), "apply a late event", "failed");
+    check(dso_at(&as, 7, 0x1200, 35) == 4, "a late event is replayed last", "got %ld",
+          dso_at(&as, 7, 0x1200, 35));
+    pv_aspace_free(&as);
+}
+
+/* A file that repeats its events (same keys) holds them once. */
+static void test_repeated_events_held_once(void)
+{
+    pv_aspace as;
+    pv_aspace_init(&as);
+    size_t once = 0;
+    for (int copy = 0; copy < 50; copy++) {
+        for (int pid = 1; pid <= 100; pid++) {
+            pv_aspace_add_fork(&as, 100 + pid, pid, 1, pid, 1);
+            comm(&as, 200 + pid, pid, pid, "worker", true);
+            for (int m = 0; m < 20; m++)
+                pv_aspace_add_mmap(&as, 300 + pid, pid, 0x10000u * (m + 1), 0x1000, 0, (uint32_t)m);
+        }
+        check(pv_aspace_apply(&as, PV_KEY_NEVER), "apply a copy", "failed");
+        if (copy == 0)
+            once = pv_aspace_held(&as);
+    }
+    /* between two prunings up to twice what is live, and a fork's copies
+     * are live until the child's own maps replace them */
+    check(pv_aspace_held(&as) <= 5 * once, "50 copies of the events are held about once",
+          "held %zu, once %zu", pv_aspace_held(&as), once);
+    check(dso_at(&as, 42, 0x50800, 400) == 4, "and still answer", "got %ld",
+          dso_at(&as, 42, 0x50800, 400));
+    const char *c = pv_aspace_comm(&as, 42, 400);
+    check(c && strcmp(c, "worker") == 0, "names too", "got %s", c ? c : "NULL");
+    pv_aspace_free(&as);
+}
+
 int main(void)
 {
+    test_apply_in_steps();
+    test_repeated_events_held_once();
     test_empty();
     test_jit_map();
     test_symtree();

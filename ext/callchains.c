@@ -126,19 +126,27 @@ static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
         st->repeated = false;
         return 0;
     }
+    /* the leaf frame is most often the sample's own ip: resolved once */
+    bool own_resolved = false;
     if (new_sample) {
         pv_frame_set_clear(&st->seen);
         if (s->sample_type & PV_SAMPLE_IP) {
+            unsigned own_cpumode = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
             pv_location own;
             pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
-                                  st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &own);
+                                  own_cpumode, s->ip, &own);
             pv_frame_key k = key_of(&own, s->ip);
             if (pv_frame_set_add(&st->seen, &k) < 0)
                 return pv_error_set(err, "perf_callchains: out of memory");
+            if (st->ip == s->ip && st->cpumode == own_cpumode) {
+                st->location = own;
+                own_resolved = true;
+            }
         }
     }
-    pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
-                          st->ip, &st->location);
+    if (!own_resolved)
+        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                              st->ip, &st->location);
     apply_inline_name(st);
     st->located = true;
     pv_frame_key k = key_of(&st->location, st->ip);

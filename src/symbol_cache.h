@@ -33,7 +33,6 @@ typedef struct pv_symbol_cache_entry {
     const char *status;
     uint32_t dso;               /* PV_SYMBOL_CACHE_EMPTY: a free slot */
     uint32_t sym_len;
-    uint32_t dso_len;           /* the dso's name, kept here to spare a strlen */
 } pv_symbol_cache_entry;
 
 typedef struct pv_symbol_cache {

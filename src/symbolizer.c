@@ -42,6 +42,7 @@ typedef struct dso {
     uint8_t build_id_len;   /* 0: the recording has none */
     bool loaded;
     bool identity_offsets;  /* once loaded: offsets_are_addresses() */
+    uint32_t name_len;      /* once loaded: strlen(name) */
     pv_symtree tree;        /* DSO_ELF, DSO_VDSO */
     pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
@@ -845,6 +846,7 @@ static void load_dso(pv_symbolizer *s, dso *d)
 {
     d->loaded = true;
     d->identity_offsets = offsets_are_addresses(d->name, d->kind == DSO_JIT);
+    d->name_len = (uint32_t)strlen(d->name);
     switch (d->kind) {
     case DSO_ELF:
         load_elf_dso(s, d);
@@ -950,9 +952,8 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
         lookup_symbol(s, d, addr, e);
         e->dso = m->dso;
         e->addr = addr;
-        e->dso_len = (uint32_t)strlen(d->name);
     }
-    out->dso_len = e->dso_len;
+    out->dso_len = d->name_len;
     out->sym = e->sym;
     out->sym_len = e->sym_len;
     out->sym_offset = e->sym_offset;

@@ -77,6 +77,20 @@ static void frame_set_tests(void)
     r3 = pv_frame_set_add(&set, &f);
     check(r1 == 1 && r2 == 1 && r3 == 0, "frame set: empty and working after its counter wraps",
           "%d %d %d", r1, r2, r3);
+    /* samples after a deep one: the slots it left are free again */
+    for (int round = 0; round < 3; round++) {
+        pv_frame_set_clear(&set);
+        fresh = again = 0;
+        for (int i = 0; i < 100; i++) {
+            pv_frame_key k = { dso_b, names + (i * 7 + round) % 100, 0, false };
+            fresh += pv_frame_set_add(&set, &k) == 1;
+            again += pv_frame_set_add(&set, &k) == 0;
+        }
+        if (fresh != 100 || again != 100)
+            break;
+    }
+    check(fresh == 100 && again == 100, "frame set: deep samples one after another start empty",
+          "%d new, %d found", fresh, again);
     pv_frame_set_free(&set);
 }
 

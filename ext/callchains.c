@@ -79,15 +79,8 @@ static bool callchains_wants(uint32_t type)
 static int ready_symbolizer(PvCursor *cur, pv_error *err)
 {
     CallchainsState *st = cur->state;
-    const pv_sample *s = &st->sample;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
-        return -1;
-    if (!st->keyed &&
-        pv_symbolizer_at(st->symbolizer, st->rows.record.index,
-                         (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &st->key, err))
-        return -1;
-    st->keyed = true;
-    return 0;
+    return pv_cursor_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
+                                       &st->keyed, &st->key, err);
 }
 
 static uint64_t sample_order_key(const CallchainsState *st)

@@ -4,29 +4,13 @@
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "frame_set.h"
 #include "symbol_cache.h"
+#include "unit_check.h"
 
-static int failures;
-
-static void check(int cond, const char *what, const char *fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 static void frame_set_tests(void)
 {

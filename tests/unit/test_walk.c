@@ -20,18 +20,7 @@
 #include "record_walk.h"
 #include "perf_abi.h"
 #include "sample.h"
-
-static int failures;
-
-static void check(bool ok, const char *what, const char *why)
-{
-    if (ok) {
-        printf("ok - %s\n", what);
-    } else {
-        printf("not ok - %s: %s\n", what, why);
-        failures++;
-    }
-}
+#include "unit_check.h"
 
 static uint8_t *slurp(const char *path, uint64_t *size)
 {
@@ -67,7 +56,7 @@ static void same_records(const char *path)
     pv_file *disk = NULL, *mem = NULL;
     pv_error err;
     if (pv_file_open(path, &disk, &err) || pv_file_open_memory(path, image, size, &mem, &err)) {
-        check(false, what, err.msg);
+        check(false, what, "%s", err.msg);
         pv_file_close(disk);
         free(image);
         return;
@@ -102,7 +91,7 @@ static void same_records(const char *path)
     pv_walk_end(&b);
     if (!why[0] && n < 50)
         snprintf(why, sizeof why, "only %llu records: not a test of windows", (unsigned long long)n);
-    check(!why[0], what, why);
+    check(!why[0], what, "%s", why);
     pv_file_close(disk);
     pv_file_close(mem);
     free(image);
@@ -130,7 +119,7 @@ static void fixed_matches_full(const char *path)
     pv_file *f = NULL;
     pv_error err;
     if (pv_file_open(path, &f, &err)) {
-        check(false, what, err.msg);
+        check(false, what, "%s", err.msg);
         return;
     }
     pv_walk w;
@@ -159,7 +148,7 @@ static void fixed_matches_full(const char *path)
     pv_walk_end(&w);
     if (!why[0] && n == 0)
         snprintf(why, sizeof why, "no samples");
-    check(!why[0], what, why);
+    check(!why[0], what, "%s", why);
     pv_file_close(f);
 }
 
@@ -177,7 +166,7 @@ static void shrinks_under_walk(const char *path)
     pv_file *f = NULL;
     pv_error err;
     if (pv_file_open(tmp, &f, &err)) {
-        check(false, what, err.msg);
+        check(false, what, "%s", err.msg);
         unlink(tmp);
         return;
     }

@@ -83,7 +83,7 @@ build/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -O2 $< -o $@ -lzstd
 
-bench: plain build/bench/raw_walk build/bench/make_variants
+bench: plain build/bench/raw_walk
 	@bash bench/run.sh
 
 # libFuzzer targets (tests/fuzz/README.md): every source instrumented for

@@ -240,7 +240,7 @@ def main():
     data_dir = os.path.dirname(f)
     compressed = os.path.join(data_dir, 'compressed.data')
     if not os.path.exists(compressed) or os.path.getmtime(compressed) < os.path.getmtime(f):
-        subprocess.check_call([os.path.join(BUILD, 'bench', 'make_variants'), 'compress', f, compressed])
+        subprocess.check_call([os.path.join(BUILD, 'tools', 'make_variants'), 'compress', f, compressed])
     zscan, _ = measure(sql_cmd(compressed, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), r)
     report('zstd scan speed / uncompressed scan speed', scan / zscan, 0.5, 'high',
            '(%.0f MB compressed)' % (os.path.getsize(compressed) / 1e6))
@@ -250,7 +250,7 @@ def main():
         big = os.path.join(data_dir, 'inflated.data')
         k = max(2, int(2e9 // os.path.getsize(f)))
         if not os.path.exists(big) or os.path.getmtime(big) < os.path.getmtime(f):
-            subprocess.check_call([os.path.join(BUILD, 'bench', 'make_variants'), 'inflate', f, big, str(k)])
+            subprocess.check_call([os.path.join(BUILD, 'tools', 'make_variants'), 'inflate', f, big, str(k)])
         _, big_scan_rss = measure(sql_cmd(big, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), 1)
         report('scan peak RSS, %.1f GB file / %.0f MB file' % (os.path.getsize(big) / 1e9, size_mb),
                big_scan_rss / scan_rss, 1.25, 'low')

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "callchain.h"
+#include "frame_set.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -43,13 +44,6 @@ enum {
 #define PV_UNWIND_ROWS 1024
 #define PV_UNWIND_NAMES 65536
 
-/* What makes two frames "the same function" for repeated. */
-typedef struct FrameKey {
-    const char *dso, *sym;
-    uint64_t addr;              /* when sym is NULL */
-    bool inlined;               /* sym is a name from the debug info */
-} FrameKey;
-
 typedef struct CallchainsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample sample;
@@ -63,10 +57,9 @@ typedef struct CallchainsState {
     uint64_t key;
     bool located;
     pv_location location;
-    /* repeated: the keys of the sample's own ip and of its frames so far */
+    /* repeated: the functions of the sample's own ip and of its frames so far */
     bool track_repeats;
-    FrameKey *keys;
-    size_t nr_keys, cap_keys;
+    pv_frame_set seen;
     bool repeated;
     /* --call-graph dwarf: the user frames unwound from regs and stack */
     bool unwound;
@@ -86,15 +79,8 @@ static bool callchains_wants(uint32_t type)
 static int ready_symbolizer(PvCursor *cur, pv_error *err)
 {
     CallchainsState *st = cur->state;
-    const pv_sample *s = &st->sample;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
-        return -1;
-    if (!st->keyed &&
-        pv_symbolizer_at(st->symbolizer, st->rows.record.index,
-                         (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &st->key, err))
-        return -1;
-    st->keyed = true;
-    return 0;
+    return pv_cursor_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
+                                       &st->keyed, &st->key, err);
 }
 
 static uint64_t sample_order_key(const CallchainsState *st)
@@ -108,37 +94,18 @@ static uint64_t sample_order_key(const CallchainsState *st)
 static void apply_inline_name(CallchainsState *st)
 {
     st->inlined = st->inline_name && st->location.sym && strcmp(st->inline_name, st->location.sym);
-    if (st->inlined)
+    if (st->inlined) {
         st->location.sym = st->inline_name;
+        st->location.sym_len = (uint32_t)strlen(st->inline_name);
+    }
 }
 
-static FrameKey key_of(const pv_location *l, uint64_t ip)
+static pv_frame_key key_of(const pv_location *l, uint64_t ip)
 {
-    FrameKey k = { l->dso, l->sym, 0, false };
+    pv_frame_key k = { l->dso, l->sym, 0, false };
     if (!l->sym)
         k.addr = l->dso ? l->dso_offset : ip;
     return k;
-}
-
-static bool same_key(const FrameKey *a, const FrameKey *b)
-{
-    if (a->inlined || b->inlined)
-        return a->inlined == b->inlined && a->dso == b->dso && strcmp(a->sym, b->sym) == 0;
-    return a->dso == b->dso && a->sym == b->sym && a->addr == b->addr;
-}
-
-static int remember_key(CallchainsState *st, FrameKey k, pv_error *err)
-{
-    if (st->nr_keys == st->cap_keys) {
-        size_t cap = st->cap_keys ? st->cap_keys * 2 : 64;
-        FrameKey *p = realloc(st->keys, cap * sizeof *p);
-        if (!p)
-            return pv_error_set(err, "perf_callchains: out of memory");
-        st->keys = p;
-        st->cap_keys = cap;
-    }
-    st->keys[st->nr_keys++] = k;
-    return 0;
 }
 
 /* The current frame resolved, and whether its function came before. */
@@ -152,26 +119,36 @@ static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
         st->repeated = false;
         return 0;
     }
+    /* the leaf frame is most often the sample's own ip: resolved once */
+    bool own_resolved = false;
     if (new_sample) {
-        st->nr_keys = 0;
+        pv_frame_set_clear(&st->seen);
         if (s->sample_type & PV_SAMPLE_IP) {
+            unsigned own_cpumode = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
             pv_location own;
             pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
-                                  st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &own);
-            if (remember_key(st, key_of(&own, s->ip), err))
-                return -1;
+                                  own_cpumode, s->ip, &own);
+            pv_frame_key k = key_of(&own, s->ip);
+            if (pv_frame_set_add(&st->seen, &k) < 0)
+                return pv_error_set(err, "perf_callchains: out of memory");
+            if (st->ip == s->ip && st->cpumode == own_cpumode) {
+                st->location = own;
+                own_resolved = true;
+            }
         }
     }
-    pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
-                          st->ip, &st->location);
+    if (!own_resolved)
+        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
+                              st->ip, &st->location);
     apply_inline_name(st);
     st->located = true;
-    FrameKey k = key_of(&st->location, st->ip);
+    pv_frame_key k = key_of(&st->location, st->ip);
     k.inlined = st->inlined;
-    st->repeated = false;
-    for (size_t i = 0; i < st->nr_keys && !st->repeated; i++)
-        st->repeated = same_key(&st->keys[i], &k);
-    return st->repeated ? 0 : remember_key(st, k, err);
+    int added = pv_frame_set_add(&st->seen, &k);
+    if (added < 0)
+        return pv_error_set(err, "perf_callchains: out of memory");
+    st->repeated = added == 0;
+    return 0;
 }
 
 static int frame_row(PvCursor *cur, bool new_sample, pv_error *err)
@@ -257,9 +234,7 @@ static void callchains_reset(PvCursor *cur)
     CallchainsState *st = cur->state;
     pv_symbolizer_free(st->symbolizer);
     st->symbolizer = NULL;
-    free(st->keys);
-    st->keys = NULL;
-    st->nr_keys = st->cap_keys = 0;
+    pv_frame_set_free(&st->seen);
     pv_record_rows_reset(cur);
 }
 

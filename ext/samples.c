@@ -66,15 +66,8 @@ static void samples_reset(PvCursor *cur)
 static int ready_symbolizer(PvCursor *cur, pv_error *err)
 {
     SamplesState *st = cur->state;
-    const pv_sample *s = &st->sample;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
-        return -1;
-    if (!st->keyed &&
-        pv_symbolizer_at(st->symbolizer, st->rows.record.index,
-                         (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &st->key, err))
-        return -1;
-    st->keyed = true;
-    return 0;
+    return pv_cursor_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
+                                       &st->keyed, &st->key, err);
 }
 
 static uint64_t sample_key(const SamplesState *st)
@@ -111,12 +104,15 @@ static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 enum { FIXED_ONLY = 1, FULL = 2 };
 
-/* Columns that pv_sample_decode_fixed answers. */
+/* Columns that pv_sample_decode_fixed answers (the symbol columns need
+ * only the pid, tid, time and ip). */
 static bool is_fixed_column(int i)
 {
     switch (i) {
     case COL_EVENT: case COL_TIME: case COL_PID: case COL_TID: case COL_CPU: case COL_IP:
     case COL_ADDR: case COL_PERIOD: case COL_ID: case COL_STREAM_ID: case COL_IDENTIFIER:
+    case COL_COMM: case COL_DSO: case COL_DSO_OFFSET: case COL_SYM: case COL_SYM_OFFSET:
+    case COL_SYM_STATUS:
         return true;
     default:
         return false;

@@ -18,6 +18,8 @@
 
 #include "symbol_paths.h"
 
+#include "perf_abi.h"
+
 static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *current_sysroot;
 static char *current_symdir;
@@ -81,4 +83,16 @@ int pv_cursor_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
     free((char *)paths.sysroot);
     free((char *)paths.symdir);
     return rc;
+}
+
+int pv_cursor_sample_symbolizer(PvCursor *cur, pv_symbolizer **slot, const pv_record *r,
+                                const pv_sample *s, bool *keyed, uint64_t *key, pv_error *err)
+{
+    if (pv_cursor_symbolizer(cur, slot, err))
+        return -1;
+    if (!*keyed && pv_symbolizer_at(*slot, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0,
+                                    s->time, key, err))
+        return -1;
+    *keyed = true;
+    return 0;
 }

@@ -5,6 +5,8 @@
 #ifndef PV_SYMBOL_PATHS_H
 #define PV_SYMBOL_PATHS_H
 
+#include "record_walk.h"
+#include "sample.h"
 #include "symbolizer.h"
 #include "vtab_common.h"
 
@@ -12,5 +14,10 @@ int pv_register_symbol_path_function(sqlite3 *db);
 
 /* Opens *slot over cur's file (with the current paths) unless already open. */
 int pv_cursor_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err);
+/* The same, readied for sample s of record r (pv_symbolizer_at) unless
+ * *keyed says it was: *key is then the sample's order among the map
+ * events.  Clear *keyed when the cursor moves to another sample. */
+int pv_cursor_sample_symbolizer(PvCursor *cur, pv_symbolizer **slot, const pv_record *r,
+                                const pv_sample *s, bool *keyed, uint64_t *key, pv_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "callchain.h"
+#include "frame_set.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"
@@ -92,44 +93,59 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     return r;
 }
 
-/* Functions already counted for the current sample. */
-typedef struct seen {
-    key *keys;
-    size_t nr, cap;
-} seen;
-
-/* 1: k is new (now remembered); 0: already counted; -1: out of memory. */
-static int seen_add(seen *s, const key *k)
+/* 1: k is new for this sample (now remembered); 0: already counted; -1: out of memory. */
+static int seen_add(pv_frame_set *seen, const key *k)
 {
-    for (size_t i = 0; i < s->nr; i++)
-        if (same(&s->keys[i], k))
-            return 0;
-    if (s->nr == s->cap) {
-        size_t n = s->cap ? s->cap * 2 : 64;
-        key *keys = realloc(s->keys, n * sizeof *keys);
-        if (!keys)
-            return -1;
-        s->keys = keys;
-        s->cap = n;
-    }
-    s->keys[s->nr++] = *k;
-    return 1;
+    pv_frame_key fk = { k->dso, k->sym, k->addr, k->inlined };
+    return pv_frame_set_add(seen, &fk);
 }
 
 /* Scratch of one pass: the functions counted for the current sample, and
  * room for a DWARF-unwound user stack. */
 typedef struct scratch {
-    seen counted;
+    pv_frame_set counted;
     pv_unwound_frame frames[1024];
     char names[65536];
 } scratch;
 
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Places names[i] in a hash of nr_slots slots (UINT32_MAX: free). */
+static void place_name(uint32_t *slots, size_t nr_slots, char **names, uint32_t i)
+{
+    size_t j = hash_text(names[i]) & (nr_slots - 1);
+    while (slots[j] != UINT32_MAX)
+        j = (j + 1) & (nr_slots - 1);
+    slots[j] = i;
+}
+
 /* One stable copy per inline function name (rows point at them). */
 static const char *intern(pv_profile *p, const char *name)
 {
-    for (size_t i = 0; i < p->nr_names; i++)
-        if (strcmp(p->names[i], name) == 0)
-            return p->names[i];
+    if ((p->nr_names + 1) * 2 > p->nr_name_slots) {
+        size_t n = p->nr_name_slots ? p->nr_name_slots * 2 : 64;
+        uint32_t *slots = malloc(n * sizeof *slots);
+        if (!slots || p->nr_names >= UINT32_MAX) {
+            free(slots);
+            return NULL;
+        }
+        memset(slots, 0xff, n * sizeof *slots);
+        for (size_t i = 0; i < p->nr_names; i++)
+            place_name(slots, n, p->names, (uint32_t)i);
+        free(p->name_slots);
+        p->name_slots = slots;
+        p->nr_name_slots = n;
+    }
+    size_t j = hash_text(name) & (p->nr_name_slots - 1);
+    for (; p->name_slots[j] != UINT32_MAX; j = (j + 1) & (p->nr_name_slots - 1))
+        if (strcmp(p->names[p->name_slots[j]], name) == 0)
+            return p->names[p->name_slots[j]];
     if (p->nr_names == p->cap_names) {
         size_t n = p->cap_names ? p->cap_names * 2 : 16;
         char **names = realloc(p->names, n * sizeof *names);
@@ -139,8 +155,10 @@ static const char *intern(pv_profile *p, const char *name)
         p->cap_names = n;
     }
     char *copy = strdup(name);
-    if (copy)
-        p->names[p->nr_names++] = copy;
+    if (!copy)
+        return NULL;
+    p->names[p->nr_names] = copy;
+    p->name_slots[j] = (uint32_t)p->nr_names++;
     return copy;
 }
 
@@ -209,7 +227,7 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     row->period += period;
     if (!with_children || !has_thread)
         return 0;
-    sc->counted.nr = 0;
+    pv_frame_set_clear(&sc->counted);
     if (seen_add(&sc->counted, &own) < 0)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     if ((s->sample_type & PV_SAMPLE_CALLCHAIN) && !pv_callchain_is_corrupt(s)) {
@@ -262,11 +280,14 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
         }
     }
     pv_walk_end(&walk);
-    free(sc->counted.keys);
+    pv_frame_set_free(&sc->counted);
     free(sc);
     free(out->slots);
     out->slots = NULL;
     out->nr_slots = 0;
+    free(out->name_slots);
+    out->name_slots = NULL;
+    out->nr_name_slots = 0;
     if (rc < 0) {
         pv_profile_free(out);
         return -1;
@@ -279,6 +300,7 @@ void pv_profile_free(pv_profile *p)
     for (size_t i = 0; i < p->nr_names; i++)
         free(p->names[i]);
     free(p->names);
+    free(p->name_slots);
     free(p->rows);
     free(p->slots);
     memset(p, 0, sizeof *p);

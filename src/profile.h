@@ -38,6 +38,8 @@ typedef struct pv_profile {
     size_t nr_slots;
     char **names;               /* inlined functions' names, one copy each */
     size_t nr_names, cap_names;
+    uint32_t *name_slots;       /* hash of names, while counting */
+    size_t nr_name_slots;
 } pv_profile;
 
 /* Counts every sample of f; with_children also walks the callchains. */

@@ -22,6 +22,7 @@
 #include "pv_strbuf.h"
 #include "record_walk.h"
 #include "sample.h"
+#include "symbol_cache.h"
 #include "symtab.h"
 
 /* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
@@ -40,6 +41,8 @@ typedef struct dso {
     uint8_t build_id[PV_BUILD_ID_MAX];
     uint8_t build_id_len;   /* 0: the recording has none */
     bool loaded;
+    bool identity_offsets;  /* once loaded: offsets_are_addresses() */
+    uint32_t name_len;      /* once loaded: strlen(name) */
     pv_symtree tree;        /* DSO_ELF, DSO_VDSO */
     pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
@@ -75,6 +78,9 @@ struct pv_symbolizer {
     bool kallsyms_loaded;
     pv_symtab kallsyms;
     char *kallsyms_status;
+
+    /* symbol lookups by (dso, address), see symbol_cache.h */
+    pv_symbol_cache symbol_cache;
 
     /* DWARF stacks: made on the first sample that has one */
     pv_unwinder *unwinder;
@@ -537,6 +543,7 @@ void pv_symbolizer_free(pv_symbolizer *s)
     pv_aspace_free(&s->space);
     pv_symtab_free(&s->kallsyms);
     free(s->kallsyms_status);
+    pv_symbol_cache_free(&s->symbol_cache);
     pv_unwinder_free(s->unwinder);
     free(s->sysroot);
     free(s->symdir);
@@ -838,6 +845,8 @@ static void load_kallsyms(pv_symbolizer *s)
 static void load_dso(pv_symbolizer *s, dso *d)
 {
     d->loaded = true;
+    d->identity_offsets = offsets_are_addresses(d->name, d->kind == DSO_JIT);
+    d->name_len = (uint32_t)strlen(d->name);
     switch (d->kind) {
     case DSO_ELF:
         load_elf_dso(s, d);
@@ -872,6 +881,44 @@ static void load_dso(pv_symbolizer *s, dso *d)
 
 /* ---- lookups ------------------------------------------------------------ */
 
+/* The symbol of the loaded dso d at its lookup address addr (for ELF
+ * files, the address in the file's own layout; for the kernel, the ip)
+ * into e. */
+static void lookup_symbol(pv_symbolizer *s, dso *d, uint64_t addr, pv_symbol_cache_entry *e)
+{
+    e->sym = NULL;
+    e->sym_offset = 0;
+    e->sym_len = 0;
+    if (d->kind == DSO_ELF || d->kind == DSO_VDSO) {
+        if (d->status && d->tree.live == 0) {
+            e->status = d->status;
+            return;
+        }
+        int32_t node = pv_symtree_find(&d->tree, addr);
+        if (node < 0) {
+            e->status = "no symbol at this address";
+            return;
+        }
+        e->sym = pv_symtree_name(&d->tree, node);
+        e->sym_offset = addr - d->tree.nodes[node].start;
+    } else {
+        const pv_symtab *table = d->kind == DSO_KERNEL ? &s->kallsyms : &d->symbols;
+        if (d->status && table->nr == 0) {
+            e->status = d->status;
+            return;
+        }
+        const pv_symbol *sym = pv_symtab_find(table, addr);
+        if (!sym) {
+            e->status = "no symbol at this address";
+            return;
+        }
+        e->sym = pv_symbol_name(table, sym);
+        e->sym_offset = addr - sym->start;
+    }
+    e->sym_len = (uint32_t)strlen(e->sym);
+    e->status = "ok";
+}
+
 void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
                            uint64_t ip, pv_location *out)
 {
@@ -881,51 +928,36 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
         out->status = "no maps for this cpumode";
         return;
     }
+    /* the map depends on the process and the key: looked up every time */
     const pv_map *m = pv_aspace_find(&s->space, kernel ? PV_KERNEL_PID : pid, ip, key);
     if (!m) {
         out->status = "no map holds the address";
         return;
     }
     dso *d = &s->dsos[m->dso];
-    out->dso = d->name;
-    out->dso_offset = offsets_are_addresses(d->name, d->kind == DSO_JIT) ? ip
-                                                                      : ip - m->start + m->pgoff;
     if (!d->loaded)
         load_dso(s, d);
+    out->dso = d->name;
+    out->dso_offset = d->identity_offsets ? ip : ip - m->start + m->pgoff;
     uint64_t addr = out->dso_offset;
-    if (d->kind == DSO_ELF || d->kind == DSO_VDSO) {
+    if (d->kind == DSO_ELF || d->kind == DSO_VDSO)
         addr = pv_elf_offset_to_vaddr(&d->image, out->dso_offset);
-        if (d->status && d->tree.live == 0) {
-            out->status = d->status;
-            return;
-        }
-        int32_t node = pv_symtree_find(&d->tree, addr);
-        if (node < 0) {
-            out->status = "no symbol at this address";
-            return;
-        }
-        out->sym = pv_symtree_name(&d->tree, node);
-        out->sym_offset = addr - d->tree.nodes[node].start;
-        out->status = "ok";
-        return;
-    }
-    const pv_symtab *table = &d->symbols;
-    if (d->kind == DSO_KERNEL) {
-        table = &s->kallsyms;
+    else if (d->kind == DSO_KERNEL)
         addr = ip;
+    /* the symbol at an address of a loaded dso never changes: cached */
+    pv_symbol_cache_entry mine, *e = pv_symbol_cache_slot(&s->symbol_cache, m->dso, addr);
+    if (!e)
+        e = &mine;
+    if (e == &mine || !pv_symbol_cache_holds(e, m->dso, addr)) {
+        lookup_symbol(s, d, addr, e);
+        e->dso = m->dso;
+        e->addr = addr;
     }
-    if (d->status && table->nr == 0) {
-        out->status = d->status;
-        return;
-    }
-    const pv_symbol *sym = pv_symtab_find(table, addr);
-    if (!sym) {
-        out->status = "no symbol at this address";
-        return;
-    }
-    out->sym = pv_symbol_name(table, sym);
-    out->sym_offset = addr - sym->start;
-    out->status = "ok";
+    out->dso_len = d->name_len;
+    out->sym = e->sym;
+    out->sym_len = e->sym_len;
+    out->sym_offset = e->sym_offset;
+    out->status = e->status;
 }
 
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key)

@@ -103,6 +103,8 @@ fi
 #  - moved under a sysroot: perf --symfs vs perf_symbol_path(sysroot);
 #  - moved into a symbol dir by build-id: perf_symbol_path(NULL, dir) must give
 #    what perf said with the binaries in place;
+#  - gone from their place but in a build-id cache that perf buildid-cache
+#    filled: the same answers (the recording's build-ids lead there);
 #  - replaced by a different build: sym NULL, sym_status says build-id mismatch.
 (
     export HOME=$tmp/home    # perf's build-id cache is $HOME/.debug
@@ -112,6 +114,11 @@ fi
     mv "$tmp/pvwork" "$tmp/libpvwork.so" "$tmp/root$tmp/"
     python3 "$check" "$sqlrun" "$root" sysroot "$tmp/live.data" --frames --symfs "$tmp/root" ||
         exit 1
+    mkdir -p "$tmp/cachehome"
+    for f in pvwork libpvwork.so; do
+        HOME=$tmp/cachehome perf buildid-cache -a "$tmp/root$tmp/$f" ||
+            echo "not ok - perf buildid-cache -a $f failed"
+    done
     for f in pvwork libpvwork.so; do
         id=$(readelf -n "$tmp/root$tmp/$f" | sed -n 's/.*Build ID: *//p')
         mkdir -p "$tmp/symdir/.build-id/${id:0:2}"
@@ -119,6 +126,8 @@ fi
     done
     python3 "$check" "$sqlrun" "$root" "symbol dir" "$tmp/live.data" --frames \
         --symdir "$tmp/symdir" --perf-cache "$tmp/perf-said" || exit 1
+    HOME=$tmp/cachehome python3 "$check" "$sqlrun" "$root" "build-id cache" "$tmp/live.data" \
+        --frames --perf-cache "$tmp/perf-said" || exit 1
     # no kallsyms anywhere (an empty sysroot): kernel frames unresolved, as in perf
     python3 "$check" "$sqlrun" "$root" "no kallsyms" "$tmp/live.data" --frames \
         --symfs "$tmp/nowhere" --status "[kernel.kallsyms]" "no kallsyms" || exit 1

@@ -7,7 +7,9 @@
  *
  * -n sets the text printed for NULL (default empty), -H prints a header line,
  * -f runs the statements of FILE.  Errors go to stderr as "Error: <msg>" and
- * make the exit status 1.
+ * make the exit status 1.  With PV_SQLRUN_RCHAR set, the bytes the process
+ * read (rchar of /proc/self/io) go to stderr at the end as "rchar N", for
+ * tests of how much of a file a query reads.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,17 @@ static char *read_file(const char *path)
     return text;
 }
 
+static void report_rchar(void)
+{
+    FILE *io = fopen("/proc/self/io", "r");
+    char line[128];
+    while (io && fgets(line, sizeof line, io))
+        if (strncmp(line, "rchar: ", 7) == 0)
+            fprintf(stderr, "rchar %s", line + 7);
+    if (io)
+        fclose(io);
+}
+
 int main(int argc, char **argv)
 {
     sqlite3_auto_extension((void (*)(void))sqlite3_perfvtab_init);
@@ -110,5 +123,7 @@ int main(int argc, char **argv)
         }
     }
     sqlite3_close(db);
+    if (getenv("PV_SQLRUN_RCHAR"))
+        report_rchar();
     return status;
 }

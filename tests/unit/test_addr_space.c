@@ -8,7 +8,6 @@
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,23 +16,8 @@
 #include "callchain.h"
 #include "symtab.h"
 #include "symtree.h"
+#include "unit_check.h"
 
-static int failures;
-
-static void check(int cond, const char *what, const char *fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 /* dso number of the map at (pid, addr, key), or -1 */
 static long dso_at(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key)

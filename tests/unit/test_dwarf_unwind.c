@@ -13,7 +13,6 @@
  * return addresses of capture's callers (minus one, as perf reports them).
  * Output: one line per check, "ok - what" or "not ok - what: why".
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,26 +25,8 @@
 #include "dwarf_unwind.h"
 #include "perf_abi.h"
 #include "sample.h"
+#include "unit_check.h"
 
-static int failures;
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, why_fmt);
-    vprintf(why_fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 /* ---- this process's maps, for the unwinder's callback ---- */
 

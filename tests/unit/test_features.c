@@ -9,7 +9,6 @@
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,24 +18,9 @@
 #include "build_ids.h"
 #include "features.h"
 #include "perf_abi.h"
+#include "unit_check.h"
 
-static int failures;
 static sqlite3 *db;
-
-static void check(int cond, const char *what, const char *fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 /* ---- building sections ---- */
 

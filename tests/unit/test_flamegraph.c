@@ -5,7 +5,6 @@
  * and the joining of one call stack's frames (src/folded_stack.c).
  * Output: one line per check, "ok - what" or "not ok - what: why".
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,26 +14,8 @@
 #include "flamegraph.h"
 #include "folded_stack.h"
 #include "pv_strbuf.h"
+#include "unit_check.h"
 
-static int failures;
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, why_fmt);
-    vprintf(why_fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 static bool near(double a, double b)
 {

@@ -7,7 +7,6 @@
  * `addr2line -f -i` prints and perf's default callchains show).
  * Output: one line per check, "ok - what" or "not ok - what: why".
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,26 +17,8 @@
 #include <elfutils/libdwfl.h>
 
 #include "inline_frames.h"
+#include "unit_check.h"
 
-static int failures;
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, why_fmt);
-    vprintf(why_fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 /* The address of the call to mark() (its return address minus one, as an
  * unwound caller's frame holds it). */

@@ -7,7 +7,6 @@
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,23 +15,8 @@
 
 #include "kcore_dir.h"
 #include "perf_file.h"
+#include "unit_check.h"
 
-static int failures;
-
-static void check(int cond, const char *what, const char *fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 static int copy_file(const char *from, const char *to)
 {

@@ -16,8 +16,8 @@
 #include "perf_abi.h"
 #include "perf_file.h"
 #include "record_fields.h"
+#include "unit_check.h"
 
-static int failures;
 static sqlite3 *db;
 
 /* ------------------------------------------------------------ a record builder */
@@ -100,21 +100,6 @@ static pv_file fake_file(pv_attr *a, bool swap)
 
 /* ------------------------------------------------------------ checks */
 
-static void report(bool ok, const char *what, const char *fmt, ...)
-{
-    if (ok) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
 static bool json_valid(const char *text)
 {
     sqlite3_stmt *st;
@@ -134,13 +119,13 @@ static void expect(const char *what, const pv_file *f, const pv_record *rec, con
     int rc = pv_record_fields_json(f, rec, &out, &err);
     const char *got = pv_strbuf_text(&out);
     if (rc != 0)
-        report(false, what, "error: %s", err.msg);
+        check(false, what, "error: %s", err.msg);
     else if (strcmp(got, want) != 0)
-        report(false, what, "got %s, want %s", got, want);
+        check(false, what, "got %s, want %s", got, want);
     else if (!json_valid(got))
-        report(false, what, "not valid JSON: %s", got);
+        check(false, what, "not valid JSON: %s", got);
     else
-        report(true, what, NULL);
+        check(true, what, " ");
     pv_strbuf_free(&out);
 }
 
@@ -162,9 +147,9 @@ static void expect_contains(const char *what, const pv_file *f, const pv_record 
         }
     va_end(ap);
     if (rc != 0)
-        report(false, what, "error: %s", err.msg);
+        check(false, what, "error: %s", err.msg);
     else
-        report(ok, what, "%s%s in %s", missing ? "missing " : "invalid JSON",
+        check(ok, what, "%s%s in %s", missing ? "missing " : "invalid JSON",
                missing ? missing : "", got);
     pv_strbuf_free(&out);
 }
@@ -177,13 +162,13 @@ static void expect_error(const char *what, const pv_file *f, const pv_record *re
     pv_error err = {{0}};
     int rc = pv_record_fields_json(f, rec, &out, &err);
     if (rc == 0)
-        report(false, what, "no error; got %s", pv_strbuf_text(&out));
+        check(false, what, "no error; got %s", pv_strbuf_text(&out));
     else if (!strstr(err.msg, "offset 0x") || !strstr(err.msg, "fake.data"))
-        report(false, what, "message lacks file or offset: %s", err.msg);
+        check(false, what, "message lacks file or offset: %s", err.msg);
     else if (fragment && !strstr(err.msg, fragment))
-        report(false, what, "message lacks \"%s\": %s", fragment, err.msg);
+        check(false, what, "message lacks \"%s\": %s", fragment, err.msg);
     else
-        report(true, what, NULL);
+        check(true, what, " ");
     pv_strbuf_free(&out);
 }
 

@@ -20,29 +20,11 @@
 #include "pv_strbuf.h"
 #include "record_walk.h"
 #include "sample.h"
+#include "unit_check.h"
 
 #define FAKE_PATH "fake.data"
 #define RECORD_OFFSET 0x1a38
 
-static int failures;
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void check(bool cond, const char *what, const char *why_fmt, ...)
-{
-    if (cond) {
-        printf("ok - %s\n", what);
-        return;
-    }
-    failures++;
-    printf("not ok - %s: ", what);
-    va_list ap;
-    va_start(ap, why_fmt);
-    vprintf(why_fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 static void check_u64(const char *what, uint64_t got, uint64_t want)
 {

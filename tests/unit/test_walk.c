@@ -24,19 +24,8 @@
 #include "record_walk.h"
 #include "perf_abi.h"
 #include "sample.h"
+#include "unit_check.h"
 #include "unpack.h"
-
-static int failures;
-
-static void check(bool ok, const char *what, const char *why)
-{
-    if (ok) {
-        printf("ok - %s\n", what);
-    } else {
-        printf("not ok - %s: %s\n", what, why);
-        failures++;
-    }
-}
 
 static uint8_t *slurp(const char *path, uint64_t *size)
 {
@@ -72,7 +61,7 @@ static void same_records(const char *path)
     pv_file *disk = NULL, *mem = NULL;
     pv_error err;
     if (pv_file_open(path, &disk, &err) || pv_file_open_memory(path, image, size, &mem, &err)) {
-        check(false, what, err.msg);
+        check(false, what, "%s", err.msg);
         pv_file_close(disk);
         free(image);
         return;
@@ -107,7 +96,7 @@ static void same_records(const char *path)
     pv_walk_end(&b);
     if (!why[0] && n < 50)
         snprintf(why, sizeof why, "only %llu records: not a test of windows", (unsigned long long)n);
-    check(!why[0], what, why);
+    check(!why[0], what, "%s", why);
     pv_file_close(disk);
     pv_file_close(mem);
     free(image);
@@ -135,7 +124,7 @@ static void fixed_matches_full(const char *path)
     pv_file *f = NULL;
     pv_error err;
     if (pv_file_open(path, &f, &err)) {
-        check(false, what, err.msg);
+        check(false, what, "%s", err.msg);
         return;
     }
     pv_walk w;
@@ -164,7 +153,7 @@ static void fixed_matches_full(const char *path)
     pv_walk_end(&w);
     if (!why[0] && n == 0)
         snprintf(why, sizeof why, "no samples");
-    check(!why[0], what, why);
+    check(!why[0], what, "%s", why);
     pv_file_close(f);
 }
 
@@ -182,7 +171,7 @@ static void shrinks_under_walk(const char *path)
     pv_file *f = NULL;
     pv_error err;
     if (pv_file_open(tmp, &f, &err)) {
-        check(false, what, err.msg);
+        check(false, what, "%s", err.msg);
         unlink(tmp);
         return;
     }
@@ -296,7 +285,7 @@ static void stops_busy_thread(void)
     pv_file *f = NULL;
     pv_error err;
     if (!image || pv_file_open_memory("big_compressed", image, size, &f, &err)) {
-        check(false, what, image ? err.msg : "cannot make the image");
+        check(false, what, "%s", image ? err.msg : "cannot make the image");
         free(image);
         return;
     }
@@ -315,7 +304,7 @@ static void stops_busy_thread(void)
     char why[1024];
     snprintf(why, sizeof why, "rc %d, threaded %d, threads %d before, %d during, %d after",
              rc, threaded, before, during, nr_threads());
-    check(rc == 1 && threaded && during == before + 1 && nr_threads() == before, what, why);
+    check(rc == 1 && threaded && during == before + 1 && nr_threads() == before, what, "%s", why);
 
     /* and to the end: the records as they were written, once each */
     what = "8 MB of records decompressed on a thread come out whole and in order";
@@ -333,7 +322,7 @@ static void stops_busy_thread(void)
     snprintf(why, sizeof why, "rc %d, %llu records, %llu bytes, %llu wrong: %s", rc,
              (unsigned long long)n, (unsigned long long)bytes, (unsigned long long)bad,
              rc < 0 ? err.msg : "");
-    check(rc == 0 && bad == 0 && bytes >= (8u << 20) && walk_threaded(&w), what, why);
+    check(rc == 0 && bad == 0 && bytes >= (8u << 20) && walk_threaded(&w), what, "%s", why);
     pv_walk_end(&w);
     unsetenv("PERFVTAB_UNPACK_THREAD_MIN");
     pv_file_close(f);
@@ -356,7 +345,7 @@ static void threaded_same_as_inline(const char *path)
     pv_file *disk = NULL, *mem = NULL;
     pv_error err;
     if (pv_file_open(path, &disk, &err) || pv_file_open_memory(path, image, size, &mem, &err)) {
-        check(false, what, err.msg);
+        check(false, what, "%s", err.msg);
         pv_file_close(disk);
         free(image);
         return;
@@ -402,11 +391,11 @@ static void threaded_same_as_inline(const char *path)
     pv_walk_end(&b);
     if (!why[0] && (a_threaded || !b_threaded))
         snprintf(why, sizeof why, "threaded without %d, with %d", a_threaded, b_threaded);
-    check(!why[0], what, why);
+    check(!why[0], what, "%s", why);
     snprintf(what, sizeof what, "%s: the decompressing thread runs during the walk only", path);
     snprintf(why, sizeof why, "%d threads before, %d during, %d after", threads_before,
              threads_during, nr_threads());
-    check(threads_during == threads_before + 1 && nr_threads() == threads_before, what, why);
+    check(threads_during == threads_before + 1 && nr_threads() == threads_before, what, "%s", why);
 
     /* ended, or moved by a seek, a few records into the first container */
     for (int how = 0; how < 2; how++) {
@@ -431,7 +420,7 @@ static void threaded_same_as_inline(const char *path)
         snprintf(what, sizeof what, "%s: a walk %s inside compressed data stops its thread", path,
                  how ? "moved by a seek" : "ended");
         snprintf(why, sizeof why, "rc %d, threaded %d, %d threads after", rc, was, after);
-        check(rc == 1 && was && after == threads_before, what, why);
+        check(rc == 1 && was && after == threads_before, what, "%s", why);
     }
     unsetenv("PERFVTAB_UNPACK_THREAD_MIN");
 

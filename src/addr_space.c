@@ -488,11 +488,13 @@ static bool sort_maps(pv_aspace_process *p)
 
 static pv_aspace_process *find_process(pv_aspace *as, int32_t pid)
 {
+    /* callchains alternate between the kernel's maps and one process's */
+    size_t *last = pid == PV_KERNEL_PID ? &as->last_kernel : &as->last_process;
     pv_aspace_process *p;
-    if (as->last_process < as->nr_processes && as->processes[as->last_process].pid == pid)
-        p = &as->processes[as->last_process];
+    if (*last < as->nr_processes && as->processes[*last].pid == pid)
+        p = &as->processes[*last];
     else if ((p = process_of(as, pid, false)) != NULL)
-        as->last_process = (size_t)(p - as->processes);
+        *last = (size_t)(p - as->processes);
     if (!p || !sort_maps(p))
         return NULL;
     return p;

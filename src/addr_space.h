@@ -78,7 +78,7 @@ typedef struct pv_aspace {
     size_t nr_threads, cap_threads;
     pv_id_table thread_ids;
     size_t held, prune_at;      /* maps and names held; the next pruning */
-    size_t last_process;        /* lookup cache */
+    size_t last_process, last_kernel;   /* lookup caches */
 } pv_aspace;
 
 void pv_aspace_init(pv_aspace *as);

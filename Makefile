@@ -19,7 +19,7 @@ TRACEEVENT_CFLAGS := $(shell pkg-config --cflags libtraceevent)
 TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
 # libdw (libdwfl) unwinds DWARF user stacks (src/dwarf_unwind.c); libiberty demangles C++;
 # a thread decompresses big compressed recordings (src/unpack.c).
-LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread
+LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread -lm
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 READER_SRC = $(sort $(wildcard src/*.c))

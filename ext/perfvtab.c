@@ -6,7 +6,8 @@
  *
  * The entry point registers one module per table (ext/<table>.c), all
  * sharing this connection's cache of opened files, and the SQL
- * aggregates perf_folded and perf_flamegraph (ext/flamegraph.c).
+ * aggregates perf_folded and perf_flamegraph (ext/flamegraph.c) and
+ * perf_sum_by (ext/sum_by.c).
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
@@ -30,6 +31,7 @@ extern const PvTableDef pv_profile_table;
 extern const PvTableDef pv_stats_table;
 
 int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
+int pv_register_sum_by(sqlite3 *db);      /* ext/sum_by.c: perf_sum_by */
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -60,5 +62,7 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
         rc = pv_register_symbol_path_function(db);
     if (rc == SQLITE_OK)
         rc = pv_register_flamegraph(db);
+    if (rc == SQLITE_OK)
+        rc = pv_register_sum_by(db);
     return rc;
 }

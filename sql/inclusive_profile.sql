@@ -20,6 +20,13 @@
 --         SELECT sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END, dso, period
 --         FROM perf_callchains(@file) WHERE repeated = 0)
 --     GROUP BY sym, dso
+-- and, grouped by a hash instead of a sort, as fast as perf_profile:
+--     SELECT g.value->>0 AS sym, g.value->>2 AS period
+--     FROM json_each((SELECT perf_sum_by(sym, dso, period) FROM (
+--         SELECT sym, dso, period FROM perf_samples(@file)
+--         UNION ALL
+--         SELECT sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END, dso, period
+--         FROM perf_callchains(@file) WHERE repeated = 0))) g
 
 SELECT event,
        coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END,

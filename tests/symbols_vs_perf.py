@@ -255,5 +255,17 @@ if profiles:
         got.setdefault(sym, []).append((float(children),))
     compare("perf_samples + perf_callchains (repeated = 0) equal perf report --children --sort sym",
             [(c, sym) for c, _s, sym in incl_rows], got, incl_names)
+    # the same through perf_sum_by, a hash GROUP BY
+    got = {}
+    for sym, children in sql(
+            "SELECT g.value->>0, 100.0 * (g.value->>2) / (SELECT sum(period) FROM perf_samples(?1))"
+            " FROM json_each((SELECT perf_sum_by(sym, dso, period) FROM ("
+            " SELECT sym, dso, period FROM perf_samples(?1)"
+            " UNION ALL SELECT sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END, dso, period"
+            " FROM perf_callchains(?1) WHERE repeated = 0))) g"
+            " WHERE g.value->>0 IS NOT NULL", data):
+        got.setdefault(sym, []).append((float(children),))
+    compare("perf_sum_by over perf_samples + perf_callchains equals perf report --children --sort sym",
+            [(c, sym) for c, _s, sym in incl_rows], got, incl_names)
 
 sys.exit(1 if failures else 0)

@@ -1,0 +1,189 @@
+/*
+ * perf_sum_by(key1, ..., keyN, value): a GROUP BY keys computing
+ * sum(value) and count(*), in one pass with a hash table of the groups
+ * (src/hash_groups.h) instead of SQLite's sort of every row.  The result is
+ * a JSON array with one [key1, ..., keyN, sum, rows] per group, in the
+ * order the groups were first met; json_each turns it into rows:
+ *
+ *   SELECT g.value->>0 AS sym, g.value->>1 AS dso, g.value->>2 AS period
+ *   FROM json_each((SELECT perf_sum_by(sym, dso, period)
+ *                   FROM perf_callchains('perf.data') WHERE repeated = 0)) g
+ *   ORDER BY period DESC;
+ *
+ * Sums and keys follow SQLite's sum() and GROUP BY (hash_groups.h); a blob
+ * key is given as a hex string.  Memory grows with the number of groups,
+ * not of rows.  Without rows the result is [].
+ */
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hash_groups.h"
+#include "pv_strbuf.h"
+
+#define MAX_KEYS 64
+
+typedef struct SumBy {
+    bool started;
+    pv_hash_groups groups;
+} SumBy;
+
+static pv_value key_value(sqlite3_value *v)
+{
+    pv_value out = { PV_VALUE_NULL, 0, 0, NULL, 0 };
+    switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER:
+        out.type = PV_VALUE_INT;
+        out.i = sqlite3_value_int64(v);
+        break;
+    case SQLITE_FLOAT:
+        out.type = PV_VALUE_REAL;
+        out.r = sqlite3_value_double(v);
+        break;
+    case SQLITE_TEXT:
+        out.type = PV_VALUE_TEXT;
+        out.bytes = sqlite3_value_text(v);
+        out.len = (size_t)sqlite3_value_bytes(v);
+        break;
+    case SQLITE_BLOB:
+        out.type = PV_VALUE_BLOB;
+        out.bytes = sqlite3_value_blob(v);
+        out.len = (size_t)sqlite3_value_bytes(v);
+        break;
+    default:
+        break;
+    }
+    return out;
+}
+
+/* As sum() takes its argument: text that reads as a number is that number,
+ * other text or a blob counts as a real. */
+static pv_value summed_value(sqlite3_value *v)
+{
+    pv_value out = { PV_VALUE_NULL, 0, 0, NULL, 0 };
+    switch (sqlite3_value_numeric_type(v)) {
+    case SQLITE_NULL:
+        break;
+    case SQLITE_INTEGER:
+        out.type = PV_VALUE_INT;
+        out.i = sqlite3_value_int64(v);
+        break;
+    default:
+        out.type = PV_VALUE_REAL;
+        out.r = sqlite3_value_double(v);
+        break;
+    }
+    return out;
+}
+
+static void sum_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (argc < 2 || argc - 1 > MAX_KEYS) {
+        sqlite3_result_error(ctx, "perf_sum_by: give 1 to 64 keys, then the value to sum", -1);
+        return;
+    }
+    SumBy *agg = sqlite3_aggregate_context(ctx, sizeof *agg);
+    if (!agg) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (!agg->started) {
+        pv_hash_groups_init(&agg->groups, (unsigned)(argc - 1));
+        agg->started = true;
+    }
+    pv_value keys[MAX_KEYS];
+    for (int k = 0; k < argc - 1; k++)
+        keys[k] = key_value(argv[k]);
+    pv_value value = summed_value(argv[argc - 1]);
+    switch (pv_hash_groups_add(&agg->groups, keys, &value)) {
+    case PV_GROUP_OK:
+        break;
+    case PV_GROUP_NO_MEMORY:
+        sqlite3_result_error_nomem(ctx);
+        break;
+    case PV_GROUP_OVERFLOW:
+        sqlite3_result_error(ctx, "perf_sum_by: integer overflow", -1);
+        break;
+    }
+}
+
+static void json_value(pv_strbuf *out, const pv_value *v)
+{
+    char number[32];
+    switch (v->type) {
+    case PV_VALUE_INT:
+        snprintf(number, sizeof number, "%lld", (long long)v->i);
+        pv_strbuf_puts(out, number);
+        break;
+    case PV_VALUE_REAL:
+        if (!isfinite(v->r)) {
+            pv_strbuf_puts(out, "null");    /* JSON has no infinities */
+            break;
+        }
+        snprintf(number, sizeof number, "%.17g", v->r);
+        pv_strbuf_puts(out, number);
+        if (!strpbrk(number, ".e"))
+            pv_strbuf_puts(out, ".0");      /* still a real when read back */
+        break;
+    case PV_VALUE_TEXT:
+        pv_strbuf_json_string(out, (const char *)v->bytes, v->len);
+        break;
+    case PV_VALUE_BLOB:
+        pv_strbuf_puts(out, "\"");
+        pv_strbuf_hex(out, (const uint8_t *)v->bytes, v->len);
+        pv_strbuf_puts(out, "\"");
+        break;
+    default:
+        pv_strbuf_puts(out, "null");
+        break;
+    }
+}
+
+static void sum_by_final(sqlite3_context *ctx)
+{
+    SumBy *agg = sqlite3_aggregate_context(ctx, 0);
+    if (!agg || !agg->started) {
+        sqlite3_result_text(ctx, "[]", 2, SQLITE_STATIC);
+        return;
+    }
+    pv_hash_groups *g = &agg->groups;
+    pv_strbuf out = {0};
+    pv_strbuf_puts(&out, "[");
+    for (size_t i = 0; i < g->nr_groups; i++) {
+        pv_strbuf_puts(&out, i ? ",[" : "[");
+        for (unsigned k = 0; k < g->nkeys; k++) {
+            pv_value key = pv_hash_groups_key(g, i, k);
+            json_value(&out, &key);
+            pv_strbuf_puts(&out, ",");
+        }
+        const pv_group *grp = &g->groups[i];
+        pv_value sum = { PV_VALUE_NULL, 0, 0, NULL, 0 };
+        if (grp->has_sum && grp->real_sum) {
+            sum.type = PV_VALUE_REAL;
+            sum.r = grp->real_total;
+        } else if (grp->has_sum) {
+            sum.type = PV_VALUE_INT;
+            sum.i = grp->int_sum;
+        }
+        json_value(&out, &sum);
+        pv_strbuf_printf(&out, ",%llu]", (unsigned long long)grp->rows);
+    }
+    pv_strbuf_puts(&out, "]");
+    if (out.failed || out.len > INT32_MAX)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_text(ctx, pv_strbuf_text(&out), (int)out.len, SQLITE_TRANSIENT);
+    pv_strbuf_free(&out);
+    pv_hash_groups_free(g);
+    agg->started = false;
+}
+
+int pv_register_sum_by(sqlite3 *db)
+{
+    /* not deterministic: the groups come in the order they were met */
+    return sqlite3_create_function(db, "perf_sum_by", -1, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL,
+                                   NULL, sum_by_step, sum_by_final);
+}

@@ -1,4 +1,5 @@
 #include "addr_space.h"
+#include "pv_array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,25 +38,6 @@ struct pv_aspace_thread {
     thread_name *names;         /* sorted by (key, seq) */
     size_t nr, cap;
 };
-
-/* Grows *array (of *cap elements of size elem) to hold need; false on overflow/OOM. */
-static bool grow(void **array, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return false;
-        n *= 2;
-    }
-    void *p = realloc(*array, n * elem);
-    if (!p)
-        return false;
-    *array = p;
-    *cap = n;
-    return true;
-}
 
 /* ---- pid/tid -> index ------------------------------------------------------ */
 
@@ -128,7 +110,7 @@ static bool event_before(const pv_aspace_event *x, const pv_aspace_event *y)
 static void heap_push(pv_aspace *as, const pv_aspace_event *e)
 {
     if (as->failed ||
-        !grow((void **)&as->pending, &as->cap_pending, as->nr_pending + 1, sizeof *as->pending)) {
+        !pv_array_grow((void **)&as->pending, &as->cap_pending, as->nr_pending + 1, sizeof *as->pending)) {
         as->failed = true;
         return;
     }
@@ -195,7 +177,7 @@ void pv_aspace_add_comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, c
      * unwind through the old image. */
     (void)exec;
     if (as->failed || comm_len >= NO_NAME - as->names_len ||
-        !grow((void **)&as->names, &as->names_cap, as->names_len + comm_len + 1, 1)) {
+        !pv_array_grow((void **)&as->names, &as->names_cap, as->names_len + comm_len + 1, 1)) {
         as->failed = true;
         return;
     }
@@ -228,7 +210,7 @@ static pv_aspace_process *process_of(pv_aspace *as, int32_t pid, bool create)
     if (i != NO_INDEX)
         return &as->processes[i];
     if (!create || as->nr_processes >= NO_INDEX ||
-        !grow((void **)&as->processes, &as->cap_processes, as->nr_processes + 1,
+        !pv_array_grow((void **)&as->processes, &as->cap_processes, as->nr_processes + 1,
               sizeof *as->processes) ||
         !id_insert(&as->process_ids, pid, (uint32_t)as->nr_processes))
         return NULL;
@@ -245,7 +227,7 @@ static pv_aspace_thread *thread_of(pv_aspace *as, int32_t tid, bool create)
     if (i != NO_INDEX)
         return &as->threads[i];
     if (!create || as->nr_threads >= NO_INDEX ||
-        !grow((void **)&as->threads, &as->cap_threads, as->nr_threads + 1, sizeof *as->threads) ||
+        !pv_array_grow((void **)&as->threads, &as->cap_threads, as->nr_threads + 1, sizeof *as->threads) ||
         !id_insert(&as->thread_ids, tid, (uint32_t)as->nr_threads))
         return NULL;
     pv_aspace_thread *t = &as->threads[as->nr_threads++];
@@ -256,7 +238,7 @@ static pv_aspace_thread *thread_of(pv_aspace *as, int32_t tid, bool create)
 
 static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
 {
-    if (!grow((void **)&p->maps, &p->cap, p->nr + 1, sizeof *p->maps))
+    if (!pv_array_grow((void **)&p->maps, &p->cap, p->nr + 1, sizeof *p->maps))
         return false;
     p->maps[p->nr++] = *m;
     p->sorted = false;
@@ -345,7 +327,7 @@ static uint32_t name_at(const pv_aspace_thread *t, uint64_t key)
 static bool add_name(pv_aspace *as, int32_t tid, uint64_t key, uint32_t name)
 {
     pv_aspace_thread *t = thread_of(as, tid, true);
-    if (!t || !grow((void **)&t->names, &t->cap, t->nr + 1, sizeof *t->names))
+    if (!t || !pv_array_grow((void **)&t->names, &t->cap, t->nr + 1, sizeof *t->names))
         return false;
     /* in key order; a late event (keys out of perf's order) moves back */
     size_t i = t->nr++;
@@ -475,7 +457,7 @@ static bool sort_maps(pv_aspace_process *p)
 {
     if (p->sorted)
         return true;
-    if (!grow((void **)&p->max_end, &p->cap_max_end, p->nr ? p->nr : 1, sizeof *p->max_end))
+    if (!pv_array_grow((void **)&p->max_end, &p->cap_max_end, p->nr ? p->nr : 1, sizeof *p->max_end))
         return false;
     if (p->nr)
         qsort(p->maps, p->nr, sizeof *p->maps, compare_start);

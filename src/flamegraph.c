@@ -1,4 +1,5 @@
 #include "flamegraph.h"
+#include "pv_array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -71,24 +72,6 @@ static uint64_t child_key(uint32_t parent, const char *name, size_t len)
     return mix(hash_bytes(name, len) ^ ((uint64_t)parent * 0x9e3779b97f4a7c15u));
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t cap2 = *cap ? *cap : 64;
-    while (cap2 < need) {
-        if (cap2 > SIZE_MAX / 2 / elem)
-            return false;
-        cap2 *= 2;
-    }
-    void *q = realloc(*p, cap2 * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = cap2;
-    return true;
-}
-
 static bool rehash(pv_flamegraph *fg, size_t slot_count)
 {
     uint32_t *slots = calloc(slot_count, sizeof *slots);
@@ -111,7 +94,7 @@ pv_flamegraph *pv_flamegraph_new(void)
     pv_flamegraph *fg = calloc(1, sizeof *fg);
     if (!fg)
         return NULL;
-    if (!grow((void **)&fg->nodes, &fg->cap, 1, sizeof *fg->nodes) || !rehash(fg, 64)) {
+    if (!pv_array_grow((void **)&fg->nodes, &fg->cap, 1, sizeof *fg->nodes) || !rehash(fg, 64)) {
         pv_flamegraph_free(fg);
         return NULL;
     }
@@ -164,8 +147,8 @@ static uint32_t child(pv_flamegraph *fg, uint32_t parent, const char *name, size
         *status = PV_FLAMEGRAPH_TOO_MANY_FRAMES;
         return 0;
     }
-    if (!grow((void **)&fg->nodes, &fg->cap, fg->count + 1, sizeof *fg->nodes) ||
-        !grow((void **)&fg->names, &fg->names_cap, fg->names_len + len + 1, 1)) {
+    if (!pv_array_grow((void **)&fg->nodes, &fg->cap, fg->count + 1, sizeof *fg->nodes) ||
+        !pv_array_grow((void **)&fg->names, &fg->names_cap, fg->names_len + len + 1, 1)) {
         *status = PV_FLAMEGRAPH_NOMEM;
         return 0;
     }
@@ -207,7 +190,7 @@ pv_flamegraph_status pv_flamegraph_add(pv_flamegraph *fg, const char *stack, siz
         while (end < len && stack[end] != ';')
             end++;
         if (end > i) {
-            if (!grow((void **)&fg->path, &fg->path_cap, depth + 1, sizeof *fg->path))
+            if (!pv_array_grow((void **)&fg->path, &fg->path_cap, depth + 1, sizeof *fg->path))
                 return PV_FLAMEGRAPH_NOMEM;
             at = child(fg, at, stack + i, end - i, &status);
             if (!at)
@@ -303,7 +286,7 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
     double plot_width = style->width - 2 * PAD_SIDE;
     double scale = total > 0 ? plot_width / (double)total : 0;
     if (ok && total > 0) {
-        ok = grow((void **)&todo, &todo_cap, 1, sizeof *todo);
+        ok = pv_array_grow((void **)&todo, &todo_cap, 1, sizeof *todo);
         if (ok)
             todo[todo_len++] = (pending){.node = 0, .depth = 0, .start = 0};
     }
@@ -315,7 +298,7 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
             layout->hidden += subtree[p.node];
             continue;
         }
-        if (!grow((void **)&layout->frames, &frames_cap, layout->count + 1,
+        if (!pv_array_grow((void **)&layout->frames, &frames_cap, layout->count + 1,
                   sizeof *layout->frames)) {
             ok = false;
             break;
@@ -331,7 +314,7 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
 
         size_t children = 0;
         for (uint32_t c = n->first_child; c; c = fg->nodes[c].next_sibling) {
-            if (!grow((void **)&keys, &keys_cap, children + 1, sizeof *keys)) {
+            if (!pv_array_grow((void **)&keys, &keys_cap, children + 1, sizeof *keys)) {
                 ok = false;
                 break;
             }
@@ -342,7 +325,7 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
         if (!ok || children == 0)
             continue;
         qsort(keys, children, sizeof *keys, by_name);
-        if (!grow((void **)&todo, &todo_cap, todo_len + children, sizeof *todo)) {
+        if (!pv_array_grow((void **)&todo, &todo_cap, todo_len + children, sizeof *todo)) {
             ok = false;
             break;
         }

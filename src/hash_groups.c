@@ -1,4 +1,5 @@
 #include "hash_groups.h"
+#include "pv_array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,24 +26,6 @@ void pv_hash_groups_free(pv_hash_groups *g)
     free(g->bytes);
     free(g->slots);
     memset(g, 0, sizeof *g);
-}
-
-static bool grow(void **array, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return false;
-        n *= 2;
-    }
-    void *p = realloc(*array, n * elem);
-    if (!p)
-        return false;
-    *array = p;
-    *cap = n;
-    return true;
 }
 
 /* A real that is a whole number an int64 holds, as that integer. */
@@ -166,7 +149,7 @@ static bool store_key(pv_hash_groups *g, size_t at, const pv_value *v)
     s->i = v->i;
     s->r = v->r;
     if (v->type == PV_VALUE_TEXT || v->type == PV_VALUE_BLOB) {
-        if (!grow((void **)&g->bytes, &g->cap_bytes, g->nr_bytes + v->len + 1, 1))
+        if (!pv_array_grow((void **)&g->bytes, &g->cap_bytes, g->nr_bytes + v->len + 1, 1))
             return false;
         if (v->len)
             memcpy(g->bytes + g->nr_bytes, v->bytes, v->len);
@@ -195,8 +178,8 @@ static pv_group *group_of(pv_hash_groups *g, const pv_value *keys)
     }
     size_t first_key = g->nr_groups * g->nkeys;
     if (g->nr_groups >= UINT32_MAX - 1 ||
-        !grow((void **)&g->groups, &g->cap_groups, g->nr_groups + 1, sizeof *g->groups) ||
-        !grow((void **)&g->keys, &g->cap_keys, first_key + g->nkeys + 1, sizeof *g->keys))
+        !pv_array_grow((void **)&g->groups, &g->cap_groups, g->nr_groups + 1, sizeof *g->groups) ||
+        !pv_array_grow((void **)&g->keys, &g->cap_keys, first_key + g->nkeys + 1, sizeof *g->keys))
         return NULL;
     for (unsigned k = 0; k < g->nkeys; k++)
         if (!store_key(g, first_key + k, &keys[k]))

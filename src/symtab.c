@@ -1,4 +1,5 @@
 #include "symtab.h"
+#include "pv_array.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -19,32 +20,14 @@ void pv_symtab_free(pv_symtab *t)
     memset(t, 0, sizeof *t);
 }
 
-static bool reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return false;
-        n *= 2;
-    }
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 void pv_symtab_add(pv_symtab *t, uint64_t start, uint64_t size, uint8_t binding,
                    const char *name, size_t name_len, bool module)
 {
     if (t->failed)
         return;
     if (name_len > UINT32_MAX - t->names_len - 1 ||
-        !reserve((void **)&t->names, &t->names_cap, t->names_len + name_len + 1, 1) ||
-        !reserve((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
+        !pv_array_grow((void **)&t->names, &t->names_cap, t->names_len + name_len + 1, 1) ||
+        !pv_array_grow((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
         t->failed = true;
         return;
     }
@@ -281,7 +264,7 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
             binding = PV_BIND_WEAK;
         any_address |= addr != 0;
         name[n] = 0;
-        if (!reserve((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
+        if (!pv_array_grow((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
             t->failed = true;
             break;
         }

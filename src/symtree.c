@@ -1,4 +1,5 @@
 #include "symtree.h"
+#include "pv_array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,24 +17,6 @@ void pv_symtree_free(pv_symtree *t)
     free(t->nodes);
     free(t->names);
     pv_symtree_init(t);
-}
-
-static bool reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return false;
-        n *= 2;
-    }
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
 }
 
 #define N(i) (t->nodes[i])
@@ -125,8 +108,8 @@ void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t bin
     if (t->failed)
         return;
     if (t->nr >= INT32_MAX || name_len > UINT32_MAX - t->names_len - 1 ||
-        !reserve((void **)&t->names, &t->names_cap, t->names_len + name_len + 1, 1) ||
-        !reserve((void **)&t->nodes, &t->cap, t->nr + 1, sizeof *t->nodes)) {
+        !pv_array_grow((void **)&t->names, &t->names_cap, t->names_len + name_len + 1, 1) ||
+        !pv_array_grow((void **)&t->nodes, &t->cap, t->nr + 1, sizeof *t->nodes)) {
         t->failed = true;
         return;
     }

@@ -1,0 +1,16 @@
+/*
+ * Growing the arrays the reader keeps (maps, symbols, groups...): one
+ * doubling rule, with the size arithmetic checked.
+ */
+#ifndef PV_ARRAY_H
+#define PV_ARRAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Makes *array (of *cap elements of elem bytes) hold at least need
+ * elements, doubling its capacity; false when that overflows or memory
+ * runs out, the array then as it was. */
+bool pv_array_grow(void **array, size_t *cap, size_t need, size_t elem);
+
+#endif

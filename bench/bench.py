@@ -192,7 +192,7 @@ def main():
                       " UNION ALL SELECT sym, dso, period FROM perf_callchains(@file) WHERE repeated = 0")
             chains, chains_rss = measure(sql_cmd(
                 f, "SELECT g.value->>0, g.value->>2 FROM json_each((SELECT perf_sum_by(sym, dso, period)"
-                   " FROM (%s))) g" % frames), 1)
+                   " FROM (%s))) g" % frames), r)
             report('perf report --children / perf_callchains, perf_sum_by (time)', children / chains, 10, 'high')
             report('perf report --children / perf_callchains, perf_sum_by (RSS)', children_rss / chains_rss, 10, 'high')
             # and with SQLite's GROUP BY, which sorts every frame (no target: see README)

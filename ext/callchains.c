@@ -94,10 +94,8 @@ static uint64_t sample_order_key(const CallchainsState *st)
 static void apply_inline_name(CallchainsState *st)
 {
     st->inlined = st->inline_name && st->location.sym && strcmp(st->inline_name, st->location.sym);
-    if (st->inlined) {
+    if (st->inlined)
         st->location.sym = st->inline_name;
-        st->location.sym_len = (uint32_t)strlen(st->inline_name);
-    }
 }
 
 static pv_frame_key key_of(const pv_location *l, uint64_t ip)

@@ -38,7 +38,6 @@ typedef struct pv_symbol_cache_entry {
     const char *sym;            /* NULL: no symbol; status says why */
     const char *status;
     uint32_t dso;               /* PV_SYMBOL_CACHE_EMPTY: a free slot */
-    uint32_t sym_len;
 } pv_symbol_cache_entry;
 
 typedef struct pv_symbol_cache {

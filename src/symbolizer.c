@@ -42,7 +42,6 @@ typedef struct dso {
     uint8_t build_id_len;   /* 0: the recording has none */
     bool loaded;
     bool identity_offsets;  /* once loaded: offsets_are_addresses() */
-    uint32_t name_len;      /* once loaded: strlen(name) */
     pv_symtree tree;        /* DSO_ELF, DSO_VDSO */
     pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
@@ -846,7 +845,6 @@ static void load_dso(pv_symbolizer *s, dso *d)
 {
     d->loaded = true;
     d->identity_offsets = offsets_are_addresses(d->name, d->kind == DSO_JIT);
-    d->name_len = (uint32_t)strlen(d->name);
     switch (d->kind) {
     case DSO_ELF:
         load_elf_dso(s, d);
@@ -888,7 +886,6 @@ static void lookup_symbol(pv_symbolizer *s, dso *d, uint64_t addr, pv_symbol_cac
 {
     e->sym = NULL;
     e->sym_offset = 0;
-    e->sym_len = 0;
     if (d->kind == DSO_ELF || d->kind == DSO_VDSO) {
         if (d->status && d->tree.live == 0) {
             e->status = d->status;
@@ -915,7 +912,6 @@ static void lookup_symbol(pv_symbolizer *s, dso *d, uint64_t addr, pv_symbol_cac
         e->sym = pv_symbol_name(table, sym);
         e->sym_offset = addr - sym->start;
     }
-    e->sym_len = (uint32_t)strlen(e->sym);
     e->status = "ok";
 }
 
@@ -953,9 +949,7 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
         e->dso = m->dso;
         e->addr = addr;
     }
-    out->dso_len = d->name_len;
     out->sym = e->sym;
-    out->sym_len = e->sym_len;
     out->sym_offset = e->sym_offset;
     out->status = e->status;
 }

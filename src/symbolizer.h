@@ -45,7 +45,6 @@ typedef struct pv_location {
     const char *sym;        /* NULL: unresolved; status says why */
     uint64_t sym_offset;
     const char *status;     /* "ok" or the reason sym is NULL */
-    uint32_t dso_len, sym_len;  /* strlen of dso and sym, when set */
 } pv_location;
 
 int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer **out,

@@ -5,7 +5,7 @@
 # row for row, error for error; and they are the records of the same data
 # uncompressed.
 #
-# 1. twins made by tests/tools/zstd_twin from fixtures: the data repeated
+# 1. twins made by tests/tools/make_variants twin from fixtures: the data repeated
 #    into MB of records, one zstd stream cut every FLUSH bytes into
 #    COMPRESSED or COMPRESSED2 containers whatever the record boundaries
 #    (records span containers; many containers per block of decompressed
@@ -62,8 +62,8 @@ for twin in "dwarf.data 20 4099 81" "example.data 60 60000 83" "multi.data 40 77
     set -- $twin
     n=$((n + 1))
     plain=$tmp/plain$n.data z=$tmp/z$n.data
-    if ! "$PV_BUILD/tools/zstd_twin" "$fixtures/$1" $(($2 / scale)) "$3" "$4" "$plain" "$z" 2>"$tmp/err"; then
-        echo "not ok - zstd_twin $twin: $(head -c 300 "$tmp/err")"
+    if ! "$PV_BUILD/tools/make_variants" twin "$fixtures/$1" $(($2 / scale)) "$3" "$4" "$plain" "$z" 2>"$tmp/err"; then
+        echo "not ok - make_variants twin $twin: $(head -c 300 "$tmp/err")"
         continue
     fi
     what="$1 x$(($2 / scale)) in containers of $3 bytes (type $4, $(sql none "$z" "SELECT count(*) FROM perf_records(@) WHERE type IN (81, 83)") of them)"

@@ -16,14 +16,14 @@ trap 'rm -rf "$tmp"' EXIT
 files=("$PV_ROOT/tests/fixtures/example.data")
 compressed=$PV_SHARED/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data
 [ -f "$compressed" ] && files+=("$compressed")
-# a compressed twin of example.data (tests/tools/zstd_twin.c): several blocks
+# a compressed twin of example.data (tests/tools/make_variants.c, twin): several blocks
 # of decompressed records, on the decompressing thread (forced by
 # PERFVTAB_UNPACK_THREAD_MIN=0: see unpack_env)
-if "$PV_BUILD/tools/zstd_twin" "$PV_ROOT/tests/fixtures/example.data" 12 4099 81 \
+if "$PV_BUILD/tools/make_variants" twin "$PV_ROOT/tests/fixtures/example.data" 12 4099 81 \
     "$tmp/plain.data" "$tmp/unpacked_on_a_thread.data" 2>"$tmp/err"; then
     files+=("$tmp/unpacked_on_a_thread.data")
 else
-    echo "not ok - zstd_twin: $(head -c 300 "$tmp/err")"
+    echo "not ok - make_variants twin: $(head -c 300 "$tmp/err")"
 fi
 unpack_env() {  # file: env(1) arguments choosing how it is decompressed
     if [ "$(basename "$1")" = unpacked_on_a_thread.data ]; then

@@ -1,6 +1,6 @@
 /*
- * Makes the bench's other files from its recording, so that they hold the
- * same records:
+ * Makes files that hold the same records as a recording, differently laid
+ * out, for the bench and the tests:
  *
  *   make_variants inflate IN OUT K    the data section repeated K times
  *                                     (a big file from a small one; the
@@ -8,8 +8,24 @@
  *   make_variants compress IN OUT     the data section as COMPRESSED records:
  *                                     one zstd stream, flushed every ~32 KiB
  *                                     of whole records, as `perf record -z`
+ *   make_variants twin IN REPEAT FLUSH TYPE PLAIN_OUT ZSTD_OUT
+ *                                     two files for comparing the compressed
+ *                                     walk with the plain one on long
+ *                                     streams: IN's records up to the first
+ *                                     SAMPLE (the synthesized ones perf
+ *                                     writes as they are) stay uncompressed;
+ *                                     the rest of its data section, repeated
+ *                                     REPEAT times, follows in PLAIN_OUT as
+ *                                     it is, and in ZSTD_OUT as one zstd
+ *                                     stream (level 1, never ended, as
+ *                                     perf's) cut into COMPRESSED (TYPE 81)
+ *                                     or COMPRESSED2 (TYPE 83) records every
+ *                                     FLUSH bytes whatever the record
+ *                                     boundaries, so that records span
+ *                                     containers
  *
- * Only for little-endian file-mode recordings, which is what bench makes.
+ * Only for little-endian file-mode recordings.  Header, attrs and feature
+ * sections are copied, feature offsets moved.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +34,11 @@
 #include <zstd.h>
 
 #define HEADER_SIZE 104
+#define RECORD_SAMPLE 9
 #define RECORD_COMPRESSED 81
+#define RECORD_COMPRESSED2 83
 #define CHUNK (32u << 10)
+#define MAX_FLUSH 60000u
 
 static uint8_t *slurp(const char *path, uint64_t *size)
 {
@@ -98,7 +117,10 @@ static void rewrite(const uint8_t *in, uint64_t size, const char *path,
         exit(1);
     }
     out(fp, header, HEADER_SIZE);
-    fclose(fp);
+    if (fclose(fp) != 0) {
+        perror(path);
+        exit(1);
+    }
     free(index);
 }
 
@@ -110,12 +132,41 @@ static uint64_t repeat_data(FILE *fp, const uint8_t *data, uint64_t n, void *arg
     return n * k;
 }
 
+/* One container holding the zstd bytes of n raw bytes at p. */
+static uint64_t write_container(FILE *fp, ZSTD_CCtx *z, const uint8_t *p, uint64_t n,
+                                uint32_t type)
+{
+    static uint8_t packed[65536];
+    uint64_t head = type == RECORD_COMPRESSED2 ? 16 : 8;
+    ZSTD_inBuffer in = {p, (size_t)n, 0};
+    ZSTD_outBuffer zout = {packed + head, sizeof packed - head - 8, 0};
+    size_t left;
+    do {
+        left = ZSTD_compressStream2(z, &zout, &in, ZSTD_e_flush);
+        if (ZSTD_isError(left)) {
+            fprintf(stderr, "zstd: %s\n", ZSTD_getErrorName(left));
+            exit(1);
+        }
+    } while (left != 0);
+    uint64_t size = head + zout.pos;
+    if (type == RECORD_COMPRESSED2) {
+        put64(packed + 8, zout.pos);
+        while (size % 8)
+            packed[size++] = 0;
+    }
+    uint16_t misc = 0, size16 = (uint16_t)size;
+    memcpy(packed, &type, 4);
+    memcpy(packed + 4, &misc, 2);
+    memcpy(packed + 6, &size16, 2);
+    out(fp, packed, size);
+    return size;
+}
+
 static uint64_t compress_data(FILE *fp, const uint8_t *data, uint64_t n, void *arg)
 {
     (void)arg;
     ZSTD_CCtx *z = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 1);
-    static uint8_t buf[65536];
     uint64_t written = 0, at = 0;
     while (at < n) {
         /* whole records, up to CHUNK bytes */
@@ -129,32 +180,107 @@ static uint64_t compress_data(FILE *fp, const uint8_t *data, uint64_t n, void *a
         }
         if (end == at)
             break;
-        ZSTD_inBuffer input = {data + at, (size_t)(end - at), 0};
-        ZSTD_outBuffer output = {buf + 8, sizeof buf - 16, 0};
-        size_t left;
-        do {
-            left = ZSTD_compressStream2(z, &output, &input, ZSTD_e_flush);
-            if (ZSTD_isError(left)) {
-                fprintf(stderr, "zstd: %s\n", ZSTD_getErrorName(left));
-                exit(1);
-            }
-        } while (left != 0);
-        uint64_t rec = 8 + output.pos;
-        uint32_t type = RECORD_COMPRESSED;
-        uint16_t misc = 0, size16 = (uint16_t)rec;
-        memcpy(buf, &type, 4);
-        memcpy(buf + 4, &misc, 2);
-        memcpy(buf + 6, &size16, 2);
-        out(fp, buf, rec);
-        written += rec;
+        written += write_container(fp, z, data + at, end - at, RECORD_COMPRESSED);
         at = end;
     }
     ZSTD_freeCCtx(z);
     return written;
 }
 
+typedef struct twin {
+    const uint8_t *prefix, *rest;
+    uint64_t prefix_size, rest_size;
+    unsigned repeat;
+    uint64_t flush;
+    uint32_t type;
+} twin;
+
+static uint64_t write_plain(FILE *fp, const uint8_t *data, uint64_t n, void *arg)
+{
+    (void)data;
+    (void)n;
+    const twin *t = arg;
+    out(fp, t->prefix, t->prefix_size);
+    for (unsigned i = 0; i < t->repeat; i++)
+        out(fp, t->rest, t->rest_size);
+    return t->prefix_size + t->rest_size * t->repeat;
+}
+
+static uint64_t write_zstd(FILE *fp, const uint8_t *data, uint64_t n_data, void *arg)
+{
+    (void)data;
+    (void)n_data;
+    const twin *t = arg;
+    out(fp, t->prefix, t->prefix_size);
+    uint64_t written = t->prefix_size;
+    ZSTD_CCtx *z = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 1);
+    /* the repeated records as one run of bytes, cut every flush bytes */
+    uint64_t total = t->rest_size * t->repeat, at = 0;
+    while (at < total) {
+        uint64_t n = total - at < t->flush ? total - at : t->flush;
+        uint64_t in_copy = at % t->rest_size;
+        static uint8_t chunk[MAX_FLUSH];
+        for (uint64_t k = 0; k < n;) {
+            uint64_t piece = t->rest_size - in_copy < n - k ? t->rest_size - in_copy : n - k;
+            memcpy(chunk + k, t->rest + in_copy, (size_t)piece);
+            k += piece;
+            in_copy = 0;
+        }
+        written += write_container(fp, z, chunk, n, t->type);
+        at += n;
+    }
+    ZSTD_freeCCtx(z);
+    return written;
+}
+
+static int make_twin(char **argv)
+{
+    uint64_t size;
+    uint8_t *in = slurp(argv[1], &size);
+    twin t = {.repeat = (unsigned)atoi(argv[2]), .flush = strtoull(argv[3], NULL, 0),
+              .type = (uint32_t)atoi(argv[4])};
+    if (size < HEADER_SIZE || memcmp(in, "PERFILE2", 8) != 0 || t.repeat == 0 ||
+        t.flush == 0 || t.flush > MAX_FLUSH ||
+        (t.type != RECORD_COMPRESSED && t.type != RECORD_COMPRESSED2)) {
+        fprintf(stderr, "make_variants twin: needs a little-endian file-mode perf.data, REPEAT > 0, "
+                "0 < FLUSH <= %u, TYPE 81 or 83\n", MAX_FLUSH);
+        return 2;
+    }
+    uint64_t data_offset = get64(in + 40), data_size = get64(in + 48);
+    if (data_offset > size || size - data_offset < data_size) {
+        fprintf(stderr, "%s: data section past the end\n", argv[1]);
+        return 1;
+    }
+    const uint8_t *data = in + data_offset;
+    uint64_t at = 0;
+    while (at + 8 <= data_size) {
+        uint32_t type;
+        uint16_t rsize;
+        memcpy(&type, data + at, 4);
+        memcpy(&rsize, data + at + 6, 2);
+        if (type == RECORD_SAMPLE || rsize < 8 || data_size - at < rsize)
+            break;
+        at += rsize;
+    }
+    t.prefix = data;
+    t.prefix_size = at;
+    t.rest = data + at;
+    t.rest_size = data_size - at;
+    if (t.rest_size == 0) {
+        fprintf(stderr, "%s: no records after the synthesized ones\n", argv[1]);
+        return 1;
+    }
+    rewrite(in, size, argv[5], write_plain, &t);
+    rewrite(in, size, argv[6], write_zstd, &t);
+    free(in);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 8 && strcmp(argv[1], "twin") == 0)
+        return make_twin(argv + 1);
     if (argc >= 4 && strcmp(argv[1], "compress") == 0) {
         uint64_t size;
         uint8_t *in = slurp(argv[2], &size);
@@ -170,6 +296,7 @@ int main(int argc, char **argv)
         free(in);
         return 0;
     }
-    fprintf(stderr, "usage: make_variants inflate IN OUT K | compress IN OUT\n");
+    fprintf(stderr, "usage: make_variants inflate IN OUT K | compress IN OUT |\n"
+                    "       make_variants twin IN REPEAT FLUSH TYPE PLAIN_OUT ZSTD_OUT\n");
     return 2;
 }

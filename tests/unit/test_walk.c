@@ -48,6 +48,30 @@ static uint8_t *slurp(const char *path, uint64_t *size)
 }
 
 /* Walks the file from disk and from memory side by side. */
+/* Whether step n of two walks of the same records gave the same: false at
+ * their end, or with why set where they part. */
+static bool walks_agree(uint64_t n, int rca, int rcb, const pv_record *ra, const pv_record *rb,
+                        const pv_error *ea, const pv_error *eb, char *why, size_t why_size)
+{
+    if (rca != rcb) {
+        snprintf(why, why_size, "record %llu: %d vs %d", (unsigned long long)n, rca, rcb);
+        return false;
+    }
+    if (rca <= 0) {
+        if (rca < 0 && strcmp(ea->msg, eb->msg) != 0)
+            snprintf(why, why_size, "different errors: %s / %s", ea->msg, eb->msg);
+        return false;
+    }
+    if (ra->index != rb->index || ra->file_offset != rb->file_offset || ra->size != rb->size ||
+        ra->compressed != rb->compressed || ra->segment != rb->segment ||
+        memcmp(ra->bytes, rb->bytes, ra->size) != 0) {
+        snprintf(why, why_size, "record %llu (offset 0x%llx) differs", (unsigned long long)n,
+                 (unsigned long long)ra->file_offset);
+        return false;
+    }
+    return true;
+}
+
 static void same_records(const char *path)
 {
     char what[512], why[2048] = "";
@@ -75,21 +99,8 @@ static void same_records(const char *path)
         pv_error ea, eb;
         int rca = pv_walk_next(&a, &ra, &ea);
         int rcb = pv_walk_next(&b, &rb, &eb);
-        if (rca != rcb) {
-            snprintf(why, sizeof why, "record %llu: %d vs %d", (unsigned long long)n, rca, rcb);
+        if (!walks_agree(n, rca, rcb, &ra, &rb, &ea, &eb, why, sizeof why))
             break;
-        }
-        if (rca <= 0) {
-            if (rca < 0 && strcmp(ea.msg, eb.msg) != 0)
-                snprintf(why, sizeof why, "different errors: %s / %s", ea.msg, eb.msg);
-            break;
-        }
-        if (ra.index != rb.index || ra.file_offset != rb.file_offset || ra.size != rb.size ||
-            memcmp(ra.bytes, rb.bytes, ra.size) != 0) {
-            snprintf(why, sizeof why, "record %llu at offset 0x%llx differs",
-                     (unsigned long long)n, (unsigned long long)ra.file_offset);
-            break;
-        }
         n++;
     }
     pv_walk_end(&a);
@@ -369,22 +380,8 @@ static void threaded_same_as_inline(const char *path)
         if (walk_threaded(&b) && !b_threaded)
             threads_during = nr_threads();
         b_threaded |= walk_threaded(&b);
-        if (rca != rcb) {
-            snprintf(why, sizeof why, "record %llu: %d vs %d", (unsigned long long)n, rca, rcb);
+        if (!walks_agree(n, rca, rcb, &ra, &rb, &ea, &eb, why, sizeof why))
             break;
-        }
-        if (rca <= 0) {
-            if (rca < 0 && strcmp(ea.msg, eb.msg) != 0)
-                snprintf(why, sizeof why, "different errors: %s / %s", ea.msg, eb.msg);
-            break;
-        }
-        if (ra.index != rb.index || ra.file_offset != rb.file_offset || ra.size != rb.size ||
-            ra.compressed != rb.compressed || ra.segment != rb.segment ||
-            memcmp(ra.bytes, rb.bytes, ra.size) != 0) {
-            snprintf(why, sizeof why, "record %llu (offset 0x%llx) differs",
-                     (unsigned long long)n, (unsigned long long)ra.file_offset);
-            break;
-        }
         n++;
     }
     pv_walk_end(&a);

@@ -92,8 +92,7 @@ static int next_from_stream(PvCursor *cur, pv_error *err)
         if (r->type == PV_RECORD_HEADER_BUILD_ID) {
             /* The record is an entry of the feature's table, alone. */
             pv_build_id_iter one;
-            pv_build_ids_start(&one, cur->file->data_path, "HEADER_BUILD_ID record", r->bytes,
-                               r->size, r->file_offset, cur->file->swap);
+            pv_build_ids_start_record(&one, cur->file, r);
             if (pv_build_ids_next(&one, &st->current, err) < 0)
                 return -1;
             st->source = "record";

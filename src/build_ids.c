@@ -21,6 +21,12 @@ void pv_build_ids_start(pv_build_id_iter *it, const char *path, const char *what
     it->swap = swap;
 }
 
+void pv_build_ids_start_record(pv_build_id_iter *it, const pv_file *f, const pv_record *rec)
+{
+    pv_build_ids_start(it, f->data_path, "HEADER_BUILD_ID record", rec->bytes, rec->size,
+                       rec->file_offset, f->swap);
+}
+
 int pv_build_ids_start_feature(pv_build_id_iter *it, pv_file *f, pv_error *err)
 {
     const uint8_t *bytes = NULL;

@@ -22,6 +22,7 @@
 
 #include "perf_file.h"
 #include "pv_error.h"
+#include "record_walk.h"
 
 #define PV_BUILD_ID_MAX 20
 /* header (8) + pid (4) + build_id (24) */
@@ -50,6 +51,9 @@ typedef struct pv_build_id_iter {
 /* Iterates over size bytes at data (file offset file_offset). */
 void pv_build_ids_start(pv_build_id_iter *it, const char *path, const char *what,
                         const uint8_t *data, uint64_t size, uint64_t file_offset, bool swap);
+/* Iterates over a PERF_RECORD_HEADER_BUILD_ID record of f: the record,
+ * header included, is the one entry. */
+void pv_build_ids_start_record(pv_build_id_iter *it, const pv_file *f, const pv_record *rec);
 /* Iterates over f's HEADER_BUILD_ID feature section; -1 if it lies outside
  * the file.  A file without the feature iterates over nothing. */
 int pv_build_ids_start_feature(pv_build_id_iter *it, pv_file *f, pv_error *err);

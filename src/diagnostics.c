@@ -254,8 +254,7 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         /* perf_build_ids reads the entries the fields JSON does not */
         pv_build_id_iter it;
         pv_build_id id;
-        pv_build_ids_start(&it, f->data_path, "HEADER_BUILD_ID record", rec->bytes, rec->size,
-                           rec->file_offset, f->swap);
+        pv_build_ids_start_record(&it, f, rec);
         int rc;
         while ((rc = pv_build_ids_next(&it, &id, &err)) == 1) {
         }

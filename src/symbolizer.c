@@ -428,8 +428,7 @@ static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
         return add_fork(s, r, err);
     case PV_RECORD_HEADER_BUILD_ID: {
         pv_build_id_iter it;
-        pv_build_ids_start(&it, s->file->path, "HEADER_BUILD_ID record", r->bytes + 8,
-                           r->size - 8u, r->file_offset + 8, s->file->swap);
+        pv_build_ids_start_record(&it, s->file, r);
         return apply_build_ids(s, &it, err) < 0 ? -1 : 0;
     }
     case PV_RECORD_FINISHED_ROUND:

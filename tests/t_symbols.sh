@@ -46,6 +46,16 @@ for mode in full single; do
         status=1
     fi
 done
+# Pipe mode with the build-ids perf inject -b adds as HEADER_BUILD_ID
+# records, each record one entry of the build-id table.
+if perf record -q -g -F 2999 -o - -- "$tmp/pvwork" 2>"$tmp/record.log" |
+        perf inject -b -o "$tmp/injected.data" 2>>"$tmp/record.log" &&
+        [ "$("$sqlrun" "SELECT count(*) FROM perf_records('$tmp/injected.data') WHERE type = 67")" -gt 0 ]; then
+    python3 "$check" "$sqlrun" "$root" "pipe, perf inject -b" "$tmp/injected.data" --frames || status=1
+else
+    echo "not ok - symbols: perf record -o - | perf inject -b gave no HEADER_BUILD_ID records: $(head -c 300 "$tmp/record.log")"
+    status=1
+fi
 for f in fp example; do
     python3 "$check" "$sqlrun" "$root" "$f.data" "$fixtures/$f.data" --frames --profiles || status=1
 done

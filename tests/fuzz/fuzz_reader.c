@@ -72,8 +72,7 @@ static void walk_records(pv_file *f, pv_strbuf *out)
         if (rec.type == PV_RECORD_HEADER_BUILD_ID) {
             pv_build_id_iter it;
             pv_build_id id;
-            pv_build_ids_start(&it, f->data_path, "HEADER_BUILD_ID record", rec.bytes,
-                               rec.size, rec.file_offset, f->swap);
+            pv_build_ids_start_record(&it, f, &rec);
             while (pv_build_ids_next(&it, &id, &err) == 1) {
             }
         }

@@ -173,8 +173,7 @@ static void decode_build_ids(pv_file *f, const pv_record *rec, outcome *o)
     pv_error err;
     pv_build_id_iter it;
     pv_build_id id;
-    pv_build_ids_start(&it, f->data_path, "HEADER_BUILD_ID record", rec->bytes, rec->size,
-                       rec->file_offset, f->swap);
+    pv_build_ids_start_record(&it, f, rec);
     int rc;
     while ((rc = pv_build_ids_next(&it, &id, &err)) == 1) {
     }

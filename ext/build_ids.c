@@ -145,10 +145,9 @@ static int build_ids_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_FILENAME: pv_result_file_text(ctx, b->filename, b->filename_len); break;
     case COL_PID: sqlite3_result_int(ctx, b->pid); break;
     case COL_CPUMODE:
-        sqlite3_result_text(ctx, pv_cpumode_name(b->misc & PV_MISC_CPUMODE_MASK), -1,
-                            SQLITE_STATIC);
+        pv_result_static_name(ctx, pv_cpumode_name(b->misc & PV_MISC_CPUMODE_MASK));
         break;
-    case COL_SOURCE: sqlite3_result_text(ctx, st->source, -1, SQLITE_STATIC); break;
+    case COL_SOURCE: pv_result_static_name(ctx, st->source); break;
     case COL_RECORD:
         if (st->phase == PHASE_STREAM)
             sqlite3_result_int64(ctx, (sqlite3_int64)st->record.index);

@@ -266,7 +266,7 @@ static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_SAMPLE: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_DEPTH: sqlite3_result_int64(ctx, (sqlite3_int64)st->depth); break;
     case COL_IP: pv_result_u64(ctx, st->ip); break;
-    case COL_CPUMODE: sqlite3_result_text(ctx, pv_cpumode_name(st->cpumode), -1, SQLITE_STATIC); break;
+    case COL_CPUMODE: pv_result_static_name(ctx, pv_cpumode_name(st->cpumode)); break;
     case COL_PID:
         if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->pid);
         break;

@@ -53,8 +53,8 @@ static int diagnostics_column(PvCursor *cur, sqlite3_context *ctx, int i)
     DiagnosticsState *st = cur->state;
     const pv_diagnostic *d = &st->rows.items[st->at];
     switch (i) {
-    case COL_KIND: sqlite3_result_text(ctx, d->kind, -1, SQLITE_STATIC); break;
-    case COL_SEVERITY: sqlite3_result_text(ctx, d->severity, -1, SQLITE_STATIC); break;
+    case COL_KIND: sqlite3_result_text(ctx, d->kind, -1, SQLITE_TRANSIENT); break;
+    case COL_SEVERITY: sqlite3_result_text(ctx, d->severity, -1, SQLITE_TRANSIENT); break;
     case COL_RECORD: if (d->has_record) pv_result_u64(ctx, d->record); break;
     case COL_FILE_OFFSET: if (d->has_offset) pv_result_u64(ctx, d->file_offset); break;
     case COL_COUNT: pv_result_u64(ctx, d->count); break;

@@ -54,7 +54,7 @@ static int features_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_NAME: {
         const char *name = pv_feature_name(st->id);
         if (name)
-            sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
+            pv_result_static_name(ctx, name);
         break;
     }
     case COL_VALUE: {

@@ -100,7 +100,7 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_LEN: pv_result_u64(ctx, st->len); break;
     case COL_PGOFF: pv_result_u64(ctx, st->pgoff); break;
     case COL_FILENAME: pv_result_file_text(ctx, st->filename, st->filename_len); break;
-    case COL_KIND: sqlite3_result_text(ctx, mmap2 ? "MMAP2" : "MMAP", -1, SQLITE_STATIC); break;
+    case COL_KIND: pv_result_static_name(ctx, mmap2 ? "MMAP2" : "MMAP"); break;
     case COL_MAJ: if (inode_form) pv_result_u64(ctx, st->maj); break;
     case COL_MIN: if (inode_form) pv_result_u64(ctx, st->min); break;
     case COL_INO: if (inode_form) pv_result_u64(ctx, st->ino); break;
@@ -115,8 +115,7 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
         }
         break;
     case COL_CPUMODE:
-        sqlite3_result_text(ctx, pv_cpumode_name(st->rows.record.misc & PV_MISC_CPUMODE_MASK), -1,
-                            SQLITE_STATIC);
+        pv_result_static_name(ctx, pv_cpumode_name(st->rows.record.misc & PV_MISC_CPUMODE_MASK));
         break;
     case COL_EXECUTABLE:
         sqlite3_result_int(ctx, !(st->rows.record.misc & PV_MISC_MMAP_DATA));

@@ -72,10 +72,10 @@ static int profile_column(PvCursor *cur, sqlite3_context *ctx, int i)
                             SQLITE_TRANSIENT);
         break;
     case COL_DSO:
-        if (r->dso) sqlite3_result_text(ctx, r->dso, -1, SQLITE_STATIC);
+        if (r->dso) sqlite3_result_text(ctx, r->dso, -1, SQLITE_TRANSIENT);
         break;
     case COL_SYM:
-        if (r->sym) sqlite3_result_text(ctx, r->sym, -1, SQLITE_STATIC);
+        if (r->sym) sqlite3_result_text(ctx, r->sym, -1, SQLITE_TRANSIENT);
         break;
     case COL_ADDR:
         if (!r->sym) pv_result_u64(ctx, r->addr);

@@ -78,7 +78,7 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_NAME: {
         const char *name = pv_record_type_name(r->type);
         if (name)
-            sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
+            pv_result_static_name(ctx, name);
         return SQLITE_OK;
     }
     case COL_MISC: sqlite3_result_int(ctx, r->misc); return SQLITE_OK;

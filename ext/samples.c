@@ -88,7 +88,7 @@ static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
     if (i == COL_COMM) {
         const char *comm = pv_symbolizer_comm(st->symbolizer, (int32_t)s->tid, sample_key(st));
         if (comm)
-            sqlite3_result_text(ctx, comm, -1, SQLITE_STATIC);
+            sqlite3_result_text(ctx, comm, -1, SQLITE_TRANSIENT);
         return SQLITE_OK;
     }
     if (!(s->sample_type & PV_SAMPLE_IP))
@@ -140,7 +140,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         sqlite3_result_int(ctx, r->misc);
         return SQLITE_OK;
     case COL_CPUMODE:
-        sqlite3_result_text(ctx, pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK), -1, SQLITE_STATIC);
+        pv_result_static_name(ctx, pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK));
         return SQLITE_OK;
     default:
         break;

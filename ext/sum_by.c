@@ -146,7 +146,7 @@ static void sum_by_final(sqlite3_context *ctx)
 {
     SumBy *agg = sqlite3_aggregate_context(ctx, 0);
     if (!agg || !agg->started) {
-        sqlite3_result_text(ctx, "[]", 2, SQLITE_STATIC);
+        sqlite3_result_text(ctx, "[]", 2, SQLITE_STATIC);  /* a literal: static storage */
         return;
     }
     pv_hash_groups *g = &agg->groups;

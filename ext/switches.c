@@ -53,13 +53,13 @@ static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_KIND:
-        sqlite3_result_text(ctx, pv_record_type_name(st->rows.record.type), -1, SQLITE_STATIC);
+        pv_result_static_name(ctx, pv_record_type_name(st->rows.record.type));
         break;
     case COL_TIME: if (t->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->time); break;
     case COL_PID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->pid); break;
     case COL_TID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->tid); break;
     case COL_CPU: if (t->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->cpu); break;
-    case COL_DIRECTION: sqlite3_result_text(ctx, out ? "out" : "in", -1, SQLITE_STATIC); break;
+    case COL_DIRECTION: pv_result_static_name(ctx, out ? "out" : "in"); break;
     case COL_PREEMPT:
         sqlite3_result_int(ctx, out && (st->rows.record.misc & PV_MISC_SWITCH_OUT_PREEMPT) != 0);
         break;

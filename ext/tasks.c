@@ -50,7 +50,7 @@ static int tasks_column(PvCursor *cur, sqlite3_context *ctx, int i)
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_KIND:
-        sqlite3_result_text(ctx, pv_record_type_name(st->rows.record.type), -1, SQLITE_STATIC);
+        pv_result_static_name(ctx, pv_record_type_name(st->rows.record.type));
         break;
     case COL_TIME:
         if (st->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, st->trailer.time);

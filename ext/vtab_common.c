@@ -658,6 +658,12 @@ void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
                           SQLITE_UTF8);
 }
 
+void pv_result_static_name(sqlite3_context *ctx, const char *literal)
+{
+    /* Static storage outlives every statement: see vtab_common.h. */
+    sqlite3_result_text(ctx, literal, -1, SQLITE_STATIC);
+}
+
 /* Copied: the record's bytes live in the walk's window, which moves on at
  * the next row, while SQLite may keep a value longer (min(), a sorter). */
 void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n)

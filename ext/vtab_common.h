@@ -102,6 +102,13 @@ static inline void pv_result_u64(sqlite3_context *ctx, uint64_t v)
 
 /* Text of the scratch buffer as the result (copied), or an error. */
 void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx);
+/* A name with static storage duration: a string literal or an entry of a
+ * static const table (pv_cpumode_name, pv_record_type_name,
+ * pv_feature_name).  Only such text may go to SQLite uncopied; anything a
+ * cursor, a symbolizer, a profile or a file's state owns goes with
+ * SQLITE_TRANSIENT, since min()/max(), sorters and subqueries keep values
+ * after the cursor moves on or the file is closed. */
+void pv_result_static_name(sqlite3_context *ctx, const char *literal);
 /* A text or blob from the file's bytes (copied). */
 void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n);
 void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);

@@ -7,9 +7,10 @@ for perfvtab, which reads the unfinished file as it is.
     repair_unfinished.py --dir IN OUT   a `perf record --threads` directory
 
 The copy ends at the last whole record of the data section; its header gets
-that data size and no feature bits.  A directory keeps only HEADER_DIR_FORMAT
-(version 1), without which perf does not read its data.N files; a data.N
-file is cut to its last whole record.  Prints the bytes dropped.
+that data size and no feature bits but the two perf needs to read it: a
+directory's HEADER_DIR_FORMAT (version 1; without it perf does not read the
+data.N files, each cut to its last whole record) and, with COMPRESSED
+records, HEADER_COMPRESSED (zstd).  Prints the bytes dropped.
 Little-endian files only (what the tests record)."""
 import os
 import shutil
@@ -17,6 +18,10 @@ import struct
 import sys
 
 HEADER_DIR_FORMAT = 24
+HEADER_COMPRESSED = 27
+# HEADER_COMPRESSED: version 0, zstd, level 1, ratio 0, and a buffer for
+# one decompressed chunk larger than any ring buffer the tests record with
+COMPRESSED_SECTION = struct.pack('<5I', 0, 1, 1, 0, 1 << 22)
 
 
 def whole_records_end(b, start):
@@ -37,6 +42,16 @@ def whole_records_end(b, start):
     return at
 
 
+def has_compressed(b, start):
+    at = start
+    while len(b) - at >= 8:
+        rtype, _misc, size = struct.unpack_from('<IHH', b, at)
+        if rtype in (81, 83):
+            return True
+        at += max(size, 8)
+    return False
+
+
 def repair_file(src, dst, dir_format):
     b = bytearray(open(src, 'rb').read())
     if b[:8] != b'PERFILE2':
@@ -48,11 +63,20 @@ def repair_file(src, dst, dir_format):
     dropped = len(b) - end
     out = b[:end]
     struct.pack_into('<Q', out, 48, end - data_offset)
-    bitmap = (1 << HEADER_DIR_FORMAT) if dir_format else 0
-    out[72:104] = bitmap.to_bytes(32, 'little')
+    # COMPRESSED records (81) need HEADER_COMPRESSED, data.N need DIR_FORMAT
+    sections = {}
     if dir_format:
-        section = end + 16
-        out += struct.pack('<QQ', section, 8) + struct.pack('<Q', 1)
+        sections[HEADER_DIR_FORMAT] = struct.pack('<Q', 1)
+    if has_compressed(out, data_offset):
+        sections[HEADER_COMPRESSED] = COMPRESSED_SECTION
+    bitmap = sum(1 << bit for bit in sections)
+    out[72:104] = bitmap.to_bytes(32, 'little')
+    at = end + 16 * len(sections)
+    index, bodies = b'', b''
+    for bit in sorted(sections):
+        index += struct.pack('<QQ', at + len(bodies), len(sections[bit]))
+        bodies += sections[bit]
+    out += index + bodies
     open(dst, 'wb').write(out)
     return dropped
 

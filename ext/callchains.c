@@ -277,7 +277,7 @@ static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
         if (s->sample_type & PV_SAMPLE_TIME) pv_result_u64(ctx, s->time);
         break;
     case COL_PERIOD:
-        if (s->sample_type & PV_SAMPLE_PERIOD) pv_result_u64(ctx, s->period);
+        if (s->has_period) pv_result_u64(ctx, s->period);
         break;
     case COL_EVENT:
         sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,

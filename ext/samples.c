@@ -177,7 +177,9 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_CPU: result_if(ctx, s, PV_SAMPLE_CPU, s->cpu); break;
     case COL_IP: result_if(ctx, s, PV_SAMPLE_IP, s->ip); break;
     case COL_ADDR: result_if(ctx, s, PV_SAMPLE_ADDR, s->addr); break;
-    case COL_PERIOD: result_if(ctx, s, PV_SAMPLE_PERIOD, s->period); break;
+    case COL_PERIOD:
+        if (s->has_period) pv_result_u64(ctx, s->period);
+        break;
     case COL_ID:
         if (t & PV_SAMPLE_ID)
             pv_result_u64(ctx, s->id);

@@ -301,7 +301,16 @@ static void emit_type_rows(collector *c, type_tallies *t, bool unknown)
             snprintf(type_text, sizeof type_text, "other types");
         else
             snprintf(type_text, sizeof type_text, "type %u", x->type);
-        if (unknown)
+        /* a type no writer uses is a damaged record, maybe a sample lost;
+         * perf stops reading there, this reader steps over it by its size */
+        if (unknown && x->type >= PV_RECORD_TYPE_LIMIT)
+            row = add_row(c, "unknown_record_type", "warning",
+                          "%llu records of %s, which no perf.data writer uses (a damaged "
+                          "record: perhaps a sample lost), first at offset 0x%llx: skipped "
+                          "by its size by every table but perf_records; perf stops reading "
+                          "there", (unsigned long long)x->count, type_text,
+                          (unsigned long long)x->first_offset);
+        else if (unknown)
             row = add_row(c, "unknown_record_type", "info",
                           "%llu records of %s, which this reader does not know, first at "
                           "offset 0x%llx: skipped by every table but perf_records",
@@ -380,6 +389,31 @@ static void emit_record_rows(collector *c)
               (unsigned long long)c->overstated.max);
 }
 
+/* One row for a recording perf record never finished (pv_file.unfinished). */
+static void unfinished_row(collector *c, const pv_walk *w)
+{
+    const pv_file *f = c->f;
+    char cut[512] = "";
+    if (w->cut_bytes > 0)
+        snprintf(cut, sizeof cut, "; %llu bytes at offset 0x%llx%s%s, a record cut short, are "
+                 "dropped", (unsigned long long)w->cut_bytes, (unsigned long long)w->cut_offset,
+                 w->cut_segment > 0 ? " of " : "",
+                 w->cut_segment > 0 ? f->segments[w->cut_segment - 1].path : "");
+    pv_diagnostic *row = add_row(c, "unfinished_recording", "warning",
+        "the header's data size is 0 and none of its %u feature sections was written: perf "
+        "record was stopped before it finished (killed, out of memory, a time-out); the records "
+        "are read to the end of the file, as perf reads a copy whose header is repaired%s",
+        f->unwritten_features, cut);
+    if (row) {
+        row->has_value = true;
+        row->value = w->cut_bytes;
+        if (w->cut_bytes > 0) {
+            row->has_offset = true;
+            row->file_offset = w->cut_offset;
+        }
+    }
+}
+
 static void walk_records(collector *c)
 {
     pv_file *f = c->f;
@@ -395,6 +429,8 @@ static void walk_records(collector *c)
     pv_walk_end(&w);
     pv_strbuf_free(&text);
     emit_record_rows(c);
+    if (f->unfinished)
+        unfinished_row(c, &w);
     if (rc < 0) {
         pv_diagnostic *row = add_row(c, "unreadable_records", "error",
                                      "%s; the records after it are not read", err.msg);

@@ -15,7 +15,9 @@
  *   malformed_record (error)     records of one type whose body does not
  *                                decode (count per type, first one's error)
  *   unknown_record_type (info)   records of a type this reader does not know
- *                                (count per type; perf_records lists them)
+ *                                (count per type; perf_records lists them);
+ *                                warning for a type no writer uses (from
+ *                                PV_RECORD_TYPE_LIMIT): a damaged record
  *   unknown_sample_id (warning)  samples whose id belongs to no event
  *   out_of_order (warning)       events timed before what perf had already
  *                                flushed at a FINISHED_ROUND (see below):
@@ -29,6 +31,10 @@
  *                                Samples")
  *   trailing_garbage (warning)   pipe mode: bytes at the end that are not a
  *                                record (value = how many)
+ *   unfinished_recording         perf record was stopped before it wrote the
+ *     (warning)                  header's data size and the feature sections
+ *                                (pv_file.unfinished); value = bytes of a
+ *                                record cut short at the end, dropped
  *   compressed_size_overstated   COMPRESSED2 containers whose data_size is
  *     (info, or warning beyond   larger than the record holds: the record's
  *     the 7 bytes of padding     size is trusted (value = the largest excess)

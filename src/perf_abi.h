@@ -91,6 +91,9 @@ enum {
     PV_RECORD_COMPRESSED = 81,
     PV_RECORD_FINISHED_INIT = 82,
     PV_RECORD_COMPRESSED2 = 83,
+    /* No writer uses a type from here up (the kernel's are below 64, perf's
+     * below 100, simpleperf's from 32768): such a record is damaged. */
+    PV_RECORD_TYPE_LIMIT = 0x10000,
 };
 
 /* misc */

@@ -406,6 +406,43 @@ int pv_file_attr_for_id(const pv_file *f, uint64_t id)
     return -1;
 }
 
+/* Whether the bytes at c are the feature index perf writes when it
+ * finishes: a section for every feature bit, after the data, in the file. */
+static bool feature_index_written(const pv_file *f, pv_cursor c)
+{
+    uint64_t data_end = f->data_section.offset + f->data_section.size;
+    unsigned sections = 0;
+    for (unsigned bit = 0; bit < PV_FEATURE_BITS; bit++) {
+        if (!pv_file_has_feature(f, bit))
+            continue;
+        pv_section s = read_section(&c);
+        if (c.failed || s.offset < data_end || s.offset > f->file_size ||
+            f->file_size - s.offset < s.size)
+            return false;
+        sections++;
+    }
+    /* without features, nothing follows the data */
+    return sections > 0;
+}
+
+/* perf record writes the header when it starts, with data size 0, and
+ * rewrites it with the sizes after the feature sections when it finishes.
+ * Data size 0 with bytes after the data offset that are not a feature index
+ * is a recording that never finished: its records run to the end of the
+ * file and its features were never written (see pv_file.unfinished). */
+static void notice_unfinished(pv_file *f, pv_cursor index)
+{
+    if (f->data_section.size != 0 || f->data_section.offset >= f->file_size ||
+        feature_index_written(f, index))
+        return;
+    f->unfinished = true;
+    f->data_section.size = f->file_size - f->data_section.offset;
+    for (unsigned i = 0; i < PV_FEATURE_BITS / 64; i++) {
+        f->unwritten_features += (unsigned)__builtin_popcountll(f->feature_bitmap[i]);
+        f->feature_bitmap[i] = 0;
+    }
+}
+
 static int read_feature_index(pv_file *f, pv_error *err)
 {
     uint64_t data_end = f->data_section.offset + f->data_section.size;
@@ -415,8 +452,9 @@ static int read_feature_index(pv_file *f, pv_error *err)
         return -1;
     pv_cursor c;
     pv_cursor_init(&c, index, have, data_end, f->swap);
+    notice_unfinished(f, c);
     for (unsigned bit = 0; bit < PV_FEATURE_BITS; bit++) {
-        if (!((f->feature_bitmap[bit / 64] >> (bit % 64)) & 1))
+        if (!pv_file_has_feature(f, bit))
             continue;
         uint64_t where = pv_cursor_offset(&c);
         pv_section s = read_section(&c);

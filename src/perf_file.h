@@ -118,6 +118,14 @@ struct pv_file {
     /* pipe mode: where the record stream stopped making sense (trailing
      * bytes that are not a record), or 0 */
     uint64_t trailing_garbage_offset;
+    /* perf record stopped before it finished (killed, out of memory, a
+     * time-out): the header says data size 0 and no feature section was
+     * written.  The data section is taken to run to the end of the file, a
+     * record cut short at the end of a file of the recording ends its
+     * records (record_walk.h), and the feature bits, set when perf started,
+     * are cleared; unwritten_features counts them. */
+    bool unfinished;
+    unsigned unwritten_features;
 
     pv_attr *attrs;
     size_t nr_attrs;

@@ -206,7 +206,7 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
                         const pv_record *r, const pv_sample *s, bool with_children, scratch *sc,
                         pv_error *err)
 {
-    uint64_t period = (s->sample_type & PV_SAMPLE_PERIOD) ? s->period : 1;
+    uint64_t period = s->has_period ? s->period : 1;
     bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
     uint64_t order;
     if (pv_symbolizer_at(sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &order,

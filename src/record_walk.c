@@ -108,7 +108,7 @@ static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *
 
 /* Record types are small numbers; text appended to a pipe recording reads
  * as a huge one. */
-#define PIPE_MAX_RECORD_TYPE 0x10000
+#define PIPE_MAX_RECORD_TYPE PV_RECORD_TYPE_LIMIT
 
 /* 1: a record starts at at; 0: it does not; -1: read error. */
 static int pipe_record_fits(pv_walk *w, uint64_t at, uint64_t end, pv_error *err)
@@ -257,6 +257,19 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
     }
 }
 
+/* An unfinished recording may end in the middle of a record, where perf
+ * was stopped while writing it: the bytes from at to the file's end, or
+ * the n bytes of a record begun in compressed data, are dropped. */
+static int cut_short(pv_walk *w, uint32_t segment, uint64_t at, uint64_t n)
+{
+    if (w->cut_bytes == 0) {
+        w->cut_segment = segment;
+        w->cut_offset = at;
+    }
+    w->cut_bytes += n;
+    return 0;
+}
+
 /* The next record of the current file: 1, 0 at its end, -1 on error. */
 static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
 {
@@ -274,6 +287,11 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
         w->next_offset = w->end_offset;
         return 0;
     }
+    bool cut_ends = f->unfinished;
+    if (cut_ends && w->end_offset - at < RECORD_HEADER_SIZE) {
+        w->next_offset = w->end_offset;
+        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+    }
     if (w->end_offset - at < RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
                             "only %llu bytes left in the data section",
@@ -282,6 +300,10 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     const uint8_t *p = walk_bytes(w, at, RECORD_HEADER_SIZE, err);
     if (!p || read_header(w, p, rec, at, "", err))
         return -1;
+    if (cut_ends && w->end_offset - at < rec->size) {
+        w->next_offset = w->end_offset;
+        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+    }
     if (w->end_offset - at < rec->size)
         return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) goes past the "
                             "end of the data section at offset 0x%llx: truncated file",
@@ -309,6 +331,10 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
             return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has size %u (< 16)",
                                 w->path, (unsigned long long)at, rec->size);
         uint64_t payload = pv_load_u64(p + RECORD_HEADER_SIZE, f->swap);
+        if (cut_ends && w->end_offset - next < payload) {
+            w->next_offset = w->end_offset;
+            return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+        }
         if (w->end_offset - next < payload)
             return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has %llu bytes of trace "
                                 "data that go past the end of the data section at offset 0x%llx",
@@ -352,6 +378,10 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
             return 0;
         }
         /* A record does not continue into the next file. */
+        if (u->held > 0 && w->file->unfinished) {
+            cut_short(w, u->segment, u->container_offset, u->held);
+            u->held = 0;
+        }
         if (u->held > 0)
             return pv_error_set(err, "%s: the compressed data ends in the middle of a record: "
                                 "%u bytes left after the container at offset 0x%llx",

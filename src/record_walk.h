@@ -63,6 +63,11 @@ typedef struct pv_walk {
     uint8_t *buffer;
     /* pipe mode: where bytes that are not a record end the stream, or 0 */
     uint64_t garbage_offset;
+    /* an unfinished recording (pv_file.unfinished): bytes of records cut
+     * short at the ends of its files, dropped, and where the first began */
+    uint64_t cut_bytes;
+    uint32_t cut_segment;
+    uint64_t cut_offset;
     pv_unpacked unpacked;
 } pv_walk;
 

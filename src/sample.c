@@ -107,6 +107,7 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
     s->misc = rec->misc;
     s->attr_index = pv_record_attr_index(f, rec);
     s->sample_type = 0;
+    s->has_period = false;
     if (s->attr_index < 0)
         return 0;
     const pv_attr *a = &f->attrs[s->attr_index];
@@ -125,7 +126,8 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
     s->stream_id = (t & PV_SAMPLE_STREAM_ID) ? pv_cursor_u64(c) : 0;
     s->cpu = 0;
     if (t & PV_SAMPLE_CPU) { s->cpu = pv_cursor_u32(c); pv_cursor_u32(c); }
-    s->period = (t & PV_SAMPLE_PERIOD) ? pv_cursor_u64(c) : 0;
+    s->has_period = (t & PV_SAMPLE_PERIOD) || !pv_attr_flag(a, PV_ATTR_FREQ);
+    s->period = (t & PV_SAMPLE_PERIOD) ? pv_cursor_u64(c) : s->has_period ? a->sample_period : 0;
     if (c->failed)
         return overflow(f, rec, c, "fixed fields", err);
     return 0;

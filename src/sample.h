@@ -38,7 +38,11 @@ typedef struct pv_sample {
     uint64_t id;
     uint64_t stream_id;
     uint32_t cpu;
+    /* PERIOD, or as perf reports it when the sample has none: the event's
+     * fixed attr.sample_period; has_period is false only in freq mode
+     * without PERIOD, where no period is known */
     uint64_t period;
+    bool has_period;
 
     uint64_t read_format;
     const uint8_t *read;   /* the read block, read_size bytes */

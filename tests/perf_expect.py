@@ -56,7 +56,8 @@ def run_to_file(args, tmpdir, name):
 
 # ---------------------------------------------------------------- evlist
 def parse_evlist(path):
-    """[(name, set(sample_type bits))] from `perf evlist -v`."""
+    """[(name, set(sample_type bits))] from `perf evlist -v`; the bit FREQ
+    stands for the attr's freq flag."""
     events = []
     with open(path, 'rb') as f:
         for raw in f:
@@ -65,7 +66,10 @@ def parse_evlist(path):
             if not m or ': ' not in line:
                 continue
             name = line.split(': ', 1)[0]
-            events.append((name, set(m.group(1).split('|'))))
+            bits = set(m.group(1).split('|'))
+            if re.search(r'(^|, )freq: 1(,|$)', line):
+                bits.add('FREQ')
+            events.append((name, bits))
     return events
 
 
@@ -150,7 +154,7 @@ def parse_dump(path, events):
 
 def sample_rows(samples, events):
     """Render samples as TSV lines, in file order."""
-    relevant = ('IP', 'TID', 'TIME', 'PERIOD', 'CALLCHAIN')
+    relevant = ('IP', 'TID', 'TIME', 'PERIOD', 'CALLCHAIN', 'FREQ')
     by_name = {}
     for name, bits in events:
         key = frozenset(b for b in bits if b in relevant)
@@ -173,7 +177,9 @@ def sample_rows(samples, events):
         pid = str(s['pid']) if 'TID' in bits else ''
         tid = str(s['tid']) if 'TID' in bits else ''
         ip = str(s64(s['ip'])) if 'IP' in bits else ''
-        period = str(s['period']) if 'PERIOD' in bits else ''
+        # without PERIOD, perf reports the attr's fixed sample_period (in freq
+        # mode that would be the frequency: no period, as perfvtab has it)
+        period = str(s['period']) if 'PERIOD' in bits or 'FREQ' not in bits else ''
         chain = ''
         if 'CALLCHAIN' in bits:
             if s['chain'] is None:

@@ -114,6 +114,28 @@ struct.pack_into("<Q", data, int(sys.argv[2]) + 8 + 24, 0xdeadbeef)  # IP|TID|TI
 open(sys.argv[3], "wb").write(data)
 PY
 check_failed_type unknown_sample_id "$tmp/noevent.data" 9
+# a sample whose type is damaged into one no writer uses: perf stops there,
+# perfvtab steps over it by its size, with a warning, and loses that one sample
+$PYTHON - "$multi" "$sample" "$tmp/badtype.data" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", data, int(sys.argv[2]), 12880393)
+open(sys.argv[3], "wb").write(data)
+PY
+check_failed_type unknown_record_type "$tmp/badtype.data" value
+got=$(diag "$tmp/badtype.data" "severity || ' ' || count" "kind = 'unknown_record_type'")
+if [ "$got" = "warning 1" ]; then
+    ok "diagnostics: a record of type 12880393 is a warning"
+else
+    not_ok "diagnostics: a record of type 12880393 is a warning" "got '$got'"
+fi
+want=$(perf report --stats -i "$multi" 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)
+got=$(sql "SELECT count(*) FROM perf_samples('$tmp/badtype.data')")
+if [ -n "$want" ] && [ "$got" = "$((want - 1))" ]; then
+    ok "diagnostics: perf_samples reads every sample but the damaged one ($got of perf's $want in the original)"
+else
+    not_ok "diagnostics: samples after the damaged record" "got $got, perf counts $want in the original"
+fi
 f=$corpus/simpleperf/simpleperf/testdata/perf_with_callchain_record.data
 got=$(diag "$f" "value || ':' || count" "kind = 'unknown_record_type'" | sort)
 want=$(sql "SELECT type || ':' || count(*) FROM perf_records('$f') WHERE name IS NULL GROUP BY type" | sort)

@@ -7,13 +7,19 @@
 
 # dlopen() finds "perfvtab.so" by name only in the system library directories
 # (/usr/lib, not /usr/local/lib: ldconfig ignores names without "lib").
+# The flavour rules below come first in the file; without this, plain `make`
+# would build only their first target.
+.DEFAULT_GOAL := all
+
 PREFIX ?= /usr
 LIBDIR ?= $(PREFIX)/lib
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
 # -iquote: src/features.h must not shadow glibc's <features.h>.
-BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -iquote src -iquote ext $(TRACEEVENT_CFLAGS) $(WARNINGS)
+# -fvisibility=hidden: the extension exports only sqlite3_perfvtab_init, so its
+# names cannot interpose on (or be interposed by) the application loading it.
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -iquote src -iquote ext $(TRACEEVENT_CFLAGS) $(WARNINGS)
 # libtraceevent parses the tracepoint formats of tracing data (src/tracepoint.c).
 TRACEEVENT_CFLAGS := $(shell pkg-config --cflags libtraceevent)
 TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
@@ -62,8 +68,10 @@ TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcar
 
 all: build/perfvtab.so
 
+# --exclude-libs: the static archives linked in (libiberty's xmalloc,
+# cplus_demangle, ...) are hidden too.
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread
+	$(CC) -shared $(CFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))

@@ -37,18 +37,21 @@ def main():
 
     # The path is a bound parameter: no quoting of file names in SQL text.
     total, = conn.execute("SELECT count(*) FROM perf_samples(?)", (data,)).fetchone()
-    print(f"{data}: {total} samples")
+    # the default path as seen from where the script runs (the README's output)
+    shown = data if len(sys.argv) > 1 else os.path.relpath(data)
+    print(f"{shown}: {total} samples")
     print(f"{'pid':>7} {'comm':<16} {'samples':>8}")
     rows = conn.execute("""
         SELECT s.pid,
-               (SELECT comm FROM perf_comms(:f) AS c WHERE c.pid = s.pid
-                ORDER BY c.record DESC LIMIT 1) AS comm,
-               count(*) AS samples
+               coalesce((SELECT comm FROM perf_comms(:f) AS c WHERE c.pid = s.pid
+                         ORDER BY c.record DESC LIMIT 1),
+                        s.comm) AS comm,   -- a forked child's: inherited, as in perf
+               count(*) AS samples, max(s.record)
         FROM perf_samples(:f) AS s
         GROUP BY s.pid
         ORDER BY samples DESC, s.pid
         LIMIT 10""", {"f": data})
-    for pid, comm, samples in rows:
+    for pid, comm, samples, _ in rows:
         print(f"{pid:>7} {comm or ':' + str(pid):<16} {samples:>8}")
 
     # A bad file is an ordinary SQL error that names the file.

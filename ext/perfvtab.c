@@ -33,8 +33,11 @@ extern const PvTableDef pv_stats_table;
 int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
 int pv_register_sum_by(sqlite3 *db);      /* ext/sum_by.c: perf_sum_by */
 
+/* The one exported name: everything else is built -fvisibility=hidden. */
 #ifdef _WIN32
 __declspec(dllexport)
+#else
+__attribute__((visibility("default")))
 #endif
 int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api)
 {

@@ -2,8 +2,9 @@
 -- the samples' callchains (default @sym: the function with the most samples).
 -- relation 'self': the samples whose ip is in @sym; 'caller': the frames one
 -- deeper than a frame of @sym; 'callee': the frames one shallower.  samples
--- counts each sample once per row; percent is of the samples with @sym on
--- the stack (or, without callchains, in it).
+-- counts each sample once per row; pct_of_sym_samples is of the samples with
+-- @sym on the stack (or, without callchains, in it), not of all samples as
+-- perf report's percentages are: do not compare the two.
 --
 --     scripts/perfsql -p "sym='malloc'" perf.data callers_callees
 -- or in the sqlite3 shell:
@@ -46,7 +47,7 @@ SELECT relation, sym,
        CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
             ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
        count(*) AS samples, sum(period) AS period,
-       round(100.0 * count(*) / (SELECT samples FROM on_stack), 2) AS percent
+       round(100.0 * count(*) / (SELECT samples FROM on_stack), 2) AS pct_of_sym_samples
 FROM pairs
 GROUP BY relation, dso, sym
 ORDER BY relation = 'self' DESC, relation DESC, samples DESC, sym;

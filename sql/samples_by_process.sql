@@ -20,13 +20,15 @@ WITH comm AS (
 ),
 s AS (
     -- a sample without PERIOD counts as period 1, as in perf
+    -- comm, max(record): the name at the process's last sample, inherited
+    -- from the parent when the process has no COMM of its own, as in perf
     SELECT pid, count(DISTINCT tid) AS threads, count(*) AS samples,
-           sum(coalesce(period, 1)) AS period
+           sum(coalesce(period, 1)) AS period, comm AS sample_comm, max(record)
     FROM perf_samples(@file)
     GROUP BY pid
 )
 SELECT s.pid,
-       coalesce(comm.comm, CASE WHEN s.pid = 0 THEN 'swapper' END, ':' || s.pid) AS comm,
+       coalesce(comm.comm, s.sample_comm, ':' || s.pid) AS comm,
        s.threads, s.samples, s.period,
        printf('%.2f', 100.0 * s.period / sum(s.period) OVER ()) AS "period%"
 FROM s

@@ -17,15 +17,17 @@ WITH last_comm AS (
 ),
 s AS (
     -- a sample without PERIOD counts as period 1, as in perf
+    -- comm, max(record): the name at the thread's last sample, inherited
+    -- from its creator when it has no COMM of its own, as in perf
     SELECT pid, tid, count(*) AS samples, sum(coalesce(period, 1)) AS period,
-           count(DISTINCT cpu) AS cpus
+           count(DISTINCT cpu) AS cpus, comm AS sample_comm, max(record)
     FROM perf_samples(@file)
     GROUP BY pid, tid
 )
 SELECT s.pid, s.tid,
        coalesce((SELECT comm FROM last_comm c WHERE c.tid = s.tid AND c.nth_of_thread = 1),
                 (SELECT comm FROM last_comm c WHERE c.pid = s.pid AND c.nth_of_process = 1),
-                CASE WHEN s.tid = 0 THEN 'swapper' END,
+                s.sample_comm,
                 ':' || s.tid) AS comm,
        s.samples, s.period,
        printf('%.2f', 100.0 * s.period / sum(s.period) OVER ()) AS "period%",

@@ -81,3 +81,29 @@ if [ $status -ne 0 ] && grep -q 'enable_load_extension is missing' "$tmp/err" \
 else
     echo "not ok - examples/query.py without enable_load_extension: status $status: $(oneline "$tmp/err")"
 fi
+
+# The README shows both examples' output, run from the repository root as it
+# says ($ lines): that output must be what they print now, line for line.
+readme_block() {  # the lines after "$ <command>" up to the end of its code block
+    awk -v cmd="\$ $1" '$0 == cmd { on = 1; next } on && /^```/ { exit } on' "$PV_ROOT/README.md"
+}
+if [ -x "$tmp/query" ] && [ -f "$ext.so" ]; then
+    readme_block 'cc -o query examples/query.c -lsqlite3 && ./query' >"$tmp/shown"
+    (cd "$PV_ROOT" && "$tmp/query" tests/fixtures/example.data "$ext") >"$tmp/out" 2>&1
+    if [ -s "$tmp/shown" ] && cmp -s "$tmp/shown" "$tmp/out"; then
+        echo "ok - README shows what examples/query.c prints"
+    else
+        echo "not ok - README's examples/query.c output differs from what it prints: $(oneline "$tmp/out")"
+    fi
+fi
+if [ "$ext" = "$PV_ROOT/build/perfvtab" ]; then
+    readme_block '/usr/bin/python3 examples/query.py' >"$tmp/shown"
+    (cd "$PV_ROOT" && "$py" examples/query.py) >"$tmp/out" 2>&1
+    if [ -s "$tmp/shown" ] && cmp -s "$tmp/shown" "$tmp/out"; then
+        echo "ok - README shows what examples/query.py prints"
+    else
+        echo "not ok - README's examples/query.py output differs from what it prints: $(oneline "$tmp/out")"
+    fi
+else
+    echo "ok - README's examples/query.py output # SKIP input absent: PV_EXT is not build/perfvtab, the script's default"
+fi

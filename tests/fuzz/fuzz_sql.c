@@ -1,11 +1,17 @@
 /*
  * libFuzzer target: SQL over every table.  Each input is opened in a fresh
- * in-memory database with perfvtab loaded, and `SELECT *` runs over every
- * module named perf_* (pragma_module_list, so tables added later are fuzzed
- * without touching this file), reading every column of every row.  Then a
- * few queries whose WHERE terms the tables push down into the reader (time,
- * pid, tid, cpu, event; values taken from the file itself) and the flame
- * graph aggregates over stacks and names from the file.
+ * in-memory database with perfvtab loaded, and:
+ *  - `SELECT *` runs over every module named perf_* (pragma_module_list, so
+ *    tables added later are fuzzed without touching this file), reading
+ *    every column of every row;
+ *  - a few queries whose WHERE terms the tables push down into the reader
+ *    and the flame graph aggregates;
+ *  - generated queries (query_gen.h), steered by the input's last bytes:
+ *    aggregates, GROUP BY, ORDER BY, subqueries, joins of two tables over
+ *    one file, globs and path lists, LIMIT/OFFSET, over any module and
+ *    column, and two statements over one file stepped alternately.  Their
+ *    values are kept past the row (query_gen.h says how), so a value that
+ *    points into a cursor shows up under ASan.
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -13,6 +19,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
+#include "query_gen.h"
 
 int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api);
 
@@ -35,23 +42,6 @@ static const char *const pushdown_and_aggregates[] = {
     "FROM perf_mmaps(?1) GROUP BY pid)",
 };
 
-/* Steps stmt to the end, reading every column of every row. */
-static void read_rows(sqlite3_stmt *stmt)
-{
-    volatile size_t sink = 0;
-    int columns = sqlite3_column_count(stmt);
-    while (sqlite3_step(stmt) == SQLITE_ROW)
-        for (int i = 0; i < columns; i++) {
-            /* blob then text: both conversions run, and the bytes are read */
-            const unsigned char *p = sqlite3_column_blob(stmt, i);
-            int n = sqlite3_column_bytes(stmt, i);
-            for (int k = 0; p && k < n; k++)
-                sink += p[k];
-            sqlite3_column_text(stmt, i);
-        }
-    (void)sink;
-}
-
 static void run_query(sqlite3 *db, const char *sql, const char *path)
 {
     sqlite3_stmt *stmt = NULL;
@@ -61,7 +51,7 @@ static void run_query(sqlite3 *db, const char *sql, const char *path)
         abort();
     }
     sqlite3_bind_text(stmt, 1, path, -1, SQLITE_STATIC);
-    read_rows(stmt);
+    qg_read_rows(stmt);
     sqlite3_finalize(stmt);
 }
 
@@ -70,15 +60,17 @@ static void select_all(sqlite3 *db, const char *module, const char *path)
     char *sql = sqlite3_mprintf("SELECT *, path FROM \"%w\"(%Q)", module, path);
     sqlite3_stmt *stmt = NULL;
     if (sql && sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK)
-        read_rows(stmt);
+        qg_read_rows(stmt);
     sqlite3_finalize(stmt);
     sqlite3_free(sql);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
+    char path[64], twin[64];
     int fd = fuzz_input_file(data, size, path);
+    /* a second file for globs and path lists: the same bytes */
+    int twin_fd = fuzz_input_file(data, size, twin);
     static int registered;
     if (!registered) {
         /* the extension gets the api routines the way a loaded one does */
@@ -90,21 +82,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "cannot open a database with perfvtab\n");
         abort();
     }
-    sqlite3_stmt *modules = NULL;
-    if (sqlite3_prepare_v2(db,
-            "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\\_%' ESCAPE '\\' "
-            "ORDER BY name", -1, &modules, NULL) != SQLITE_OK)
-        abort();
-    char names[64][64];
-    int nr = 0;
-    while (sqlite3_step(modules) == SQLITE_ROW && nr < 64)
-        snprintf(names[nr++], sizeof names[0], "%s", sqlite3_column_text(modules, 0));
-    sqlite3_finalize(modules);
-    for (int i = 0; i < nr; i++)
-        select_all(db, names[i], path);
+    qg_schema schema;
+    qg_schema_load(db, &schema);
+    for (int i = 0; i < schema.nr_modules; i++)
+        select_all(db, schema.modules[i].name, path);
     for (size_t i = 0; i < sizeof pushdown_and_aggregates / sizeof pushdown_and_aggregates[0]; i++)
         run_query(db, pushdown_and_aggregates[i], path);
+    qg_choices choices = qg_choices_from_tail(data, size);
+    qg_run_generated(db, &schema, &choices, path, fd, twin_fd);
     sqlite3_close(db);
+    close(twin_fd);
     close(fd);
     return 0;
 }

@@ -32,6 +32,7 @@ READER_SRC = $(sort $(wildcard src/*.c))
 EXT_SRC = $(sort $(wildcard ext/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
 HEADERS = $(wildcard src/*.h ext/*.h)
+FUZZ_HEADERS = $(wildcard tests/fuzz/*.h)
 
 # Two flavours share the same sources: build/ (plain) and build/san/ (sanitizers).
 define flavour
@@ -52,12 +53,12 @@ $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
 $(1)/tools/%: tests/tools/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
-$(1)/fuzz/replay_reader: tests/fuzz/replay_main.c tests/fuzz/fuzz_reader.c $(1)/libpvreader.a
+$(1)/fuzz/replay_reader: tests/fuzz/replay_main.c tests/fuzz/fuzz_reader.c $(1)/libpvreader.a $$(FUZZ_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
-$(1)/fuzz/replay_sql: tests/fuzz/replay_main.c tests/fuzz/fuzz_sql.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
+$(1)/fuzz/replay_sql: tests/fuzz/replay_main.c tests/fuzz/fuzz_sql.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a $$(FUZZ_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
 endef
 
 $(eval $(call flavour,build,))
@@ -98,7 +99,7 @@ bench: plain build/bench/raw_walk
 # coverage with ASan+UBSan, built with clang into build/fuzz/.
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
-build/fuzz/obj/%.o: %.c $(HEADERS)
+build/fuzz/obj/%.o: %.c $(HEADERS) $(FUZZ_HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 FUZZ_LIB_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(READER_SRC))

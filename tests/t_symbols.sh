@@ -21,7 +21,7 @@ if [ $? -ne 0 ]; then
     echo "not ok - symbols: the workload does not build"
     exit 1
 fi
-if ! perf record -q -g -F 2999 -o "$tmp/live.data" -- "$tmp/pvwork" >"$tmp/record.log" 2>&1; then
+if ! timeout 120 perf record -q -g -F 2999 -o "$tmp/live.data" -- "$tmp/pvwork" >"$tmp/record.log" 2>&1; then
     echo "not ok - symbols: perf record -g failed: $(head -c 300 "$tmp/record.log")"
     exit 1
 fi
@@ -35,7 +35,7 @@ python3 "$check" "$sqlrun" "$root" live "$tmp/live.data" --frames --profiles || 
 for mode in full single; do
     arg=$mode
     [ $mode = full ] && arg=
-    if perf record -q --call-graph dwarf,8192 -F 999 -o "$tmp/dwarf_$mode.data" -- \
+    if timeout 120 perf record -q --call-graph dwarf,8192 -F 999 -o "$tmp/dwarf_$mode.data" -- \
             "$tmp/pvwork" $arg >"$tmp/record.log" 2>&1; then
         profiles=
         [ $mode = single ] && profiles=--profiles
@@ -48,7 +48,7 @@ for mode in full single; do
 done
 # Pipe mode with the build-ids perf inject -b adds as HEADER_BUILD_ID
 # records, each record one entry of the build-id table.
-if perf record -q -g -F 2999 -o - -- "$tmp/pvwork" 2>"$tmp/record.log" |
+if timeout 120 perf record -q -g -F 2999 -o - -- "$tmp/pvwork" 2>"$tmp/record.log" |
         perf inject -b -o "$tmp/injected.data" 2>>"$tmp/record.log" &&
         [ "$("$sqlrun" "SELECT count(*) FROM perf_records('$tmp/injected.data') WHERE type = 67")" -gt 0 ]; then
     python3 "$check" "$sqlrun" "$root" "pipe, perf inject -b" "$tmp/injected.data" --frames || status=1
@@ -71,7 +71,7 @@ fi
 # A JIT: code in anonymous memory named by /tmp/perf-PID.map (x86-64 code)
 if [ "$(uname -m)" = x86_64 ]; then
     if cc -O1 -fno-omit-frame-pointer -o "$tmp/jit" "$root/tests/symbols/jit.c" &&
-       perf record -q -g -o "$tmp/jit.data" -- "$tmp/jit" >"$tmp/jit.out" 2>&1; then
+       timeout 120 perf record -q -g -o "$tmp/jit.data" -- "$tmp/jit" >"$tmp/jit.out" 2>&1; then
         python3 "$check" "$sqlrun" "$root" jit "$tmp/jit.data" --frames --profiles || status=1
         ok=$("$sqlrun" "SELECT count(*) FROM perf_samples('$tmp/jit.data') WHERE sym = 'jitted_loop'")
         if [ "${ok:-0}" -gt 0 ]; then

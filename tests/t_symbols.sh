@@ -151,6 +151,8 @@ fi
 # no report either).
 mkdir -p "$tmp/bad"
 python3 "$root/tests/bad_input/make_bad.py" "$root/tests/bad_input/base.data" "$tmp/bad" >/dev/null 2>&1
+[ -d "$PV_SHARED/corpus/perf_data_converter/src/quipper/corpus" ] ||
+    echo "ok - damaged files: symbol queries on the corpus's crash reproducers # SKIP input absent: $PV_SHARED/corpus/perf_data_converter/src/quipper/corpus"
 runs=0 crashes=0 answered=0
 for f in "$tmp"/bad/* "$PV_SHARED"/corpus/perf_data_converter/src/quipper/corpus/poc-* \
          "$fixtures"/*.data; do

@@ -61,8 +61,12 @@ for f in fp example; do
 done
 # dwarf.data: every frame and both profiles equal perf's where its binary is
 # here (as when it was recorded); elsewhere perf and perfvtab both stop at the
-# first frame of a missing file, but that is perf's libunwind, so samples only
-if [ -x /tmp/perfvtab-fixtures/workload ]; then
+# first frame of a missing file, but that is perf's libunwind, so samples only.
+# Another binary at that path (fixtures/record.sh run since) is not it.
+recorded_id=$(perf buildid-list -i "$fixtures/dwarf.data" 2>/dev/null |
+              awk '$2 == "/tmp/perfvtab-fixtures/workload" { print $1 }')
+present_id=$(readelf -n /tmp/perfvtab-fixtures/workload 2>/dev/null | awk '/Build ID:/ { print $3 }')
+if [ -n "$recorded_id" ] && [ "$recorded_id" = "$present_id" ]; then
     python3 "$check" "$sqlrun" "$root" dwarf.data "$fixtures/dwarf.data" --frames --profiles ||
         status=1
 else

@@ -35,6 +35,10 @@ root=$PWD
 shared=${PV_SHARED:-$root/../shared}
 corpus=$shared/corpus
 exp=$root/tests/expected
+[ -f "$corpus/MANIFEST.tsv" ] || {
+    echo "$0: $corpus/MANIFEST.tsv not found: the expected outputs need the whole corpus (../shared or PV_SHARED); nothing changed" >&2
+    exit 1
+}
 py=$root/tests/perf_expect.py
 limit=$((1024 * 1024))
 

@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 shared=${PV_SHARED:-$PWD/../shared}
 out=tests/expected_records
 py=tests/record_fields_expect.py
+[ -f "$shared/corpus/MANIFEST.tsv" ] || {
+    echo "$0: $shared/corpus/MANIFEST.tsv not found: the expected outputs need the whole corpus (../shared or PV_SHARED); nothing changed" >&2
+    exit 1
+}
 
 corpus=(
     perf_data_converter/src/quipper/testdata/perf.data.branch_stack_spec        # KSYMBOL BPF_EVENT THROTTLE CPU_MAP(mask)

@@ -35,6 +35,10 @@ root=$PWD
 shared=${PV_SHARED:-$root/../shared}
 corpus=$shared/corpus
 out=$root/tests/expected_features
+[ -f "$corpus/MANIFEST.tsv" ] || {
+    echo "$0: $corpus/MANIFEST.tsv not found: the expected outputs need the whole corpus (../shared or PV_SHARED); nothing changed" >&2
+    exit 1
+}
 
 # <name> <keys to leave out> <why>
 not_compared() {

@@ -3,7 +3,12 @@
 # that have FORK/EXIT, LOST_SAMPLES and SWITCH records.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus=../shared/corpus/perf_data_converter/src/quipper/testdata
+shared=${PV_SHARED:-../shared}
+[ -f "$shared/corpus/MANIFEST.tsv" ] || {
+    echo "$0: $shared/corpus/MANIFEST.tsv not found: the expected outputs need the corpus (../shared or PV_SHARED); nothing changed" >&2
+    exit 1
+}
+corpus=$shared/corpus/perf_data_converter/src/quipper/testdata
 python3 tests/gen_typed_expected.py tests/expected_typed \
     datasrc=tests/fixtures/datasrc.data \
     fp=tests/fixtures/fp.data \

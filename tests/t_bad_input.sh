@@ -194,9 +194,10 @@ bad_corpus=()
 for f in "$corpus"/perf_data_converter/src/quipper/corpus/*; do
     [ -f "$f" ] && bad_corpus+=("$f")
 done
-if [ "${#bad_corpus[@]}" -eq 0 ]; then
-    echo "# no corpus under $corpus: third-party bad files skipped"
-fi
+[ -f "$corpus/simpleperf/simpleperf/testdata/invalid_perf.data" ] ||
+    echo "ok - corpus invalid_perf.data: every table a clean error, the magic named # SKIP input absent: $corpus/simpleperf/simpleperf/testdata/invalid_perf.data"
+[ -d "$corpus/perf_data_converter/src/quipper/corpus" ] ||
+    echo "ok - corpus fuzzer reproducers: every table a clean error or rows # SKIP input absent: $corpus/perf_data_converter/src/quipper/corpus"
 for f in "${bad_corpus[@]}"; do
     short=$(basename "$f" | cut -c1-40)
     for t in $tables; do

@@ -12,7 +12,7 @@
 # 1. the committed copies under tests/fixtures/big_endian/: the magic, the
 #    tool reproduces them byte for byte, and the table comparison;
 # 2. copies made at test time of the other fixtures and of a few
-#    little-endian corpus files (skipped when the corpus is absent), with
+#    little-endian corpus files (a skip each where the corpus is absent), with
 #    python3 when it is available.
 #
 # Env: PV_ROOT, PV_SHARED (../shared), PV_SQLRUN.  Output: ok / not ok lines.
@@ -111,12 +111,23 @@ fi
 
 # 2. copies made now
 if ! $have_python; then
-    echo "# python3 not found: no copies made at test time"
+    echo "ok - copies made at test time of the other fixtures and corpus files # SKIP python3 not found"
     exit 0
 fi
 corpus=$shared/corpus
 qt=perf_data_converter/src/quipper/testdata
 more=()
+# A corpus file: the copy in ../shared, else the one kept in tests/corpus,
+# else a skip.
+add_corpus() {  # label path [how]
+    local path=$2 rel=${2#"$corpus"/}
+    [ -f "$path" ] || [ ! -f "$root/tests/corpus/$rel" ] || path=$root/tests/corpus/$rel
+    if [ -f "$path" ]; then
+        more+=("$1|$path${3:+|$3}")
+    else
+        echo "ok - $1 (converted): every table as on the little-endian file # SKIP input absent: $2"
+    fi
+}
 for name in buildid_mmap.data dwarf.data example.data tracepoint.data tracepoint_kinds.data \
     tracepoint_pipe.data stat_interval.data switch_cpu_wide.data; do
     more+=("fixture:$name|$fixtures/$name")
@@ -127,8 +138,7 @@ done
 more+=("fixture:tracepoint_zpipe.data|$fixtures/tracepoint_zpipe.data|compressed")
 for name in sleep.compressed.data sleep.compressed2.data fibo.compressed2.pipe.data \
     sleep.compressed.pipe.data sleep.compressed2.pipe.data; do
-    f=$corpus/linux-perf-data/tests/fixtures/$name
-    [ -f "$f" ] && more+=("corpus:$name|$f|compressed")
+    add_corpus "corpus:$name" "$corpus/linux-perf-data/tests/fixtures/$name" compressed
 done
 # branch stacks (flags in a big-endian kernel's bit order, hw_idx, spec
 # bits), KSYMBOL/BPF_EVENT, EVENT_UPDATE with cpus, weight struct,
@@ -139,14 +149,12 @@ for name in branch-4.14 branch_stack_hw_index branch_stack_spec hybrid_topology 
     singleprocess-3.4 remmap-3.2 piped.target-3.4 piped.lost_samples-4.4 piped.intel_pt-4.14 \
     piped.header_features_aligned-6.12 piped.header_feautres_group_desc-6.8 \
     piped.ctx_switch_namespaces-4.14; do
-    f=$corpus/$qt/perf.data.$name
-    [ -f "$f" ] && more+=("corpus:$name|$f")
+    add_corpus "corpus:$name" "$corpus/$qt/perf.data.$name"
 done
 for f in "$corpus"/simpleperf/simpleperf/testdata/perf_b.data \
     "$corpus"/simpleperf/simpleperf/testdata/perf_with_two_event_types.data; do
-    [ -f "$f" ] && more+=("corpus:$(basename "$f")|$f")
+    add_corpus "corpus:$(basename "$f")" "$f"
 done
-[ -d "$corpus" ] || echo "# corpus $corpus not found: fixtures only"
 
 for entry in "${more[@]}"; do
     IFS='|' read -r label le how <<<"$entry"

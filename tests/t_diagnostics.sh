@@ -8,19 +8,20 @@
 #   - an unknown record type and a sample with an unknown id are where perf
 #     "failed to process type" says;
 #   - pipe trailing garbage is the byte count in the corpus's EXPECTED_FACTS;
+# The third-party files are the copies in tests/corpus (tests/corpus/README.md),
+# so every check runs in a bare clone.
 #   - damaged features, malformed samples and broken record streams (the
 #     damaged copies of tests/bad_input) are rows carrying the same error
 #     the other tables give, not SQL errors.
 # (Plain build only: it runs perf many times; the sanitizer build reads
 # these files in t_fuzz_replay.sh and t_sweeps.sh.)
 #
-# Env: PV_ROOT, PV_SHARED, PV_SQLRUN.
+# Env: PV_ROOT, PV_SQLRUN.
 set -u
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-PV_SHARED=${PV_SHARED:-$PV_ROOT/../shared}
 PV_SQLRUN=${PV_SQLRUN:-$PV_ROOT/build/sqlrun}
 PYTHON=/usr/bin/python3
-corpus=$PV_SHARED/corpus
+corpus=$PV_ROOT/tests/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -93,7 +93,7 @@ for variant in fp nofp; do
         exit 1
     fi
     data=$tmp/$variant/dwarf.data
-    if ! (cd "$tmp/$variant" && perf record -q --call-graph dwarf -F 999 -o "$data" -- \
+    if ! (cd "$tmp/$variant" && timeout 120 perf record -q --call-graph dwarf -F 999 -o "$data" -- \
             ./workload 30 >"$tmp/record.log" 2>&1); then
         echo "not ok - dwarf unwind: perf record --call-graph dwarf failed: $(head -c 300 "$tmp/record.log")"
         exit 1
@@ -121,7 +121,7 @@ fi
 # the old image had the file mapped lower, perf finds no CFI for its frames
 # and guesses callers from the frame pointer.  Address space randomization
 # decides where that happens; the stacks must equal perf's either way.
-if ! (cd "$tmp/fp" && perf record -q --call-graph dwarf -F 999 -o "$tmp/chain.data" -- \
+if ! (cd "$tmp/fp" && timeout 120 perf record -q --call-graph dwarf -F 999 -o "$tmp/chain.data" -- \
         sh -c 'for i in 1 2 3 4 5 6; do ./workload 3; done' >"$tmp/record.log" 2>&1); then
     echo "not ok - dwarf unwind: perf record of a shell loop failed: $(head -c 300 "$tmp/record.log")"
     exit 1
@@ -137,7 +137,7 @@ sql_check "dwarf, fork+exec from a shell (SQL)" "$tmp/chain.data" --frames
 # into the interrupted code, whose address is not a return address.
 mkdir -p "$tmp/sig"
 if ! cc -O1 -g -fomit-frame-pointer -o "$tmp/sig/sigwork" "$root/tests/fixtures/sigwork.c" ||
-   ! (cd "$tmp/sig" && perf record -q --call-graph dwarf -F 999 -o "$tmp/sig/dwarf.data" -- \
+   ! (cd "$tmp/sig" && timeout 120 perf record -q --call-graph dwarf -F 999 -o "$tmp/sig/dwarf.data" -- \
         ./sigwork >"$tmp/record.log" 2>&1); then
     echo "not ok - dwarf unwind: sigwork does not build or record: $(head -c 300 "$tmp/record.log")"
     exit 1
@@ -150,7 +150,7 @@ sql_check "dwarf, signal handler (SQL)" "$tmp/sig/dwarf.data" --frames --profile
 # misreads; the stacks must go astray as perf's do.
 mkdir -p "$tmp/nocfi"
 if ! cc -O1 -g -fomit-frame-pointer -o "$tmp/nocfi/nocfi" "$root/tests/fixtures/nocfi.c" ||
-   ! (cd "$tmp/nocfi" && perf record -q --call-graph dwarf -F 999 -o "$tmp/nocfi/dwarf.data" -- \
+   ! (cd "$tmp/nocfi" && timeout 120 perf record -q --call-graph dwarf -F 999 -o "$tmp/nocfi/dwarf.data" -- \
         ./nocfi >"$tmp/record.log" 2>&1); then
     echo "not ok - dwarf unwind: nocfi does not build or record: $(head -c 300 "$tmp/record.log")"
     exit 1

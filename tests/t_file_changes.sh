@@ -12,7 +12,7 @@ set -u
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-big=$PV_SHARED/corpus/perf_data_converter/src/testdata/single-event-multi-process.perf.data
+big=tests/corpus/perf_data_converter/src/testdata/single-event-multi-process.perf.data
 /usr/bin/python3 - "$PV_ROOT/build/perfvtab.so" "$tmp" "$big" <<'PY'
 import os, shutil, sqlite3, sys
 ext, tmp, big = sys.argv[1:4]

@@ -18,6 +18,8 @@ bash "$PV_ROOT/tests/fuzz/make_seeds.sh" "$tmp/seeds" >/dev/null
 seeds=$(ls "$tmp/seeds" | wc -l)
 regressions=$(find "$PV_ROOT/tests/fuzz/regressions" -type f ! -name '*.md' | wc -l)
 echo "# fuzz replay: $seeds seeds, $regressions regression files"
+[ -f "$PV_SHARED/corpus/MANIFEST.tsv" ] ||
+    echo "ok - replay of the shared corpus and its fuzz reproducers (tests/corpus only) # SKIP input absent: $PV_SHARED/corpus/MANIFEST.tsv"
 
 for target in reader sql; do
     bin=$PV_BUILD/fuzz/replay_$target

@@ -14,14 +14,18 @@ corpus=$PV_SHARED/corpus
 files=(
     tests/fixtures/multi.data
     tests/fixtures/threads_dir
-    "$corpus/perf_data_converter/src/testdata/single-event-multi-process.perf.data"
+    tests/corpus/perf_data_converter/src/testdata/single-event-multi-process.perf.data
     "$corpus/simpleperf/simpleperf/testdata/generated_by_linux_perf.data"
     "$corpus/perf_data_converter/src/quipper/testdata/perf.data.piped.ctx_switch_namespaces-4.14"
-    "$corpus/linux-perf-data/tests/fixtures/sleep.compressed.data"
+    tests/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data
 )
 checked=0
 for f in "${files[@]}"; do
     name=$(basename "$f")
+    if [ ! -e "$f" ]; then
+        echo "ok - $name: pushed-down constraints give SQLite's rows # SKIP input absent: $f"
+        continue
+    fi
     # Values to filter on, taken from the file itself.
     read -r tmin tmax < <(run "SELECT min(time), max(time) FROM perf_samples('$f')" | tr '\t' ' ')
     if [ -z "$tmin" ]; then

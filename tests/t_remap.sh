@@ -22,7 +22,7 @@ if ! build; then
     echo "not ok - remap: the workload does not build"
     exit 1
 fi
-if ! perf record -q -g -F 2999 -o "$tmp/remap.data" -- "$tmp/remap" \
+if ! timeout 120 perf record -q -g -F 2999 -o "$tmp/remap.data" -- "$tmp/remap" \
         "$tmp/libremap_a.so" remap_alpha "$tmp/libremap_b.so" remap_omega >"$tmp/record.log" 2>&1; then
     echo "not ok - remap: perf record -g failed: $(head -c 300 "$tmp/record.log")"
     exit 1

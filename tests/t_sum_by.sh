@@ -24,7 +24,12 @@ cases=(
     "type|size|perf_records(@f)"
 )
 files=(tests/fixtures/*.data)
-while IFS= read -r f; do files+=("$f"); done < <(find "$PV_SHARED/corpus" -name '*.data' -size -2M | sort)
+corpus=$PV_SHARED/corpus
+if [ ! -d "$corpus" ]; then
+    echo "ok - perf_sum_by equals GROUP BY over the corpus files (tests/corpus only) # SKIP input absent: $corpus"
+    corpus=tests/corpus
+fi
+while IFS= read -r f; do files+=("$f"); done < <(find "$corpus" -name '*.data' -size -2M | sort)
 compared=0 differed=0
 for f in "${files[@]}"; do
     [ -f "$f" ] || continue

@@ -9,13 +9,11 @@
 set -u
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 PV_BUILD=${PV_BUILD:-$PV_ROOT/build}
-PV_SHARED=${PV_SHARED:-$PV_ROOT/../shared}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 files=("$PV_ROOT/tests/fixtures/example.data")
-compressed=$PV_SHARED/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data
-[ -f "$compressed" ] && files+=("$compressed")
+files+=("$PV_ROOT/tests/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data")
 # a compressed twin of example.data (tests/tools/make_variants.c, twin): several blocks
 # of decompressed records, on the decompressing thread (forced by
 # PERFVTAB_UNPACK_THREAD_MIN=0: see unpack_env)

@@ -2,7 +2,8 @@
 # Assembles the fuzz seed corpus into OUTDIR (made fresh): the fixtures,
 # tests/bad_input/base.data and its damaged copies, and every data file of
 # $PV_SHARED/corpus (MANIFEST.tsv: other projects' files and their fuzz
-# reproducers) up to MAX_BYTES (default 4 MiB).  Files are copied, named by
+# reproducers) up to MAX_BYTES (default 4 MiB); without ../shared, the few
+# corpus files kept in tests/corpus.  Files are copied, named by
 # their path with / turned into __, so nothing is committed in bulk.
 #
 #   tests/fuzz/make_seeds.sh OUTDIR [MAX_BYTES]
@@ -34,6 +35,10 @@ done
 if [ -f "$shared/corpus/MANIFEST.tsv" ]; then
     tail -n +2 "$shared/corpus/MANIFEST.tsv" | cut -f1 | while read -r f; do
         [ -f "$shared/corpus/$f" ] && add "$shared/corpus/$f" "corpus__$(echo "$f" | sed 's|/|__|g')"
+    done
+else  # the few corpus files kept in the repository
+    for f in $(cd "$root/tests/corpus" && find . -type f -name '*data*' ! -name '*.md' ! -name '*.txt' | sort); do
+        add "$root/tests/corpus/$f" "corpus__$(echo "${f#./}" | sed 's|/|__|g')"
     done
 fi
 echo "$(ls "$out" | wc -l) seeds in $out"

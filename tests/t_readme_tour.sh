@@ -36,3 +36,27 @@ elif python3 -c 'import sys; q, d = (open(f).read() for f in sys.argv[1:]); sys.
 else
     echo "not ok - README tour's excerpt of make demo is not in scripts/demo.sh's output: $(head -c 300 "$tmp/quoted" | tr '\n' ' ')"
 fi
+
+# The "Bad input" block: its files made as the README says, its session run
+# in the sqlite3 shell interactively (as shown), every line compared.
+python3 - "$tmp" <<'PY'
+import struct, sys
+d = bytearray(open('tests/fixtures/example.data', 'rb').read())
+struct.pack_into('<H', d, 0x210 + 6, 4)    # the record header's size field
+open(sys.argv[1] + '/bad.data', 'wb').write(d)
+open(sys.argv[1] + '/trunc.data', 'wb').write(open('tests/fixtures/example.data', 'rb').read()[:30000])
+PY
+awk '/^## Bad input/ { on = 1; next } on && /^## / { exit }
+     on && /^```/ { if (inblock) exit; inblock = 1; next } on && inblock' README.md >"$tmp/bad_shown"
+grep '^sqlite> ' "$tmp/bad_shown" | sed 's/^sqlite> //' >"$tmp/bad.sql"
+(cd "$tmp" && HOME=$tmp/home timeout 60 sqlite3 -interactive -cmd ".load $PV_ROOT/build/perfvtab" \
+    <bad.sql 2>&1 | grep -v '^SQLite version\|^Enter "\|^Connected to\|^Use "\.open' |
+    sed 's/^sqlite> //; /^$/d' | grep -vxF -f bad.sql >bad_got)
+grep -v '^sqlite> ' "$tmp/bad_shown" >"$tmp/bad_want"
+if [ ! -s "$tmp/bad_want" ]; then
+    echo "not ok - README's Bad input block: not found"
+elif diff -q "$tmp/bad_want" "$tmp/bad_got" >/dev/null; then
+    echo "ok - README's Bad input block prints what it shows ($(wc -l <"$tmp/bad_want") errors)"
+else
+    echo "not ok - README's Bad input block: $(diff "$tmp/bad_want" "$tmp/bad_got" | head -c 400 | tr '\n' ' ')"
+fi

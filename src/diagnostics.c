@@ -395,12 +395,12 @@ static void unfinished_row(collector *c, const pv_walk *w)
     const pv_file *f = c->f;
     char cut[512] = "";
     if (w->cut_bytes > 0)
-        snprintf(cut, sizeof cut, "; %llu bytes at offset 0x%llx%s%s, a record cut short, are "
-                 "dropped", (unsigned long long)w->cut_bytes, (unsigned long long)w->cut_offset,
+        snprintf(cut, sizeof cut, "; %llu bytes from offset 0x%llx%s%s on, which hold no whole "
+                 "record (one cut short, or bytes that cannot be one), are dropped", (unsigned long long)w->cut_bytes, (unsigned long long)w->cut_offset,
                  w->cut_segment > 0 ? " of " : "",
                  w->cut_segment > 0 ? f->segments[w->cut_segment - 1].path : "");
     pv_diagnostic *row = add_row(c, "unfinished_recording", "warning",
-        "the header's data size is 0 and none of its %u feature sections was written: perf "
+        "the header's data size is 0 and no index of its %u feature sections follows: perf "
         "record was stopped before it finished (killed, out of memory, a time-out); the records "
         "are read to the end of the file, as perf reads a copy whose header is repaired%s",
         f->unwritten_features, cut);

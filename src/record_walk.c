@@ -298,7 +298,16 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
                             w->path, (unsigned long long)at,
                             (unsigned long long)(w->end_offset - at));
     const uint8_t *p = walk_bytes(w, at, RECORD_HEADER_SIZE, err);
-    if (!p || read_header(w, p, rec, at, "", err))
+    if (!p)
+        return -1;
+    /* An unfinished file's records end where one cannot be: a tail the
+     * file system zero-filled, or (data size lost from a finished file)
+     * the feature sections.  What follows is dropped and said, not fatal. */
+    if (cut_ends && pv_load_u16(p + 6, f->swap) < RECORD_HEADER_SIZE) {
+        w->next_offset = w->end_offset;
+        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+    }
+    if (read_header(w, p, rec, at, "", err))
         return -1;
     if (cut_ends && w->end_offset - at < rec->size) {
         w->next_offset = w->end_offset;

@@ -77,6 +77,15 @@ got=$(sql "SELECT count(*) FROM perf_records('$tmp/cut.data')")
 want=$(sql "SELECT count(*) - 1 FROM perf_records('$f')")
 same "cut.data: perf_records reads all but the cut record" "$got" "$want"
 
+# --- a zero-filled tail (a file system that grew the file before the data
+# reached it): the records end at the first size under 8
+{ cat "$f"; head -c 4096 /dev/zero; } >"$tmp/zeros.data"
+cut=$($PYTHON "$repair" "$tmp/zeros.data" "$tmp/zeros_repaired.data")
+check "zeros.data (4096 zero bytes after killed.data)" "$tmp/zeros.data" "$tmp/zeros_repaired.data" "$cut"
+got=$(sql "SELECT count(*) FROM perf_records('$tmp/zeros.data')")
+want=$(sql "SELECT count(*) FROM perf_records('$f')")
+same "zeros.data: perf_records reads the records of killed.data" "$got" "$want"
+
 # --- live: recordings killed now.  The workload loops until perf (its
 # parent) is gone, so it ends when perf is killed, whatever the machine.
 cc -O1 -fno-omit-frame-pointer -g -o "$tmp/workload" "$PV_ROOT/tests/fixtures/workload.c" 2>/dev/null

@@ -23,7 +23,11 @@
  *   pipe mode, truncation at T     the original's first records, at least
  *                                  every record that ends by T; a cut-off
  *                                  record at the end ends the stream
- *   data.size = 0                  no records, no error
+ *   data.size = 0                  read as an unfinished recording (perf
+ *                                  killed before it wrote the size): no
+ *                                  error, every original record; the
+ *                                  feature sections after them may read
+ *                                  as records up to one that cannot be
  *   data.size = 7, past the end    an error
  *   data.offset past the end       an error
  *   attrs.size = 0                 an error
@@ -461,7 +465,7 @@ static void truncate_at(target *t, uint64_t at)
 
 /* EXPECT_END_OF_STREAM: an error, or in pipe mode the stream ends at the
  * damaged record (a pipe has no size: what is not a record ends it) */
-enum expect { EXPECT_ANY, EXPECT_ERROR, EXPECT_NO_RECORDS, EXPECT_END_OF_STREAM };
+enum expect { EXPECT_ANY, EXPECT_ERROR, EXPECT_NO_RECORDS, EXPECT_END_OF_STREAM, EXPECT_UNFINISHED };
 
 static void store(target *t, uint8_t *p, uint64_t v, int width)
 {
@@ -498,6 +502,8 @@ static void mutate(target *t, uint64_t at, int width, uint64_t value, const char
         fail(t, "neither an error nor the end of the stream at the damaged record");
     if (expect == EXPECT_NO_RECORDS && (o->open_failed || o->walk_failed || o->nr_records != 0))
         fail(t, "want no records and no error");
+    if (expect == EXPECT_UNFINISHED && (o->open_failed || o->walk_failed))
+        fail(t, "an error where an unfinished recording reads to its last whole record");
 }
 
 /* The four hostile values of a field of this width. */
@@ -519,7 +525,7 @@ static void mutate_header(target *t)
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         mutate_field(t, fields[i].at, 8, fields[i].what, 0);
     uint64_t data_size = t->data_end - t->data_offset;
-    mutate(t, 48, 8, 0, "data.size", EXPECT_NO_RECORDS, 0);
+    mutate(t, 48, 8, 0, "data.size", t->pipe ? EXPECT_NO_RECORDS : EXPECT_UNFINISHED, t->data_end);
     if (data_size != 7)
         mutate(t, 48, 8, 7, "data.size", EXPECT_ERROR, 0);
     mutate(t, 48, 8, t->size - t->data_offset + 1, "data.size past the end", EXPECT_ERROR, 0);

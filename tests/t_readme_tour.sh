@@ -46,6 +46,7 @@ struct.pack_into('<H', d, 0x210 + 6, 4)    # the record header's size field
 open(sys.argv[1] + '/bad.data', 'wb').write(d)
 open(sys.argv[1] + '/trunc.data', 'wb').write(open('tests/fixtures/example.data', 'rb').read()[:30000])
 PY
+cp tests/fixtures/killed/killed.data "$tmp/killed.data"
 awk '/^## Bad input/ { on = 1; next } on && /^## / { exit }
      on && /^```/ { if (inblock) exit; inblock = 1; next } on && inblock' README.md >"$tmp/bad_shown"
 grep '^sqlite> ' "$tmp/bad_shown" | sed 's/^sqlite> //' >"$tmp/bad.sql"
@@ -56,7 +57,7 @@ grep -v '^sqlite> ' "$tmp/bad_shown" >"$tmp/bad_want"
 if [ ! -s "$tmp/bad_want" ]; then
     echo "not ok - README's Bad input block: not found"
 elif diff -q "$tmp/bad_want" "$tmp/bad_got" >/dev/null; then
-    echo "ok - README's Bad input block prints what it shows ($(wc -l <"$tmp/bad_want") errors)"
+    echo "ok - README's Bad input block prints what it shows ($(wc -l <"$tmp/bad_want") output lines)"
 else
     echo "not ok - README's Bad input block: $(diff "$tmp/bad_want" "$tmp/bad_got" | head -c 400 | tr '\n' ' ')"
 fi

@@ -311,10 +311,17 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
         info->idxNum |= 2 << k;
         cost /= k <= PUSH_TIME_EQ ? 4 : 2;
     }
+    /* No path at all: xFilter says the table needs one.  SQLite also asks
+     * for such plans when it weighs the terms of an OR one at a time (the
+     * function's argument is not among them); a plan that cheap would
+     * displace the one that has the path, and the query would have no
+     * plan ("no query solution").  Priced out, as json_each prices its. */
+    if (path_constraint < 0)
+        cost = 1e99;
     info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
     info->needToFreeIdxStr = 1;
     info->estimatedCost = cost;
-    info->estimatedRows = (sqlite3_int64)(cost / 10);
+    info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : (sqlite3_int64)(cost / 10);
     return SQLITE_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "record_fields.h"
 #include "record_walk.h"
 #include "sample.h"
+#include "tracepoint.h"
 
 #define RECORD_HEADER_SIZE 8
 /* Per-type rows (unknown and malformed types): beyond this many distinct
@@ -54,6 +55,7 @@ typedef struct collector {
     uint64_t rounds;
     uint64_t first_late_time;
     uint64_t first_late_limit;  /* what was flushed when it came */
+    uint64_t *samples_per_attr; /* f->nr_attrs counts, or NULL */
 } collector;
 
 static pv_diagnostic *add_row(collector *c, const char *kind, const char *severity,
@@ -232,10 +234,13 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         return;
     }
     if (rec->type == PV_RECORD_SAMPLE) {
-        if (pv_record_attr_index(f, rec) < 0) {
+        int attr_index = pv_record_attr_index(f, rec);
+        if (attr_index < 0) {
             count(&c->unknown_ids, rec, 1);
             return;
         }
+        if (c->samples_per_attr && (size_t)attr_index < f->nr_attrs)
+            c->samples_per_attr[attr_index]++;
         pv_sample s;
         if (pv_sample_decode(f, rec, &s, &err)) {
             count_type(c, &c->malformed, rec, err.msg);
@@ -458,6 +463,41 @@ static void walk_records(collector *c)
     }
 }
 
+/* Tracepoint samples whose event has no parsed format: their trace_fields
+ * are NULL.  The format may be missing, rejected by libtraceevent, or one
+ * it would crash on (trace_format_check.h). */
+static void undescribed_tracepoint_rows(collector *c)
+{
+    pv_file *f = c->f;
+    bool any = false;
+    for (size_t i = 0; c->samples_per_attr && i < f->nr_attrs; i++)
+        any |= c->samples_per_attr[i] > 0 && pv_attr_is_tracepoint(&f->attrs[i]);
+    if (!any)
+        return;
+    pv_trace *trace = NULL;
+    pv_error err;
+    bool unreadable = pv_trace_get(f, &trace, &err) != 0;
+    for (size_t i = 0; i < f->nr_attrs; i++) {
+        uint64_t samples = c->samples_per_attr[i];
+        if (samples == 0 || !pv_attr_is_tracepoint(&f->attrs[i]) ||
+            pv_trace_event_name(trace, (int)i))
+            continue;
+        pv_diagnostic *row = add_row(c, "undescribed_tracepoint", "warning",
+            "%llu samples of tracepoint event %s (id %llu) have no trace_fields: %s",
+            (unsigned long long)samples, pv_file_event_name(f, i),
+            (unsigned long long)f->attrs[i].config,
+            unreadable ? err.msg
+            : !trace ? "the recording has no tracing data"
+                     : "the tracing data has no format for it that could be parsed (missing, "
+                       "rejected by libtraceevent, or one libtraceevent would crash on)");
+        if (row) {
+            row->count = samples;
+            row->has_value = true;
+            row->value = f->attrs[i].config;
+        }
+    }
+}
+
 static int compare_rows(const void *a, const void *b)
 {
     const pv_diagnostic *x = a, *y = b;
@@ -477,8 +517,14 @@ int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
     c->f = f;
     c->out = out;
     check_features(c);
+    c->samples_per_attr = calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *c->samples_per_attr);
+    if (!c->samples_per_attr)
+        c->failed = true;
     walk_records(c);
+    if (!c->failed)
+        undescribed_tracepoint_rows(c);
     bool failed = c->failed;
+    free(c->samples_per_attr);
     for (size_t i = 0; i < c->malformed.nr; i++)
         free(c->malformed.items[i].first_message);
     free(c);

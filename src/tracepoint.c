@@ -1,4 +1,5 @@
 #include "tracepoint.h"
+#include "trace_format_check.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -224,7 +225,8 @@ static int expect_tag(blob_reader *r, const char *tag)
 }
 
 /* Formats libtraceevent rejects are skipped, as perf skips them: their
- * samples get no fields, the rest of the file still does. */
+ * samples get no fields, the rest of the file still does.  So are formats
+ * it would crash on (trace_format_check.h). */
 static int parse_format(blob_reader *r, struct tep_handle *tep, const char *system,
                         const char *what)
 {
@@ -234,7 +236,9 @@ static int parse_format(blob_reader *r, struct tep_handle *tep, const char *syst
     char *text = take_text(r, size, what);
     if (!text)
         return -1;
-    tep_parse_event(tep, text, (unsigned long)size, system);
+    /* libtraceevent reads past a NUL; the check does not: both stop there */
+    if (pv_trace_format_is_safe(text))
+        tep_parse_event(tep, text, (unsigned long)strlen(text), system);
     free(text);
     return 0;
 }
@@ -332,7 +336,7 @@ static int name_events(pv_trace *t, const pv_file *f, pv_error *err)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     for (size_t i = 0; i < f->nr_attrs; i++) {
         const pv_attr *a = &f->attrs[i];
-        if (a->type != ATTR_TYPE_TRACEPOINT || a->config > INT32_MAX)
+        if (!pv_attr_is_tracepoint(a) || a->config > INT32_MAX)
             continue;
         struct tep_event *e = tep_find_event(t->tep, (int)a->config);
         if (!e)
@@ -383,6 +387,11 @@ int pv_trace_get(pv_file *f, pv_trace **out, pv_error *err)
     }
     *out = f->trace;
     return 0;
+}
+
+bool pv_attr_is_tracepoint(const pv_attr *a)
+{
+    return a->type == ATTR_TYPE_TRACEPOINT;
 }
 
 const char *pv_trace_event_name(const pv_trace *t, int attr_index)

@@ -30,6 +30,9 @@ typedef struct pv_trace pv_trace;
 int pv_trace_get(pv_file *f, pv_trace **out, pv_error *err);
 void pv_trace_free(pv_trace *t);
 
+/* Whether the attr is a tracepoint event (PERF_TYPE_TRACEPOINT). */
+bool pv_attr_is_tracepoint(const pv_attr *a);
+
 /* "system:name" of the tracepoint event attr_index samples, or NULL when
  * the event is not a tracepoint or the formats do not describe it. */
 const char *pv_trace_event_name(const pv_trace *t, int attr_index);

@@ -48,3 +48,14 @@ want=$(printf 'warning\tundescribed_tracepoint\t%s' "$(run "SELECT count(*) FROM
 check "perf_diagnostics: one warning counting the samples without fields" "$got" "$want"
 got=$(run "SELECT count(*) FROM perf_diagnostics('$orig')")
 check "the original has no diagnostics" "$got" "0"
+
+# The guard keeps no real format from libtraceevent: every format of the
+# running kernel is judged safe (tracefs must be mounted; the test does not
+# mount it).
+formats=(/sys/kernel/tracing/events/*/*/format)
+if [ ! -f "${formats[0]}" ]; then
+    echo "ok - every tracefs format of this kernel is judged safe # SKIP tracefs is not mounted at /sys/kernel/tracing"
+else
+    got=$("$PV_BUILD/tools/trace_format_check" "${formats[@]}" | tail -n 1)
+    check "every tracefs format of this kernel is judged safe" "$got" "${#formats[@]} formats, 0 unsafe"
+fi

@@ -67,7 +67,8 @@ run_one() {  # label, command...
 }
 
 suite_start=$(now)
-for flavour in build build/san; do
+# PV_FLAVOURS="build" runs the plain pass only (for a quick check while working).
+for flavour in ${PV_FLAVOURS:-build build/san}; do
     export PV_BUILD=$PWD/$flavour
     export PV_SQLRUN=$PV_BUILD/sqlrun
     flavour_label=${flavour#build/}

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_names.h"
 #include "callchain.h"
 #include "frame_set.h"
 #include "perf_abi.h"

@@ -1,6 +1,7 @@
 /*
  * perf_events: one row per event (perf_event_attr) of the file.
  */
+#include "event_names.h"
 #include "attr.h"
 #include "vtab_common.h"
 

@@ -4,6 +4,7 @@
  *   LOST:         u64 id, lost; sample_id trailer   (ring buffer overflow)
  *   LOST_SAMPLES: u64 lost; sample_id trailer       (dropped by the kernel)
  */
+#include "event_names.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
 #include "record_walk.h"

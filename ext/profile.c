@@ -14,6 +14,7 @@
  * is a function inlined at the frames (--call-graph dwarf, from the debug
  * info), perf's "sym (inlined)" row.
  */
+#include "event_names.h"
 #include "profile.h"
 #include "symbol_paths.h"
 #include "vtab_common.h"

@@ -2,6 +2,7 @@
  * perf_records: every record of the stream, in file order, with the
  * sample_id fields every table shares and the body decoded as JSON.
  */
+#include "event_names.h"
 #include "perf_abi.h"
 #include "record_fields.h"
 #include "record_walk.h"

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "event_names.h"
 #include "perf_abi.h"
 #include "record_walk.h"
 #include "sample.h"

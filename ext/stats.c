@@ -11,6 +11,7 @@
  * ahead, once per round).  With -I the values are running totals: a round's counts are its
  * values minus the previous round's.
  */
+#include "event_names.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
 #include "record_walk.h"

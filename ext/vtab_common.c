@@ -1,3 +1,4 @@
+#include "file_open.h"
 #include "vtab_common.h"
 
 #include <glob.h>

@@ -22,7 +22,7 @@
 
 #include "perf_file.h"
 #include "pv_error.h"
-#include "record_walk.h"
+#include "record.h"
 
 #define PV_BUILD_ID_MAX 20
 /* header (8) + pid (4) + build_id (24) */

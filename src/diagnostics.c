@@ -1,3 +1,4 @@
+#include "event_names.h"
 #include "diagnostics.h"
 
 #include <stdarg.h>

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_names.h"
+
 #include "attr.h"
 
 #define FEATURE_EVENT_DESC 12

@@ -9,10 +9,7 @@
 #include <unistd.h>
 
 #include "attr.h"
-#include "pipe_header.h"
 #include "pv_cursor.h"
-#include "time_index.h"
-#include "tracepoint.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -526,7 +523,7 @@ static void locate_ids(pv_file *f)
 
 static int finish_open(pv_file *f, pv_file **out, pv_error *err);
 
-int pv_file_open(const char *path, pv_file **out, pv_error *err)
+int pv_file_open_header(const char *path, pv_file **out, pv_error *err)
 {
     *out = NULL;
     pv_file *f = calloc(1, sizeof *f);
@@ -546,8 +543,8 @@ int pv_file_open(const char *path, pv_file **out, pv_error *err)
     return finish_open(f, out, err);
 }
 
-int pv_file_open_memory(const char *name, const uint8_t *bytes, uint64_t size,
-                        pv_file **out, pv_error *err)
+int pv_file_open_memory_header(const char *name, const uint8_t *bytes, uint64_t size,
+                               pv_file **out, pv_error *err)
 {
     *out = NULL;
     pv_file *f = calloc(1, sizeof *f);
@@ -576,15 +573,21 @@ static int finish_open(pv_file *f, pv_file **out, pv_error *err)
         pv_file_close(f);
         return -1;
     }
-    int rc = f->pipe ? pv_pipe_read_header_records(f, err)
-                     : (read_attrs(f, err) || read_feature_index(f, err) ||
-                        open_segments(f, err)) ? -1 : 0;
-    if (rc || index_ids(f, err)) {
+    /* A pipe's attrs come as records: the stream layer reads them. */
+    if (!f->pipe && (read_attrs(f, err) || read_feature_index(f, err) || open_segments(f, err) ||
+                     pv_file_index_ids(f, err))) {
         pv_file_close(f);
         return -1;
     }
-    locate_ids(f);
     *out = f;
+    return 0;
+}
+
+int pv_file_index_ids(pv_file *f, pv_error *err)
+{
+    if (index_ids(f, err))
+        return -1;
+    locate_ids(f);
     return 0;
 }
 
@@ -594,8 +597,9 @@ void pv_file_close(pv_file *f)
         return;
     for (unsigned i = 0; i < PV_FEATURE_BITS; i++)
         free(f->feature_cache[i]);
-    pv_time_index_free(f->time_index);
-    pv_trace_free(f->trace);
+    for (size_t i = 0; i < f->nr_states; i++)
+        if (f->states[i].free_state)
+            f->states[i].free_state(f->states[i].state);
     if (f->fd >= 0)
         close(f->fd);
     for (size_t i = 0; i < f->nr_segments; i++) {
@@ -614,6 +618,31 @@ void pv_file_close(pv_file *f)
     free(f->path);
     free(f->data_path);
     free(f);
+}
+
+bool pv_file_state_get(const pv_file *f, const void *key, void **state)
+{
+    for (size_t i = 0; i < f->nr_states; i++) {
+        if (f->states[i].key == key) {
+            *state = f->states[i].state;
+            return true;
+        }
+    }
+    *state = NULL;
+    return false;
+}
+
+int pv_file_state_set(pv_file *f, const void *key, void *state, void (*free_state)(void *state),
+                      pv_error *err)
+{
+    void *old;
+    if (pv_file_state_get(f, key, &old) || f->nr_states >= PV_FILE_STATES) {
+        if (free_state)
+            free_state(state);
+        return pv_error_set(err, "%s: no room for more derived state", f->data_path);
+    }
+    f->states[f->nr_states++] = (struct pv_file_state){key, state, free_state};
+    return 0;
 }
 
 const char *pv_read_header_string(pv_cursor *c, uint64_t *len)

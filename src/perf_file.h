@@ -28,57 +28,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attr.h"
 #include "pv_error.h"
 
 #define PV_FEATURE_BITS 256
+/* Kinds of derived state a file can carry (pv_file_state_set). */
+#define PV_FILE_STATES 4
 
 typedef struct pv_section {
     uint64_t offset;
     uint64_t size;
 } pv_section;
-
-/* perf_event_attr, every field perf ever defined; fields past the size the
- * writer used read as zero, as the kernel treats them. */
-typedef struct pv_attr {
-    uint32_t type;
-    uint32_t size;              /* attr.size as written */
-    uint64_t config;
-    uint64_t sample_period;     /* or sample_freq when flags has freq */
-    uint64_t sample_type;
-    uint64_t read_format;
-    uint64_t flags;             /* the bit field, in little-endian bit order */
-    uint32_t wakeup_events;
-    uint32_t bp_type;
-    uint64_t config1;
-    uint64_t config2;
-    uint64_t branch_sample_type;
-    uint64_t sample_regs_user;
-    uint32_t sample_stack_user;
-    int32_t clockid;
-    uint64_t sample_regs_intr;
-    uint32_t aux_watermark;
-    uint16_t sample_max_stack;
-    uint32_t aux_sample_size;
-    uint64_t sig_data;
-    uint64_t config3;
-
-    uint64_t *ids;              /* sample ids of this event */
-    uint64_t nr_ids;
-    uint64_t file_offset;       /* where the attr was read, for messages */
-    char *name;                 /* as perf report names it; see pv_file_event_name */
-} pv_attr;
-
-/* Bits of pv_attr.flags. */
-enum {
-    PV_ATTR_FREQ = 10,
-    PV_ATTR_PRECISE_IP = 15,    /* two bits */
-    PV_ATTR_SAMPLE_ID_ALL = 18,
-};
-
-static inline bool pv_attr_flag(const pv_attr *a, int bit)
-{
-    return (a->flags >> bit) & 1;
-}
 
 typedef struct pv_file pv_file;
 
@@ -147,19 +107,29 @@ struct pv_file {
     bool names_loaded;
     /* feature sections read so far, by feature bit (see pv_file_feature_bytes) */
     uint8_t *feature_cache[PV_FEATURE_BITS];
-    /* built by the first query with a time range (time_index.h) */
-    struct pv_time_index *time_index;
-
-    /* tracepoint formats (tracepoint.h), parsed on first use */
-    struct pv_trace *trace;
-    bool trace_loaded;
+    /* What higher layers derive from the file once and keep with it (the
+     * time index, the parsed tracepoint formats): see pv_file_state_get. */
+    struct pv_file_state {
+        const void *key;
+        void *state;
+        void (*free_state)(void *state);
+    } states[PV_FILE_STATES];
+    size_t nr_states;
 };
 
-int pv_file_open(const char *path, pv_file **out, pv_error *err);
-/* A perf.data image already in memory (a single file, not a directory); the
- * bytes must outlive the pv_file.  name is used in messages. */
-int pv_file_open_memory(const char *name, const uint8_t *bytes, uint64_t size,
-                        pv_file **out, pv_error *err);
+/* Opens what the header describes: the header, attrs, feature index, the
+ * data.N files of a directory, and the index of sample ids.  A pipe-mode
+ * file (f->pipe) stops after the header: its attrs are records, which the
+ * stream layer reads (file_open.h opens a recording of either kind), then
+ * indexes with pv_file_index_ids. */
+int pv_file_open_header(const char *path, pv_file **out, pv_error *err);
+/* The same over an image already in memory (a single file, not a
+ * directory); the bytes must outlive the pv_file.  name is used in
+ * messages. */
+int pv_file_open_memory_header(const char *name, const uint8_t *bytes, uint64_t size,
+                               pv_file **out, pv_error *err);
+/* Builds the id -> attr index once every attr is known. */
+int pv_file_index_ids(pv_file *f, pv_error *err);
 void pv_file_close(pv_file *f);
 
 bool pv_file_has_feature(const pv_file *f, unsigned id);
@@ -176,9 +146,16 @@ int pv_file_feature_bytes(pv_file *f, unsigned id, const uint8_t **bytes,
 /* The attr whose id list holds id, or -1. */
 int pv_file_attr_for_id(const pv_file *f, uint64_t id);
 
-/* The event name as `perf report` shows it: from HEADER_EVENT_DESC when the
- * file has it, else derived from type and config.  Loaded on first call. */
-const char *pv_file_event_name(pv_file *f, size_t attr_index);
+/* State that a higher layer derives from the file and keeps for as long as
+ * the file is open (the time index, the parsed tracepoint formats), so that
+ * this layer need not know those types.  key is the address of something of
+ * the owner's, unique to it.  get: true when state was set under key (it
+ * may be NULL: "derived, nothing there").  set: takes ownership;
+ * free_state (may be NULL) runs at pv_file_close; -1 when all
+ * PV_FILE_STATES slots are taken or key is already set. */
+bool pv_file_state_get(const pv_file *f, const void *key, void **state);
+int pv_file_state_set(pv_file *f, const void *key, void *state, void (*free_state)(void *state),
+                      pv_error *err);
 
 /* Reads a perf_header_string (u32 len, then len bytes, NUL padded) at the
  * cursor; used by features and EVENT_DESC. */

@@ -1,3 +1,4 @@
+#include "event_names.h"
 #include "record_filter.h"
 
 #include <stdlib.h>

@@ -17,19 +17,7 @@
 #include <stdint.h>
 
 #include "perf_file.h"
-
-typedef struct pv_record {
-    uint64_t index;        /* ordinal in the record stream, 0-based */
-    uint32_t segment;      /* which file: 0 the perf.data itself, N+1 its data.N */
-    uint64_t file_offset;  /* offset of the header in the file; for a record
-                              inside a COMPRESSED container, the container's */
-    bool compressed;       /* came out of a COMPRESSED container */
-    uint32_t type;
-    uint16_t misc;
-    uint16_t size;         /* whole record, header included */
-    const uint8_t *bytes;  /* size bytes, header included; valid until the next
-                              pv_walk_next or pv_walk_end */
-} pv_record;
+#include "record.h"
 
 /* Records cut out of the decompressed bytes of COMPRESSED containers
  * (unpack.h hands them out in blocks).  A record may span two containers,

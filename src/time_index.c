@@ -74,9 +74,18 @@ static int build(pv_file *f, pv_time_index *ti, pv_error *err)
     return rc < 0 ? -1 : 0;
 }
 
+/* The key of the index among the file's derived state. */
+static const char time_index_key;
+
+static void free_time_index(void *ti)
+{
+    pv_time_index_free(ti);
+}
+
 int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err)
 {
-    if (!f->time_index) {
+    void *kept;
+    if (!pv_file_state_get(f, &time_index_key, &kept)) {
         pv_time_index *ti = calloc(1, sizeof *ti);
         if (!ti)
             return pv_error_set(err, "%s: out of memory for the time index", f->data_path);
@@ -84,9 +93,11 @@ int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err)
             pv_time_index_free(ti);
             return -1;
         }
-        f->time_index = ti;
+        if (pv_file_state_set(f, &time_index_key, ti, free_time_index, err))
+            return -1;
+        kept = ti;
     }
-    *out = f->time_index;
+    *out = kept;
     return 0;
 }
 

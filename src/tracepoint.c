@@ -378,14 +378,27 @@ static int load(pv_file *f, pv_trace **out, pv_error *err)
     return 0;
 }
 
+/* The key of the parsed formats among the file's derived state. */
+static const char trace_key;
+
+static void free_trace(void *t)
+{
+    pv_trace_free(t);
+}
+
 int pv_trace_get(pv_file *f, pv_trace **out, pv_error *err)
 {
-    if (!f->trace_loaded) {
-        if (load(f, &f->trace, err))
+    void *kept;
+    if (!pv_file_state_get(f, &trace_key, &kept)) {
+        pv_trace *t = NULL;
+        if (load(f, &t, err))
             return -1;
-        f->trace_loaded = true;
+        /* NULL too is kept: a file without tracing data is asked once. */
+        if (pv_file_state_set(f, &trace_key, t, free_trace, err))
+            return -1;
+        kept = t;
     }
-    *out = f->trace;
+    *out = kept;
     return 0;
 }
 

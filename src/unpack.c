@@ -8,6 +8,7 @@
 
 #include "perf_abi.h"
 #include "pv_cursor.h"
+#include "record_walk.h"
 
 #define RECORD_HEADER_SIZE 8
 /* Decompressed bytes per block: big enough that handing a block over costs

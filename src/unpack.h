@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "perf_file.h"
-#include "record_walk.h"
+#include "record.h"
 
 #define PV_UNPACK_MAX_PIECES 64
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "file_open.h"
+#include "event_names.h"
 #include "build_ids.h"
 #include "diagnostics.h"
 #include "features.h"

@@ -59,6 +59,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_open.h"
+#include "event_names.h"
 #include "build_ids.h"
 #include "diagnostics.h"
 #include "features.h"

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_open.h"
 #include "dwarf_unwind.h"
 #include "features.h"
 #include "perf_abi.h"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_open.h"
 #include "kcore_dir.h"
 #include "perf_file.h"
 #include "unit_check.h"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_open.h"
 #include "attr.h"
 #include "perf_abi.h"
 #include "perf_file.h"

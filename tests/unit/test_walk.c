@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "file_open.h"
 #include "perf_file.h"
 #include "record_walk.h"
 #include "perf_abi.h"

@@ -12,7 +12,7 @@
  * frames narrower than a threshold are not drawn (nor, being narrower still,
  * their children).  Each drawn frame is a <g class="frame"> holding
  * <title>name (N samples, P%)</title>, a <rect> and, when it fits, the name
- * cut to the frame's width.  No SQLite here: ext/flamegraph.c is the SQL side.
+ * cut to the frame's width.  ext/flamegraph.c is the SQL side.
  */
 #ifndef PV_FLAMEGRAPH_H
 #define PV_FLAMEGRAPH_H

@@ -3,7 +3,7 @@
  * separated by ';' ("main;outer;inner").  Frames arrive as (depth, name)
  * pairs in any order, depth 0 being the leaf as in perf_callchains; joining
  * orders them by depth, deepest (the root) first, so the result does not
- * depend on the order SQLite happens to feed rows to an aggregate.
+ * depend on the order rows happen to reach an aggregate.
  *
  * A ';' inside a name would split the frame in two, so it is written as ':'
  * (as stackcollapse-perf.pl does); so are line breaks, which would end the

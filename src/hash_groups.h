@@ -2,13 +2,13 @@
  * Grouping rows by key in a hash table, summing a value per group: what a
  * GROUP BY computes, in one pass and in memory for the groups only.
  *
- * SQLite has no hash aggregate: its GROUP BY sorts every row it groups,
+ * A SQL engine without a hash aggregate sorts every row a GROUP BY groups,
  * which over perf_callchains (ten and more frames per sample) costs several
  * times the scan.  perf_sum_by() (ext/sum_by.c) hands its rows here.
  *
  * Keys compare as GROUP BY compares them: NULLs are one group; an integer
  * and a real are equal when their values are; text and blobs by bytes.
- * Sums follow SQLite's sum(): NULL values are skipped, the sum is an
+ * Sums follow SQL's sum() as ext/sum_by.c's host computes it: NULL values are skipped, the sum is an
  * integer while every value is, and an integer sum that overflows is an
  * error; a group whose values were all NULL sums to NULL.
  */

@@ -1,7 +1,7 @@
 /*
  * The reader's error: one message buffer, filled once with what went wrong,
- * where (file and byte offset) and why.  The SQLite layer copies it into
- * zErrMsg; nothing in src/ knows about SQLite.
+ * where (file and byte offset) and why.  The SQL layer (ext/) hands it on
+ * as the statement's error; the reader knows nothing of SQL.
  */
 #ifndef PV_ERROR_H
 #define PV_ERROR_H

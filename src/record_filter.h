@@ -1,6 +1,6 @@
 /*
  * What a query asks of a record's identity — its time range, pid, tid, cpu
- * and event — tested in the reader, before a row reaches SQLite.
+ * and event — tested in the reader, before a row is made of it.
  *
  * The identity of a record is what its sample (for SAMPLE) or its
  * sample_id_all trailer (other kernel records) says.  A record whose

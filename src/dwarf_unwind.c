@@ -13,10 +13,7 @@
 #include <unistd.h>
 
 #include "pv_cursor.h"
-
-/* perf_event's PERF_SAMPLE_REGS_ABI_* */
-#define REGS_ABI_32 1
-#define REGS_ABI_64 2
+#include "unwind_regs.h"
 
 /* Dwfl sessions kept for recently sampled processes, and files kept open
  * for reads outside the stack copy.  A session holds an open ELF per
@@ -25,67 +22,13 @@
 #define CACHED_FILES 8
 #define FAILED_PATHS 64
 
-/*
- * How one architecture's perf registers become DWARF registers.
- *
- * A sample's regs_user holds one u64 per bit set in the event's
- * sample_regs_user mask, in bit order; the bit numbers are the
- * architecture's perf register indices (arch/.../uapi/asm/perf_regs.h).
- * libdwfl wants its initial frame as DWARF register numbers
- * (the psABI's numbering), plus the pc.
- */
-typedef struct unwind_abi {
-    const char *name;
-    uint16_t elf_machine;       /* EM_* every module of the process must have */
-    uint64_t regs_abi;          /* REGS_ABI_32 / REGS_ABI_64 */
-    unsigned word_size;
-    int perf_ip, perf_sp;       /* perf indices of the pc and stack pointer */
-    unsigned nr_dwarf;
-    const int8_t *perf_of_dwarf; /* [dwarf regno] = perf index */
-} unwind_abi;
-
-/* x86 perf indices: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS, then
- * R8..R15 at 16..23.  x86_64 DWARF: rax rdx rcx rbx rsi rdi rbp rsp r8..r15,
- * then 16 = the return address column, which holds rip. */
-static const int8_t x86_64_perf_of_dwarf[17] = {
-    0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8,
-};
-/* i386 DWARF: eax ecx edx ebx esp ebp esi edi eip. */
-static const int8_t i386_perf_of_dwarf[9] = { 0, 2, 3, 1, 7, 6, 4, 5, 8 };
-/* arm64 perf indices: X0..X30 (x29 = fp, x30 = lr), SP = 31, PC = 32;
- * DWARF: x0..x30, sp = 31; the pc has no DWARF register. */
-static const int8_t aarch64_perf_of_dwarf[32] = {
-    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-};
-
-static const unwind_abi abi_x86_64 = { "x86_64", EM_X86_64, REGS_ABI_64, 8, 8, 7, 17,
-                                       x86_64_perf_of_dwarf };
-static const unwind_abi abi_i386 = { "i386", EM_386, REGS_ABI_32, 4, 8, 7, 9, i386_perf_of_dwarf };
-static const unwind_abi abi_aarch64 = { "aarch64", EM_AARCH64, REGS_ABI_64, 8, 32, 31, 32,
-                                        aarch64_perf_of_dwarf };
-
-typedef enum { ARCH_UNKNOWN, ARCH_X86, ARCH_ARM64 } arch_family;
-
-static arch_family family_of(const char *arch)
-{
-    if (!arch)
-        return ARCH_UNKNOWN;
-    if (!strcmp(arch, "x86_64") || !strcmp(arch, "amd64") || !strcmp(arch, "x86") ||
-        (arch[0] == 'i' && arch[1] >= '3' && arch[1] <= '6' && !strcmp(arch + 2, "86")))
-        return ARCH_X86;
-    if (!strcmp(arch, "aarch64") || !strcmp(arch, "arm64"))
-        return ARCH_ARM64;
-    return ARCH_UNKNOWN;
-}
-
 /* A Dwfl for one process: its modules are the ELF files reported so far,
  * each at the place its map put it. */
 typedef struct process_session {
     int32_t pid;
     bool used;
     Dwfl *dwfl;
-    const unwind_abi *abi;      /* the ABI the session was attached with */
+    const pv_unwind_abi *abi;      /* the ABI the session was attached with */
     uint64_t last_use;
 } process_session;
 
@@ -96,7 +39,7 @@ typedef struct open_file {
 } open_file;
 
 struct pv_unwinder {
-    arch_family family;
+    pv_arch_family family;
     char arch_name[32];
     uint64_t clock;
     process_session sessions[CACHED_PROCESSES];
@@ -109,7 +52,7 @@ struct pv_unwinder {
 
     /* The sample being unwound; read by the libdwfl callbacks. */
     const pv_sample *sample;
-    const unwind_abi *abi;
+    const pv_unwind_abi *abi;
     pv_unwind_find_map_fn find_map;
     void *ctx;
     uint64_t pc, sp;
@@ -171,7 +114,7 @@ pv_unwinder *pv_unwinder_new(const char *arch)
     struct utsname host;
     if (!arch && uname(&host) == 0)
         arch = host.machine;
-    u->family = family_of(arch);
+    u->family = pv_unwind_arch_family(arch);
     snprintf(u->arch_name, sizeof u->arch_name, "%.31s", arch ? arch : "unknown");
     for (size_t i = 0; i < CACHED_FILES; i++)
         u->files[i].fd = -1;
@@ -343,7 +286,7 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp
 static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 {
     pv_unwinder *u = thread_arg;
-    const unwind_abi *abi = u->abi;
+    const pv_unwind_abi *abi = u->abi;
     for (unsigned r = 0; r < abi->nr_dwarf; r++) {
         if (!u->regs_present[r])
             continue;   /* not sampled: an error later if a frame needs it */
@@ -389,7 +332,7 @@ static uint64_t load_bias(Elf *elf, const pv_unwind_map *map)
  * address, which is the load bias only when that map begins the image. */
 static bool perf_misses_cfi(const pv_unwinder *u, Elf *elf, uint64_t bias, const pv_unwind_map *map)
 {
-    if (!map->perf_lowest_start || u->abi != &abi_x86_64)
+    if (!map->perf_lowest_start || u->abi != &pv_unwind_abi_x86_64)
         return false;
     size_t phnum;
     if (elf_getphdrnum(elf, &phnum) != 0)
@@ -665,7 +608,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
     /* perf's unwinder guesses from the frame pointer too where the file
      * has no CFI for the frame (.fini, hand-written code); libdwfl's own
      * guess would place the caller's stack elsewhere */
-    if (!u->frame_guessed && u->abi == &abi_x86_64 && !has_cfi(u, ip))
+    if (!u->frame_guessed && u->abi == &pv_unwind_abi_x86_64 && !has_cfi(u, ip))
         u->frame_guessed = true;
     if (u->frame_guessed && u->res->nr < u->max_frames)
         return request_guess(u, state);
@@ -761,40 +704,18 @@ static bool unwind_in_session(pv_unwinder *u)
     return true;
 }
 
-/* The sample's register value at perf index, if sampled. */
-static bool perf_reg(const pv_sample *s, unsigned index, uint64_t *value)
-{
-    if (index >= 64 || !((s->regs_user.mask >> index) & 1))
-        return false;
-    uint64_t below = s->regs_user.mask & ((UINT64_C(1) << index) - 1);
-    uint64_t at = (uint64_t)__builtin_popcountll(below);
-    if (at >= s->regs_user.nr)
-        return false;
-    *value = pv_sample_u64_at(s, s->regs_user.values, at);
-    return true;
-}
-
 /* The initial registers: the sample's, in DWARF numbering. */
 static void restore_sample_registers(pv_unwinder *u)
 {
-    const unwind_abi *abi = u->abi;
+    const pv_unwind_abi *abi = u->abi;
     for (unsigned r = 0; r < abi->nr_dwarf; r++) {
         uint64_t v = 0;
-        u->regs_present[r] = perf_reg(u->sample, (unsigned)abi->perf_of_dwarf[r], &v);
+        u->regs_present[r] = pv_unwind_perf_reg(u->sample, (unsigned)abi->perf_of_dwarf[r], &v);
         u->dwarf_regs[r] = abi->word_size == 4 ? (v & 0xffffffffu) : v;
     }
     uint64_t pc = 0;
-    perf_reg(u->sample, (unsigned)abi->perf_ip, &pc);
+    pv_unwind_perf_reg(u->sample, (unsigned)abi->perf_ip, &pc);
     u->pc = abi->word_size == 4 ? (pc & 0xffffffffu) : pc;
-}
-
-static const unwind_abi *abi_for(const pv_unwinder *u, uint64_t regs_abi)
-{
-    if (u->family == ARCH_X86)
-        return regs_abi == REGS_ABI_64 ? &abi_x86_64 : regs_abi == REGS_ABI_32 ? &abi_i386 : NULL;
-    if (u->family == ARCH_ARM64)
-        return regs_abi == REGS_ABI_64 ? &abi_aarch64 : NULL;
-    return NULL;
 }
 
 Dwfl_Module *pv_unwinder_module(pv_unwinder *u, uint64_t ip)
@@ -834,14 +755,14 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
                   (unsigned long long)s->stack_user_size);
         return 0;
     }
-    const unwind_abi *abi = abi_for(u, regs->abi);
+    const pv_unwind_abi *abi = pv_unwind_abi_for(u->family, regs->abi);
     if (!abi) {
         stop_with(u, PV_UNWIND_UNSUPPORTED, "registers of ABI %llu on %s",
                   (unsigned long long)regs->abi, u->arch_name);
         return 0;
     }
     uint64_t pc, sp;
-    if (!perf_reg(s, (unsigned)abi->perf_ip, &pc)) {
+    if (!pv_unwind_perf_reg(s, (unsigned)abi->perf_ip, &pc)) {
         stop_with(u, PV_UNWIND_BAD_SAMPLE, "the pc was not sampled (mask 0x%llx)",
                   (unsigned long long)regs->mask);
         return 0;
@@ -850,7 +771,7 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
         pc &= 0xffffffffu;
     ips[0] = pc;
     res->nr = 1;
-    if (!perf_reg(s, (unsigned)abi->perf_sp, &sp)) {
+    if (!pv_unwind_perf_reg(s, (unsigned)abi->perf_sp, &sp)) {
         stop_with(u, PV_UNWIND_BAD_SAMPLE, "the stack pointer was not sampled (mask 0x%llx)",
                   (unsigned long long)regs->mask);
         return 1;

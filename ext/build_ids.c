@@ -21,7 +21,14 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-enum { COL_BUILD_ID, COL_FILENAME, COL_PID, COL_CPUMODE, COL_SOURCE, COL_RECORD };
+#define BUILD_IDS_COLUMNS(X) \
+    X(BUILD_ID, build_id, TEXT) \
+    X(FILENAME, filename, TEXT) \
+    X(PID, pid, INTEGER) \
+    X(CPUMODE, cpumode, TEXT) \
+    X(SOURCE, source, TEXT) \
+    X(RECORD, record, INTEGER)
+enum { BUILD_IDS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef enum { PHASE_FEATURE, PHASE_STREAM } Phase;
 
@@ -166,8 +173,7 @@ static void build_ids_reset(PvCursor *cur)
 
 const PvTableDef pv_build_ids_table = {
     .name = "perf_build_ids",
-    .columns = "build_id TEXT, filename TEXT, pid INTEGER, cpumode TEXT, source TEXT, "
-               "record INTEGER",
+    .columns = PV_COLUMNS_DECL(BUILD_IDS_COLUMNS),
     .state_size = sizeof(BuildIdsState),
     .first = build_ids_first,
     .next = build_ids_next,

@@ -36,10 +36,24 @@
 #include "location_columns.h"
 #include "vtab_common.h"
 
-enum {
-    COL_SAMPLE, COL_DEPTH, COL_IP, COL_CPUMODE, COL_DSO, COL_DSO_OFFSET, COL_SYM, COL_SYM_OFFSET,
-    COL_SYM_STATUS, COL_PID, COL_TID, COL_TIME, COL_PERIOD, COL_EVENT, COL_REPEATED, COL_INLINED,
-};
+#define CALLCHAINS_COLUMNS(X) \
+    X(SAMPLE, sample, INTEGER) \
+    X(DEPTH, depth, INTEGER) \
+    X(IP, ip, INTEGER) \
+    X(CPUMODE, cpumode, TEXT) \
+    X(DSO, dso, TEXT) \
+    X(DSO_OFFSET, dso_offset, INTEGER) \
+    X(SYM, sym, TEXT) \
+    X(SYM_OFFSET, sym_offset, INTEGER) \
+    X(SYM_STATUS, sym_status, TEXT) \
+    X(PID, pid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(TIME, time, INTEGER) \
+    X(PERIOD, period, INTEGER) \
+    X(EVENT, event, TEXT) \
+    X(REPEATED, repeated, INTEGER) \
+    X(INLINED, inlined, INTEGER)
+enum { CALLCHAINS_COLUMNS(PV_COLUMN_ENUM) };
 
 /* rows of an unwound user stack with the inline expansion; their names */
 #define PV_UNWIND_ROWS 1024
@@ -295,10 +309,7 @@ static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_callchains_table = {
     .name = "perf_callchains",
-    .columns = "sample INTEGER, depth INTEGER, ip INTEGER, cpumode TEXT, dso TEXT, "
-               "dso_offset INTEGER, sym TEXT, sym_offset INTEGER, sym_status TEXT, pid INTEGER, "
-               "tid INTEGER, time INTEGER, period INTEGER, event TEXT, repeated INTEGER, "
-               "inlined INTEGER",
+    .columns = PV_COLUMNS_DECL(CALLCHAINS_COLUMNS),
     .state_size = sizeof(CallchainsState),
     .first = callchains_first,
     .next = callchains_next,

@@ -10,7 +10,15 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-enum { COL_RECORD, COL_TIME, COL_PID, COL_TID, COL_COMM, COL_EXEC, COL_CPU };
+#define COMMS_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(TIME, time, INTEGER) \
+    X(PID, pid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(COMM, comm, TEXT) \
+    X(EXEC, exec, INTEGER) \
+    X(CPU, cpu, INTEGER)
+enum { COMMS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct CommsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -63,8 +71,7 @@ static int comms_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_comms_table = {
     .pushdown = PV_PUSHDOWN_TIME,
     .name = "perf_comms",
-    .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, comm TEXT, "
-               "exec INTEGER, cpu INTEGER",
+    .columns = PV_COLUMNS_DECL(COMMS_COLUMNS),
     .state_size = sizeof(CommsState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

@@ -10,7 +10,15 @@
 #include "diagnostics.h"
 #include "vtab_common.h"
 
-enum { COL_KIND, COL_SEVERITY, COL_RECORD, COL_FILE_OFFSET, COL_COUNT, COL_VALUE, COL_MESSAGE };
+#define DIAGNOSTICS_COLUMNS(X) \
+    X(KIND, kind, TEXT) \
+    X(SEVERITY, severity, TEXT) \
+    X(RECORD, record, INTEGER) \
+    X(FILE_OFFSET, file_offset, INTEGER) \
+    X(COUNT, count, INTEGER) \
+    X(VALUE, value, INTEGER) \
+    X(MESSAGE, message, TEXT)
+enum { DIAGNOSTICS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct DiagnosticsState {
     pv_diagnostics rows;
@@ -66,8 +74,7 @@ static int diagnostics_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_diagnostics_table = {
     .name = "perf_diagnostics",
-    .columns = "kind TEXT, severity TEXT, record INTEGER, file_offset INTEGER, count INTEGER, "
-               "value INTEGER, message TEXT",
+    .columns = PV_COLUMNS_DECL(DIAGNOSTICS_COLUMNS),
     .state_size = sizeof(DiagnosticsState),
     .first = diagnostics_first,
     .next = diagnostics_next,

@@ -5,10 +5,18 @@
 #include "attr.h"
 #include "vtab_common.h"
 
-enum {
-    COL_IDX, COL_NAME, COL_TYPE, COL_CONFIG, COL_SAMPLE_PERIOD, COL_SAMPLE_FREQ,
-    COL_SAMPLE_TYPE, COL_READ_FORMAT, COL_IDS, COL_ATTR,
-};
+#define EVENTS_COLUMNS(X) \
+    X(IDX, idx, INTEGER) \
+    X(NAME, name, TEXT) \
+    X(TYPE, type, INTEGER) \
+    X(CONFIG, config, INTEGER) \
+    X(SAMPLE_PERIOD, sample_period, INTEGER) \
+    X(SAMPLE_FREQ, sample_freq, INTEGER) \
+    X(SAMPLE_TYPE, sample_type, TEXT) \
+    X(READ_FORMAT, read_format, TEXT) \
+    X(IDS, ids, TEXT) \
+    X(ATTR, attr, TEXT)
+enum { EVENTS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct EventsState {
     size_t index;
@@ -78,8 +86,7 @@ static int events_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_events_table = {
     .name = "perf_events",
-    .columns = "idx INTEGER, name TEXT, type INTEGER, config INTEGER, sample_period INTEGER, "
-               "sample_freq INTEGER, sample_type TEXT, read_format TEXT, ids TEXT, attr TEXT",
+    .columns = PV_COLUMNS_DECL(EVENTS_COLUMNS),
     .state_size = sizeof(EventsState),
     .first = events_first,
     .next = events_next,

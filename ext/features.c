@@ -11,7 +11,14 @@
 #include "features.h"
 #include "vtab_common.h"
 
-enum { COL_ID, COL_NAME, COL_VALUE, COL_OFFSET, COL_SIZE, COL_RAW };
+#define FEATURES_COLUMNS(X) \
+    X(ID, id, INTEGER) \
+    X(NAME, name, TEXT) \
+    X(VALUE, value, NONE) \
+    X(OFFSET, offset, INTEGER) \
+    X(SIZE, size, INTEGER) \
+    X(RAW, raw, BLOB)
+enum { FEATURES_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct FeaturesState {
     unsigned id;        /* current feature bit */
@@ -84,7 +91,7 @@ static int features_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_features_table = {
     .name = "perf_features",
-    .columns = "id INTEGER, name TEXT, value, offset INTEGER, size INTEGER, raw BLOB",
+    .columns = PV_COLUMNS_DECL(FEATURES_COLUMNS),
     .state_size = sizeof(FeaturesState),
     .first = features_first,
     .next = features_next,

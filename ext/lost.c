@@ -11,7 +11,17 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-enum { COL_RECORD, COL_KIND, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_ID, COL_LOST, COL_EVENT };
+#define LOST_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(KIND, kind, TEXT) \
+    X(TIME, time, INTEGER) \
+    X(PID, pid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(CPU, cpu, INTEGER) \
+    X(ID, id, INTEGER) \
+    X(LOST, lost, INTEGER) \
+    X(EVENT, event, TEXT)
+enum { LOST_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct LostState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -74,8 +84,7 @@ static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_lost_table = {
     .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_lost",
-    .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
-               "id INTEGER, lost INTEGER, event TEXT",
+    .columns = PV_COLUMNS_DECL(LOST_COLUMNS),
     .state_size = sizeof(LostState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

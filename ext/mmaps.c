@@ -14,11 +14,27 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-enum {
-    COL_RECORD, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_START, COL_LEN, COL_PGOFF,
-    COL_FILENAME, COL_KIND, COL_MAJ, COL_MIN, COL_INO, COL_INO_GENERATION, COL_PROT,
-    COL_FLAGS, COL_BUILD_ID, COL_CPUMODE, COL_EXECUTABLE,
-};
+#define MMAPS_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(TIME, time, INTEGER) \
+    X(PID, pid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(CPU, cpu, INTEGER) \
+    X(START, start, INTEGER) \
+    X(LEN, len, INTEGER) \
+    X(PGOFF, pgoff, INTEGER) \
+    X(FILENAME, filename, TEXT) \
+    X(KIND, kind, TEXT) \
+    X(MAJ, maj, INTEGER) \
+    X(MIN, min, INTEGER) \
+    X(INO, ino, INTEGER) \
+    X(INO_GENERATION, ino_generation, INTEGER) \
+    X(PROT, prot, INTEGER) \
+    X(FLAGS, flags, INTEGER) \
+    X(BUILD_ID, build_id, TEXT) \
+    X(CPUMODE, cpumode, TEXT) \
+    X(EXECUTABLE, executable, INTEGER)
+enum { MMAPS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct MmapsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -127,10 +143,7 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_mmaps_table = {
     .pushdown = PV_PUSHDOWN_TIME,
     .name = "perf_mmaps",
-    .columns = "record INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
-               "start INTEGER, len INTEGER, pgoff INTEGER, filename TEXT, kind TEXT, "
-               "maj INTEGER, min INTEGER, ino INTEGER, ino_generation INTEGER, prot INTEGER, "
-               "flags INTEGER, build_id TEXT, cpumode TEXT, executable INTEGER",
+    .columns = PV_COLUMNS_DECL(MMAPS_COLUMNS),
     .state_size = sizeof(MmapsState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

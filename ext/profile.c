@@ -19,10 +19,17 @@
 #include "symbol_paths.h"
 #include "vtab_common.h"
 
-enum {
-    COL_EVENT, COL_DSO, COL_SYM, COL_ADDR, COL_SAMPLES, COL_PERIOD, COL_CHILDREN_SAMPLES,
-    COL_CHILDREN_PERIOD, COL_INLINED,
-};
+#define PROFILE_COLUMNS(X) \
+    X(EVENT, event, TEXT) \
+    X(DSO, dso, TEXT) \
+    X(SYM, sym, TEXT) \
+    X(ADDR, addr, INTEGER) \
+    X(SAMPLES, samples, INTEGER) \
+    X(PERIOD, period, INTEGER) \
+    X(CHILDREN_SAMPLES, children_samples, INTEGER) \
+    X(CHILDREN_PERIOD, children_period, INTEGER) \
+    X(INLINED, inlined, INTEGER)
+enum { PROFILE_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct ProfileState {
     pv_symbolizer *symbolizer;
@@ -92,8 +99,7 @@ static int profile_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_profile_table = {
     .name = "perf_profile",
-    .columns = "event TEXT, dso TEXT, sym TEXT, addr INTEGER, samples INTEGER, period INTEGER, "
-               "children_samples INTEGER, children_period INTEGER, inlined INTEGER",
+    .columns = PV_COLUMNS_DECL(PROFILE_COLUMNS),
     .state_size = sizeof(ProfileState),
     .first = profile_first,
     .next = profile_next,

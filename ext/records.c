@@ -9,10 +9,22 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-enum {
-    COL_RECORD, COL_FILE_OFFSET, COL_TYPE, COL_NAME, COL_MISC, COL_SIZE, COL_TIME,
-    COL_PID, COL_TID, COL_CPU, COL_ID, COL_FIELDS, COL_DATA, COL_EVENT,
-};
+#define RECORDS_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(FILE_OFFSET, file_offset, INTEGER) \
+    X(TYPE, type, INTEGER) \
+    X(NAME, name, TEXT) \
+    X(MISC, misc, INTEGER) \
+    X(SIZE, size, INTEGER) \
+    X(TIME, time, INTEGER) \
+    X(PID, pid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(CPU, cpu, INTEGER) \
+    X(ID, id, INTEGER) \
+    X(FIELDS, fields, TEXT) \
+    X(DATA, data, BLOB) \
+    X(EVENT, event, TEXT)
+enum { RECORDS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct RecordsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -116,9 +128,7 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_records_table = {
     .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_records",
-    .columns = "record INTEGER, file_offset INTEGER, type INTEGER, name TEXT, misc INTEGER, "
-               "size INTEGER, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, id INTEGER, "
-               "fields TEXT, data BLOB, event TEXT",
+    .columns = PV_COLUMNS_DECL(RECORDS_COLUMNS),
     .state_size = sizeof(RecordsState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

@@ -15,16 +15,50 @@
 #include "location_columns.h"
 #include "vtab_common.h"
 
-enum {
-    COL_RECORD, COL_EVENT, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_IP, COL_ADDR,
-    COL_PERIOD, COL_ID, COL_STREAM_ID, COL_CPUMODE, COL_CALLCHAIN, COL_RAW,
-    COL_BRANCH_STACK, COL_WEIGHT, COL_DATA_SRC, COL_TRANSACTION, COL_PHYS_ADDR,
-    COL_CGROUP, COL_DATA_PAGE_SIZE, COL_CODE_PAGE_SIZE, COL_REGS_USER, COL_REGS_INTR,
-    COL_STACK_USER, COL_READ, COL_AUX, COL_IDENTIFIER, COL_BRANCH_HW_IDX, COL_INS_LAT,
-    COL_RETIRE_LAT, COL_STACK_USER_DYN_SIZE, COL_FILE_OFFSET, COL_MISC,
-    COL_COMM, COL_DSO, COL_DSO_OFFSET, COL_SYM, COL_SYM_OFFSET, COL_SYM_STATUS,
-    COL_TRACE_EVENT, COL_TRACE_FIELDS,
-};
+#define SAMPLES_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(EVENT, event, TEXT) \
+    X(TIME, time, INTEGER) \
+    X(PID, pid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(CPU, cpu, INTEGER) \
+    X(IP, ip, INTEGER) \
+    X(ADDR, addr, INTEGER) \
+    X(PERIOD, period, INTEGER) \
+    X(ID, id, INTEGER) \
+    X(STREAM_ID, stream_id, INTEGER) \
+    X(CPUMODE, cpumode, TEXT) \
+    X(CALLCHAIN, callchain, TEXT) \
+    X(RAW, raw, BLOB) \
+    X(BRANCH_STACK, branch_stack, TEXT) \
+    X(WEIGHT, weight, INTEGER) \
+    X(DATA_SRC, data_src, INTEGER) \
+    X(TRANSACTION, "transaction", INTEGER) \
+    X(PHYS_ADDR, phys_addr, INTEGER) \
+    X(CGROUP, cgroup, INTEGER) \
+    X(DATA_PAGE_SIZE, data_page_size, INTEGER) \
+    X(CODE_PAGE_SIZE, code_page_size, INTEGER) \
+    X(REGS_USER, regs_user, TEXT) \
+    X(REGS_INTR, regs_intr, TEXT) \
+    X(STACK_USER, stack_user, BLOB) \
+    X(READ, read, TEXT) \
+    X(AUX, aux, BLOB) \
+    X(IDENTIFIER, identifier, INTEGER) \
+    X(BRANCH_HW_IDX, branch_hw_idx, INTEGER) \
+    X(INS_LAT, ins_lat, INTEGER) \
+    X(RETIRE_LAT, retire_lat, INTEGER) \
+    X(STACK_USER_DYN_SIZE, stack_user_dyn_size, INTEGER) \
+    X(FILE_OFFSET, file_offset, INTEGER) \
+    X(MISC, misc, INTEGER) \
+    X(COMM, comm, TEXT) \
+    X(DSO, dso, TEXT) \
+    X(DSO_OFFSET, dso_offset, INTEGER) \
+    X(SYM, sym, TEXT) \
+    X(SYM_OFFSET, sym_offset, INTEGER) \
+    X(SYM_STATUS, sym_status, TEXT) \
+    X(TRACE_EVENT, trace_event, TEXT) \
+    X(TRACE_FIELDS, trace_fields, TEXT)
+enum { SAMPLES_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct SamplesState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -281,16 +315,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_samples_table = {
     .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_samples",
-    .columns = "record INTEGER, event TEXT, time INTEGER, pid INTEGER, tid INTEGER, "
-               "cpu INTEGER, ip INTEGER, addr INTEGER, period INTEGER, id INTEGER, "
-               "stream_id INTEGER, cpumode TEXT, callchain TEXT, raw BLOB, branch_stack TEXT, "
-               "weight INTEGER, data_src INTEGER, \"transaction\" INTEGER, phys_addr INTEGER, "
-               "cgroup INTEGER, data_page_size INTEGER, code_page_size INTEGER, regs_user TEXT, "
-               "regs_intr TEXT, stack_user BLOB, read TEXT, aux BLOB, identifier INTEGER, "
-               "branch_hw_idx INTEGER, ins_lat INTEGER, retire_lat INTEGER, "
-               "stack_user_dyn_size INTEGER, file_offset INTEGER, misc INTEGER, comm TEXT, "
-               "dso TEXT, dso_offset INTEGER, sym TEXT, sym_offset INTEGER, sym_status TEXT, "
-               "trace_event TEXT, trace_fields TEXT",
+    .columns = PV_COLUMNS_DECL(SAMPLES_COLUMNS),
     .state_size = sizeof(SamplesState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

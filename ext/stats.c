@@ -17,10 +17,18 @@
 #include "record_walk.h"
 #include "vtab_common.h"
 
-enum {
-    COL_RECORD, COL_EVENT, COL_ID, COL_CPU, COL_THREAD, COL_VAL, COL_ENA, COL_RUN, COL_ROUND,
-    COL_ROUND_TIME,
-};
+#define STATS_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(EVENT, event, TEXT) \
+    X(ID, id, INTEGER) \
+    X(CPU, cpu, INTEGER) \
+    X(THREAD, thread, INTEGER) \
+    X(VAL, val, INTEGER) \
+    X(ENA, ena, INTEGER) \
+    X(RUN, run, INTEGER) \
+    X(ROUND, round, INTEGER) \
+    X(ROUND_TIME, round_time, INTEGER)
+enum { STATS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct StatsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -172,8 +180,7 @@ static int stats_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_stats_table = {
     .name = "perf_stats",
-    .columns = "record INTEGER, event TEXT, id INTEGER, cpu INTEGER, thread INTEGER, "
-               "val INTEGER, ena INTEGER, run INTEGER, round INTEGER, round_time INTEGER",
+    .columns = PV_COLUMNS_DECL(STATS_COLUMNS),
     .state_size = sizeof(StatsState),
     .first = stats_first,
     .next = stats_next,

@@ -11,10 +11,18 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-enum {
-    COL_RECORD, COL_KIND, COL_TIME, COL_PID, COL_TID, COL_CPU, COL_DIRECTION, COL_PREEMPT,
-    COL_NEXT_PREV_PID, COL_NEXT_PREV_TID,
-};
+#define SWITCHES_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(KIND, kind, TEXT) \
+    X(TIME, time, INTEGER) \
+    X(PID, pid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(CPU, cpu, INTEGER) \
+    X(DIRECTION, direction, TEXT) \
+    X(PREEMPT, preempt, INTEGER) \
+    X(NEXT_PREV_PID, next_prev_pid, INTEGER) \
+    X(NEXT_PREV_TID, next_prev_tid, INTEGER)
+enum { SWITCHES_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct SwitchesState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -72,8 +80,7 @@ static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_switches_table = {
     .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
     .name = "perf_switches",
-    .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, "
-               "direction TEXT, preempt INTEGER, next_prev_pid INTEGER, next_prev_tid INTEGER",
+    .columns = PV_COLUMNS_DECL(SWITCHES_COLUMNS),
     .state_size = sizeof(SwitchesState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

@@ -12,7 +12,17 @@
 #include "sample.h"
 #include "vtab_common.h"
 
-enum { COL_RECORD, COL_KIND, COL_TIME, COL_PID, COL_PPID, COL_TID, COL_PTID, COL_CPU, COL_TASK_TIME };
+#define TASKS_COLUMNS(X) \
+    X(RECORD, record, INTEGER) \
+    X(KIND, kind, TEXT) \
+    X(TIME, time, INTEGER) \
+    X(PID, pid, INTEGER) \
+    X(PPID, ppid, INTEGER) \
+    X(TID, tid, INTEGER) \
+    X(PTID, ptid, INTEGER) \
+    X(CPU, cpu, INTEGER) \
+    X(TASK_TIME, task_time, INTEGER)
+enum { TASKS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct TasksState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -70,8 +80,7 @@ static int tasks_column(PvCursor *cur, sqlite3_context *ctx, int i)
 const PvTableDef pv_tasks_table = {
     .pushdown = PV_PUSHDOWN_TIME,
     .name = "perf_tasks",
-    .columns = "record INTEGER, kind TEXT, time INTEGER, pid INTEGER, ppid INTEGER, "
-               "tid INTEGER, ptid INTEGER, cpu INTEGER, task_time INTEGER",
+    .columns = PV_COLUMNS_DECL(TASKS_COLUMNS),
     .state_size = sizeof(TasksState),
     .first = pv_record_rows_first,
     .next = pv_record_rows_next,

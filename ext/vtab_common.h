@@ -67,6 +67,29 @@ struct PvTableDef {
     unsigned pushdown;
 };
 
+/*
+ * A table's columns are listed once, as an X-macro, so that the enum the
+ * column callback switches on and the declaration SQLite reads cannot drift:
+ *
+ *   #define COMMS_COLUMNS(X) X(RECORD, record, INTEGER) X(COMM, comm, TEXT) ...
+ *   enum { COMMS_COLUMNS(PV_COLUMN_ENUM) };          COL_RECORD, COL_COMM, ...
+ *   .columns = PV_COLUMNS_DECL(COMMS_COLUMNS),       "record INTEGER, comm TEXT, ..."
+ *
+ * A name that is an SQL keyword is written quoted, X(TRANSACTION,
+ * "transaction", INTEGER), and is declared so.  The type is one of the
+ * PV_SQL_TYPE_ names below (a typo does not compile); NONE declares the
+ * column without a type.
+ */
+#define PV_SQL_TYPE_INTEGER " INTEGER"
+#define PV_SQL_TYPE_TEXT " TEXT"
+#define PV_SQL_TYPE_BLOB " BLOB"
+#define PV_SQL_TYPE_REAL " REAL"
+#define PV_SQL_TYPE_NONE ""
+#define PV_COLUMN_ENUM(NAME, name, type) COL_##NAME,
+#define PV_COLUMN_DECL(NAME, name, type) ", " #name PV_SQL_TYPE_##type
+/* The declarations joined, past the ", " before the first. */
+#define PV_COLUMNS_DECL(LIST) (&(LIST(PV_COLUMN_DECL))[2])
+
 enum {
     PV_PUSHDOWN_TIME = 1,       /* column time: the sample's or trailer's time */
     PV_PUSHDOWN_IDENTITY = 2,   /* pid, tid, cpu, event: the sample's or trailer's */

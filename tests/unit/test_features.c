@@ -16,51 +16,12 @@
 #include <sqlite3.h>
 
 #include "build_ids.h"
+#include "byte_builder.h"
 #include "features.h"
 #include "perf_abi.h"
 #include "unit_check.h"
 
 static sqlite3 *db;
-
-/* ---- building sections ---- */
-
-typedef struct buf {
-    uint8_t data[4096];
-    size_t len;
-    bool big;           /* write big-endian (a file from the other byte order) */
-} buf;
-
-static void put(buf *b, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        int shift = b->big ? 8 * (n - 1 - i) : 8 * i;
-        b->data[b->len++] = (uint8_t)(v >> shift);
-    }
-}
-static void u8(buf *b, uint8_t v) { put(b, v, 1); }
-static void u16(buf *b, uint16_t v) { put(b, v, 2); }
-static void u32(buf *b, uint32_t v) { put(b, v, 4); }
-static void u64(buf *b, uint64_t v) { put(b, v, 8); }
-static void bytes(buf *b, const void *p, size_t n)
-{
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-static void zeros(buf *b, size_t n)
-{
-    memset(b->data + b->len, 0, n);
-    b->len += n;
-}
-/* perf_header_string: u32 len, then the string NUL-padded to 8 (perf pads
- * to 64; any padding must do). */
-static void str(buf *b, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    size_t padded = (n + 7) / 8 * 8;
-    u32(b, (uint32_t)padded);
-    bytes(b, s, strlen(s));
-    zeros(b, padded - strlen(s));
-}
 
 /* ---- a fake file ---- */
 
@@ -68,33 +29,33 @@ static void str(buf *b, const char *s)
 
 typedef struct fake {
     pv_file f;
-    uint8_t map[sizeof(((buf *)0)->data) * 2 + SECTION_AT];
+    uint8_t map[sizeof(((byte_builder *)0)->bytes) * 2 + SECTION_AT];
 } fake;
 
 static fake fk;
 
 /* A file holding feature id with the bytes of b, and, when nrcpus is given,
  * an nrcpus feature with that many cpus available (after it). */
-static pv_file *make_file(unsigned id, const buf *b, size_t len, int nrcpus)
+static pv_file *make_file(unsigned id, const byte_builder *b, size_t len, int nrcpus)
 {
     memset(&fk, 0, sizeof fk);
     fk.f.data_path = (char *)"fake.data";
     fk.f.path = fk.f.data_path;
-    fk.f.swap = b->big;
-    memcpy(fk.map + SECTION_AT, b->data, len);
+    fk.f.swap = b->big_endian;
+    memcpy(fk.map + SECTION_AT, b->bytes, len);
     fk.f.feature_bitmap[id / 64] |= (uint64_t)1 << (id % 64);
     fk.f.feature_sections[id].offset = SECTION_AT;
     fk.f.feature_sections[id].size = len;
     uint64_t end = SECTION_AT + len;
     if (nrcpus >= 0) {
-        buf n = {.big = b->big};
-        u32(&n, (uint32_t)nrcpus);
-        u32(&n, (uint32_t)nrcpus);
-        memcpy(fk.map + end, n.data, n.len);
+        byte_builder n = {.big_endian = b->big_endian};
+        bb_u32(&n, (uint32_t)nrcpus);
+        bb_u32(&n, (uint32_t)nrcpus);
+        memcpy(fk.map + end, n.bytes, n.n);
         fk.f.feature_bitmap[0] |= (uint64_t)1 << PV_FEATURE_NRCPUS;
         fk.f.feature_sections[PV_FEATURE_NRCPUS].offset = end;
-        fk.f.feature_sections[PV_FEATURE_NRCPUS].size = n.len;
-        end += n.len;
+        fk.f.feature_sections[PV_FEATURE_NRCPUS].size = n.n;
+        end += n.n;
     }
     fk.f.memory = fk.map;
     fk.f.file_size = end;
@@ -122,7 +83,7 @@ typedef struct result {
 
 static result res;
 
-static result *decode_len(unsigned id, const buf *b, size_t len, int nrcpus)
+static result *decode_len(unsigned id, const byte_builder *b, size_t len, int nrcpus)
 {
     pv_file *f = make_file(id, b, len, nrcpus);
     res.err.msg[0] = 0;
@@ -130,14 +91,14 @@ static result *decode_len(unsigned id, const buf *b, size_t len, int nrcpus)
     return &res;
 }
 
-static result *decode(unsigned id, const buf *b, int nrcpus)
+static result *decode(unsigned id, const byte_builder *b, int nrcpus)
 {
-    return decode_len(id, b, b->len, nrcpus);
+    return decode_len(id, b, b->n, nrcpus);
 }
 
 /* Decodes b, expects JSON (or TEXT) equal to want; then decodes every proper
  * prefix, which must either succeed or fail with an offset in the message. */
-static void expect_value(const char *what, unsigned id, const buf *b, int nrcpus,
+static void expect_value(const char *what, unsigned id, const byte_builder *b, int nrcpus,
                          pv_value_kind kind, const char *want)
 {
     result *r = decode(id, b, nrcpus);
@@ -155,7 +116,7 @@ static void expect_value(const char *what, unsigned id, const buf *b, int nrcpus
     }
     int bad = 0;
     char why[900] = "";
-    for (size_t n = 0; n < b->len; n++) {
+    for (size_t n = 0; n < b->n; n++) {
         result *p = decode_len(id, b, n, nrcpus);
         if (p->rc == 0 && p->kind == PV_VALUE_JSON && !json_valid(pv_strbuf_text(&p->text))) {
             bad++;
@@ -173,7 +134,7 @@ static void expect_value(const char *what, unsigned id, const buf *b, int nrcpus
 }
 
 /* Expects a decode error whose message holds each of the needles. */
-static void expect_error(const char *what, unsigned id, const buf *b, int nrcpus,
+static void expect_error(const char *what, unsigned id, const byte_builder *b, int nrcpus,
                          const char *needle1, const char *needle2)
 {
     result *r = decode(id, b, nrcpus);
@@ -186,11 +147,11 @@ static void expect_error(const char *what, unsigned id, const buf *b, int nrcpus
 /* A section that is just a huge count: must fail before looping. */
 static void expect_count_refused(unsigned id, bool wide)
 {
-    buf b = {0};
+    byte_builder b = {0};
     if (wide)
-        u64(&b, UINT64_MAX);
+        bb_u64(&b, UINT64_MAX);
     else
-        u32(&b, UINT32_MAX);
+        bb_u32(&b, UINT32_MAX);
     char what[128];
     snprintf(what, sizeof what, "%s: oversized count is refused", pv_feature_name(id));
     expect_error(what, id, &b, -1, "count", "at offset 0x40");
@@ -217,8 +178,8 @@ static void test_names(void)
     check(pv_feature_name(32) == NULL && pv_feature_name(255) == NULL && pv_feature_name(1000) == NULL,
           "unknown feature ids have no name", "got a name");
 
-    buf b = {0};
-    u64(&b, 42);
+    byte_builder b = {0};
+    bb_u64(&b, 42);
     result *r = decode(40, &b, -1);
     check(r->rc == 0 && r->kind == PV_VALUE_NULL, "unknown feature 40 decodes to NULL",
           "rc %d kind %d", r->rc, r->kind);
@@ -226,37 +187,37 @@ static void test_names(void)
 
 static void test_strings(void)
 {
-    buf b = {0};
-    str(&b, "vm");
+    byte_builder b = {0};
+    bb_header_string(&b, "vm");
     expect_value("hostname is TEXT", PV_FEATURE_HOSTNAME, &b, -1, PV_VALUE_TEXT, "vm");
 
-    buf big = {.big = true};
-    str(&big, "6.1.0-amd64");
+    byte_builder big = {.big_endian = true};
+    bb_header_string(&big, "6.1.0-amd64");
     expect_value("osrelease from a big-endian file", PV_FEATURE_OSRELEASE, &big, -1,
                  PV_VALUE_TEXT, "6.1.0-amd64");
 
-    buf empty = {0};
+    byte_builder empty = {0};
     result *r = decode(PV_FEATURE_CPUDESC, &empty, -1);
     check(r->rc == 0 && r->kind == PV_VALUE_NULL, "an empty cpudesc section is NULL",
           "rc %d kind %d %s", r->rc, r->kind, r->err.msg);
 
-    buf over = {0};
-    u32(&over, 1000);
-    bytes(&over, "x86_64\0\0", 8);
+    byte_builder over = {0};
+    bb_u32(&over, 1000);
+    bb_bytes(&over, "x86_64\0\0", 8);
     expect_error("arch: string longer than the section", PV_FEATURE_ARCH, &over, -1,
                  "truncated", "at offset 0x44");
 
     /* No NUL inside the declared length: the string is all len bytes. */
-    buf nonul = {0};
-    u32(&nonul, 4);
-    bytes(&nonul, "abcd", 4);
+    byte_builder nonul = {0};
+    bb_u32(&nonul, 4);
+    bb_bytes(&nonul, "abcd", 4);
     expect_value("cpuid without a NUL", PV_FEATURE_CPUID, &nonul, -1, PV_VALUE_TEXT, "abcd");
 }
 
 static void test_numbers(void)
 {
-    buf b = {0};
-    u64(&b, 24684092);
+    byte_builder b = {0};
+    bb_u64(&b, 24684092);
     result *r = decode(PV_FEATURE_TOTAL_MEM, &b, -1);
     check(r->rc == 0 && r->kind == PV_VALUE_INTEGER && r->integer == 24684092,
           "total_mem is INTEGER kB", "rc %d kind %d value %lld", r->rc, r->kind,
@@ -265,49 +226,49 @@ static void test_numbers(void)
     check(r->rc == -1 && strstr(r->err.msg, "total_mem feature at offset 0x40"),
           "total_mem of 7 bytes fails", "%s", r->err.msg);
 
-    buf c = {0};
-    u64(&c, 1);
+    byte_builder c = {0};
+    bb_u64(&c, 1);
     r = decode(PV_FEATURE_CLOCKID, &c, -1);
     check(r->rc == 0 && r->kind == PV_VALUE_INTEGER && r->integer == 1, "clockid is INTEGER",
           "rc %d kind %d", r->rc, r->kind);
 
-    buf n = {0};
-    u32(&n, 8);     /* available */
-    u32(&n, 4);     /* online */
+    byte_builder n = {0};
+    bb_u32(&n, 8);     /* available */
+    bb_u32(&n, 4);     /* online */
     expect_value("nrcpus", PV_FEATURE_NRCPUS, &n, -1, PV_VALUE_JSON,
                  "{\"online\":4,\"available\":8}");
-    buf nb = {.big = true};
-    u32(&nb, 8);
-    u32(&nb, 4);
+    byte_builder nb = {.big_endian = true};
+    bb_u32(&nb, 8);
+    bb_u32(&nb, 4);
     expect_value("nrcpus big-endian", PV_FEATURE_NRCPUS, &nb, -1, PV_VALUE_JSON,
                  "{\"online\":4,\"available\":8}");
 
-    buf t = {0};
-    u64(&t, 324440771000ull);
-    u64(&t, 324601195000ull);
+    byte_builder t = {0};
+    bb_u64(&t, 324440771000ull);
+    bb_u64(&t, 324601195000ull);
     expect_value("sample_time", PV_FEATURE_SAMPLE_TIME, &t, -1, PV_VALUE_JSON,
                  "{\"first\":324440771000,\"last\":324601195000}");
 
-    buf d = {0};
-    u64(&d, 1);
+    byte_builder d = {0};
+    bb_u64(&d, 1);
     expect_value("dir_format", PV_FEATURE_DIR_FORMAT, &d, -1, PV_VALUE_JSON, "{\"version\":1}");
 
-    buf z = {0};
-    u32(&z, 1); u32(&z, 1); u32(&z, 1); u32(&z, 3); u32(&z, 65536);
+    byte_builder z = {0};
+    bb_u32(&z, 1); bb_u32(&z, 1); bb_u32(&z, 1); bb_u32(&z, 3); bb_u32(&z, 65536);
     expect_value("compressed", PV_FEATURE_COMPRESSED, &z, -1, PV_VALUE_JSON,
                  "{\"version\":1,\"type\":1,\"level\":1,\"ratio\":3,\"mmap_len\":65536}");
 
-    buf k = {0};
-    u32(&k, 1); u32(&k, 1); u64(&k, 1700000000123456789ull); u64(&k, 5000);
+    byte_builder k = {0};
+    bb_u32(&k, 1); bb_u32(&k, 1); bb_u64(&k, 1700000000123456789ull); bb_u64(&k, 5000);
     expect_value("clock_data", PV_FEATURE_CLOCK_DATA, &k, -1, PV_VALUE_JSON,
                  "{\"version\":1,\"clockid\":1,\"wall_clock_ns\":1700000000123456789,"
                  "\"clockid_time_ns\":5000}");
-    buf k2 = {0};
-    u32(&k2, 2); u32(&k2, 1); u64(&k2, 0); u64(&k2, 0);
+    byte_builder k2 = {0};
+    bb_u32(&k2, 2); bb_u32(&k2, 1); bb_u64(&k2, 0); bb_u64(&k2, 0);
     expect_error("clock_data version 2 is refused", PV_FEATURE_CLOCK_DATA, &k2, -1,
                  "version 2", "offset 0x40");
 
-    buf e = {0};
+    byte_builder e = {0};
     expect_value("stat has no payload", PV_FEATURE_STAT, &e, -1, PV_VALUE_JSON, "{}");
     expect_value("branch_stack has no payload", PV_FEATURE_BRANCH_STACK, &e, -1,
                  PV_VALUE_JSON, "{}");
@@ -315,50 +276,50 @@ static void test_numbers(void)
 
 static void test_cmdline(void)
 {
-    buf b = {0};
-    u32(&b, 3);
-    str(&b, "/usr/bin/perf");
-    str(&b, "record");
-    str(&b, "say \"hi\"");
+    byte_builder b = {0};
+    bb_u32(&b, 3);
+    bb_header_string(&b, "/usr/bin/perf");
+    bb_header_string(&b, "record");
+    bb_header_string(&b, "say \"hi\"");
     expect_value("cmdline", PV_FEATURE_CMDLINE, &b, -1, PV_VALUE_JSON,
                  "[\"/usr/bin/perf\",\"record\",\"say \\\"hi\\\"\"]");
     expect_count_refused(PV_FEATURE_CMDLINE, false);
 
-    buf t = {0};
-    u32(&t, 2);
-    str(&t, "perf");
+    byte_builder t = {0};
+    bb_u32(&t, 2);
+    bb_header_string(&t, "perf");
     expect_error("cmdline with a missing string", PV_FEATURE_CMDLINE, &t, -1, "truncated",
                  "at offset 0x50");
 }
 
 /* A 64-byte perf_event_attr (PERF_ATTR_SIZE_VER0). */
-static void attr64(buf *b, uint32_t type, uint64_t config)
+static void attr64(byte_builder *b, uint32_t type, uint64_t config)
 {
-    u32(b, type);
-    u32(b, 64);
-    u64(b, config);
-    u64(b, 4000);           /* sample_period */
-    u64(b, 0x107);          /* sample_type */
-    u64(b, 0);              /* read_format */
-    u64(b, 1);              /* flags: disabled */
-    u32(b, 0);
-    u32(b, 0);
-    u64(b, 0);              /* config1 */
+    bb_u32(b, type);
+    bb_u32(b, 64);
+    bb_u64(b, config);
+    bb_u64(b, 4000);           /* sample_period */
+    bb_u64(b, 0x107);          /* sample_type */
+    bb_u64(b, 0);              /* read_format */
+    bb_u64(b, 1);              /* flags: disabled */
+    bb_u32(b, 0);
+    bb_u32(b, 0);
+    bb_u64(b, 0);              /* config1 */
 }
 
 static void test_event_desc(void)
 {
-    buf b = {0};
-    u32(&b, 2);
-    u32(&b, 64);
+    byte_builder b = {0};
+    bb_u32(&b, 2);
+    bb_u32(&b, 64);
     attr64(&b, 0, 0);
-    u32(&b, 2);
-    str(&b, "cycles:u");
-    u64(&b, 7);
-    u64(&b, UINT64_MAX);
+    bb_u32(&b, 2);
+    bb_header_string(&b, "cycles:u");
+    bb_u64(&b, 7);
+    bb_u64(&b, UINT64_MAX);
     attr64(&b, 1, 0);
-    u32(&b, 0);
-    str(&b, "cpu-clock");
+    bb_u32(&b, 0);
+    bb_header_string(&b, "cpu-clock");
     result *r = decode(PV_FEATURE_EVENT_DESC, &b, -1);
     const char *got = pv_strbuf_text(&r->text);
     check(r->rc == 0 && r->kind == PV_VALUE_JSON &&
@@ -368,72 +329,72 @@ static void test_event_desc(void)
     check(r->rc == 0 && json_valid(got), "event_desc: valid JSON", "%s", got);
     expect_value("event_desc (whole)", PV_FEATURE_EVENT_DESC, &b, -1, PV_VALUE_JSON, got);
 
-    buf small = {0};
-    u32(&small, 1);
-    u32(&small, 32);
-    zeros(&small, 40);
+    byte_builder small = {0};
+    bb_u32(&small, 1);
+    bb_u32(&small, 32);
+    bb_zeros(&small, 40);
     expect_error("event_desc with attr_size 32", PV_FEATURE_EVENT_DESC, &small, -1,
                  "attr_size 32", "at offset 0x44");
 
-    buf many = {0};
-    u32(&many, 1000);
-    u32(&many, 64);
+    byte_builder many = {0};
+    bb_u32(&many, 1000);
+    bb_u32(&many, 64);
     attr64(&many, 0, 0);
     expect_error("event_desc with more events than bytes", PV_FEATURE_EVENT_DESC, &many, -1,
                  "event count 1000", "at offset 0x40");
 
-    buf ids = {0};
-    u32(&ids, 1);
-    u32(&ids, 64);
+    byte_builder ids = {0};
+    bb_u32(&ids, 1);
+    bb_u32(&ids, 64);
     attr64(&ids, 0, 0);
-    u32(&ids, 0x10000000);
-    str(&ids, "cycles");
+    bb_u32(&ids, 0x10000000);
+    bb_header_string(&ids, "cycles");
     expect_error("event_desc with more ids than bytes", PV_FEATURE_EVENT_DESC, &ids, -1,
                  "id count 268435456", "at offset 0x88");
 }
 
-static void topology_lists(buf *b)
+static void topology_lists(byte_builder *b)
 {
-    u32(b, 1);
-    str(b, "0-3");
-    u32(b, 2);
-    str(b, "0-1");
-    str(b, "2-3");
+    bb_u32(b, 1);
+    bb_header_string(b, "0-3");
+    bb_u32(b, 2);
+    bb_header_string(b, "0-1");
+    bb_header_string(b, "2-3");
 }
 
 static void test_cpu_topology(void)
 {
-    buf v1 = {0};
+    byte_builder v1 = {0};
     topology_lists(&v1);
     expect_value("cpu_topology, first revision", PV_FEATURE_CPU_TOPOLOGY, &v1, 4, PV_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"]}");
 
-    buf v2 = {0};
+    byte_builder v2 = {0};
     topology_lists(&v2);
-    u32(&v2, 0); u32(&v2, 0);
-    u32(&v2, 1); u32(&v2, 0);
+    bb_u32(&v2, 0); bb_u32(&v2, 0);
+    bb_u32(&v2, 1); bb_u32(&v2, 0);
     expect_value("cpu_topology with core and socket ids", PV_FEATURE_CPU_TOPOLOGY, &v2, 2,
                  PV_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
                  "{\"core_id\":0,\"socket_id\":0},{\"core_id\":1,\"socket_id\":0}]}");
 
-    buf v3 = {0};
+    byte_builder v3 = {0};
     topology_lists(&v3);
-    u32(&v3, 0); u32(&v3, 0);
-    u32(&v3, 1); u32(&v3, 1);
-    u32(&v3, 2);
-    str(&v3, "0");
-    str(&v3, "1");
-    u32(&v3, 0);
-    u32(&v3, 1);
+    bb_u32(&v3, 0); bb_u32(&v3, 0);
+    bb_u32(&v3, 1); bb_u32(&v3, 1);
+    bb_u32(&v3, 2);
+    bb_header_string(&v3, "0");
+    bb_header_string(&v3, "1");
+    bb_u32(&v3, 0);
+    bb_u32(&v3, 1);
     expect_value("cpu_topology with dies", PV_FEATURE_CPU_TOPOLOGY, &v3, 2, PV_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
                  "{\"core_id\":0,\"socket_id\":0,\"die_id\":0},"
                  "{\"core_id\":1,\"socket_id\":1,\"die_id\":1}],\"dies\":[\"0\",\"1\"]}");
 
-    buf big = {.big = true};
+    byte_builder big = {.big_endian = true};
     topology_lists(&big);
-    u32(&big, 5); u32(&big, 6);
+    bb_u32(&big, 5); bb_u32(&big, 6);
     expect_value("cpu_topology big-endian", PV_FEATURE_CPU_TOPOLOGY, &big, 1, PV_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
                  "{\"core_id\":5,\"socket_id\":6}]}");
@@ -446,10 +407,10 @@ static void test_cpu_topology(void)
 
 static void test_numa(void)
 {
-    buf b = {0};
-    u32(&b, 2);
-    u32(&b, 0); u64(&b, 3762388); u64(&b, 3540644); str(&b, "0-1");
-    u32(&b, 1); u64(&b, 100); u64(&b, 50); str(&b, "");
+    byte_builder b = {0};
+    bb_u32(&b, 2);
+    bb_u32(&b, 0); bb_u64(&b, 3762388); bb_u64(&b, 3540644); bb_header_string(&b, "0-1");
+    bb_u32(&b, 1); bb_u64(&b, 100); bb_u64(&b, 50); bb_header_string(&b, "");
     expect_value("numa_topology", PV_FEATURE_NUMA_TOPOLOGY, &b, -1, PV_VALUE_JSON,
                  "[{\"node\":0,\"mem_total\":3762388,\"mem_free\":3540644,\"cpus\":\"0-1\"},"
                  "{\"node\":1,\"mem_total\":100,\"mem_free\":50,\"cpus\":\"\"}]");
@@ -458,32 +419,32 @@ static void test_numa(void)
 
 static void test_pmu_mappings_and_groups(void)
 {
-    buf b = {0};
-    u32(&b, 2);
-    u32(&b, 1); str(&b, "software");
-    u32(&b, 8); str(&b, "uprobe");
+    byte_builder b = {0};
+    bb_u32(&b, 2);
+    bb_u32(&b, 1); bb_header_string(&b, "software");
+    bb_u32(&b, 8); bb_header_string(&b, "uprobe");
     expect_value("pmu_mappings", PV_FEATURE_PMU_MAPPINGS, &b, -1, PV_VALUE_JSON,
                  "[{\"type\":1,\"name\":\"software\"},{\"type\":8,\"name\":\"uprobe\"}]");
-    buf big = {.big = true};
-    u32(&big, 1);
-    u32(&big, 4); str(&big, "cpu");
+    byte_builder big = {.big_endian = true};
+    bb_u32(&big, 1);
+    bb_u32(&big, 4); bb_header_string(&big, "cpu");
     expect_value("pmu_mappings big-endian", PV_FEATURE_PMU_MAPPINGS, &big, -1, PV_VALUE_JSON,
                  "[{\"type\":4,\"name\":\"cpu\"}]");
     expect_count_refused(PV_FEATURE_PMU_MAPPINGS, false);
 
-    buf g = {0};
-    u32(&g, 1);
-    str(&g, "{anon_group}");
-    u32(&g, 0);
-    u32(&g, 2);
+    byte_builder g = {0};
+    bb_u32(&g, 1);
+    bb_header_string(&g, "{anon_group}");
+    bb_u32(&g, 0);
+    bb_u32(&g, 2);
     expect_value("group_desc", PV_FEATURE_GROUP_DESC, &g, -1, PV_VALUE_JSON,
                  "[{\"name\":\"{anon_group}\",\"leader_idx\":0,\"nr_members\":2}]");
     expect_count_refused(PV_FEATURE_GROUP_DESC, false);
 
-    buf h = {0};
-    u32(&h, 2);
-    str(&h, "cpu_core"); str(&h, "0-15");
-    str(&h, "cpu_atom"); str(&h, "16-23");
+    byte_builder h = {0};
+    bb_u32(&h, 2);
+    bb_header_string(&h, "cpu_core"); bb_header_string(&h, "0-15");
+    bb_header_string(&h, "cpu_atom"); bb_header_string(&h, "16-23");
     expect_value("hybrid_topology", PV_FEATURE_HYBRID_TOPOLOGY, &h, -1, PV_VALUE_JSON,
                  "[{\"pmu_name\":\"cpu_core\",\"cpus\":\"0-15\"},"
                  "{\"pmu_name\":\"cpu_atom\",\"cpus\":\"16-23\"}]");
@@ -492,125 +453,125 @@ static void test_pmu_mappings_and_groups(void)
 
 static void test_caps(void)
 {
-    buf c = {0};
-    u32(&c, 2);
-    str(&c, "branches"); str(&c, "32");
-    str(&c, "pmu_name"); str(&c, "icelake");
+    byte_builder c = {0};
+    bb_u32(&c, 2);
+    bb_header_string(&c, "branches"); bb_header_string(&c, "32");
+    bb_header_string(&c, "pmu_name"); bb_header_string(&c, "icelake");
     expect_value("cpu_pmu_caps", PV_FEATURE_CPU_PMU_CAPS, &c, -1, PV_VALUE_JSON,
                  "{\"branches\":\"32\",\"pmu_name\":\"icelake\"}");
     expect_count_refused(PV_FEATURE_CPU_PMU_CAPS, false);
 
-    buf p = {0};
-    u32(&p, 2);
-    u32(&p, 1); str(&p, "max_precise"); str(&p, "3"); str(&p, "cpu_core");
-    u32(&p, 0); str(&p, "cpu_atom");
+    byte_builder p = {0};
+    bb_u32(&p, 2);
+    bb_u32(&p, 1); bb_header_string(&p, "max_precise"); bb_header_string(&p, "3"); bb_header_string(&p, "cpu_core");
+    bb_u32(&p, 0); bb_header_string(&p, "cpu_atom");
     expect_value("pmu_caps", PV_FEATURE_PMU_CAPS, &p, -1, PV_VALUE_JSON,
                  "[{\"caps\":{\"max_precise\":\"3\"},\"pmu_name\":\"cpu_core\"},"
                  "{\"caps\":{},\"pmu_name\":\"cpu_atom\"}]");
     expect_count_refused(PV_FEATURE_PMU_CAPS, false);
 
-    buf inner = {0};
-    u32(&inner, 1);
-    u32(&inner, 0x7fffffff);
-    zeros(&inner, 8);
+    byte_builder inner = {0};
+    bb_u32(&inner, 1);
+    bb_u32(&inner, 0x7fffffff);
+    bb_zeros(&inner, 8);
     expect_error("pmu_caps with an oversized capability count", PV_FEATURE_PMU_CAPS, &inner, -1,
                  "capability count 2147483647", "at offset 0x44");
 }
 
 static void test_cache(void)
 {
-    buf b = {0};
-    u32(&b, 1);
-    u32(&b, 2);
-    u32(&b, 1); u32(&b, 64); u32(&b, 64); u32(&b, 12);
-    str(&b, "Data"); str(&b, "48K"); str(&b, "0");
-    u32(&b, 3); u32(&b, 64); u32(&b, 32768); u32(&b, 16);
-    str(&b, "Unified"); str(&b, "32768K"); str(&b, "0-1");
+    byte_builder b = {0};
+    bb_u32(&b, 1);
+    bb_u32(&b, 2);
+    bb_u32(&b, 1); bb_u32(&b, 64); bb_u32(&b, 64); bb_u32(&b, 12);
+    bb_header_string(&b, "Data"); bb_header_string(&b, "48K"); bb_header_string(&b, "0");
+    bb_u32(&b, 3); bb_u32(&b, 64); bb_u32(&b, 32768); bb_u32(&b, 16);
+    bb_header_string(&b, "Unified"); bb_header_string(&b, "32768K"); bb_header_string(&b, "0-1");
     expect_value("cache", PV_FEATURE_CACHE, &b, -1, PV_VALUE_JSON,
                  "[{\"level\":1,\"line_size\":64,\"sets\":64,\"ways\":12,\"type\":\"Data\","
                  "\"size\":\"48K\",\"map\":\"0\"},"
                  "{\"level\":3,\"line_size\":64,\"sets\":32768,\"ways\":16,\"type\":\"Unified\","
                  "\"size\":\"32768K\",\"map\":\"0-1\"}]");
-    buf v = {0};
-    u32(&v, 2);
-    u32(&v, 0);
+    byte_builder v = {0};
+    bb_u32(&v, 2);
+    bb_u32(&v, 0);
     expect_error("cache version 2 is refused", PV_FEATURE_CACHE, &v, -1, "version 2",
                  "at offset 0x40");
-    buf n = {0};
-    u32(&n, 1);
-    u32(&n, 5000);
+    byte_builder n = {0};
+    bb_u32(&n, 1);
+    bb_u32(&n, 5000);
     expect_error("cache with more levels than bytes", PV_FEATURE_CACHE, &n, -1,
                  "cache level count 5000", "at offset 0x44");
 }
 
 static void test_mem_topology(void)
 {
-    buf b = {0};
-    u64(&b, 1);
-    u64(&b, 0x8000000);
-    u64(&b, 2);
-    u64(&b, 0); u64(&b, 70); u64(&b, 70);
-    u64(&b, 0x7ull | (1ull << 5) | (1ull << 63)); u64(&b, 0x3f);   /* 0-2,5,63-69 */
-    u64(&b, 1); u64(&b, 0); u64(&b, 0);
+    byte_builder b = {0};
+    bb_u64(&b, 1);
+    bb_u64(&b, 0x8000000);
+    bb_u64(&b, 2);
+    bb_u64(&b, 0); bb_u64(&b, 70); bb_u64(&b, 70);
+    bb_u64(&b, 0x7ull | (1ull << 5) | (1ull << 63)); bb_u64(&b, 0x3f);   /* 0-2,5,63-69 */
+    bb_u64(&b, 1); bb_u64(&b, 0); bb_u64(&b, 0);
     expect_value("mem_topology", PV_FEATURE_MEM_TOPOLOGY, &b, -1, PV_VALUE_JSON,
                  "{\"version\":1,\"block_size\":134217728,\"nodes\":["
                  "{\"node\":0,\"size\":70,\"set\":\"0-2,5,63-69\"},"
                  "{\"node\":1,\"size\":0,\"set\":\"\"}]}");
-    buf n = {0};
-    u64(&n, 1);
-    u64(&n, 0x8000000);
-    u64(&n, UINT64_MAX);
+    byte_builder n = {0};
+    bb_u64(&n, 1);
+    bb_u64(&n, 0x8000000);
+    bb_u64(&n, UINT64_MAX);
     expect_error("mem_topology with more nodes than bytes", PV_FEATURE_MEM_TOPOLOGY, &n, -1,
                  "node count 18446744073709551615", "at offset 0x50");
-    buf w = {0};
-    u64(&w, 1);
-    u64(&w, 0x8000000);
-    u64(&w, 1);
-    u64(&w, 0); u64(&w, UINT64_MAX); u64(&w, UINT64_MAX);
+    byte_builder w = {0};
+    bb_u64(&w, 1);
+    bb_u64(&w, 0x8000000);
+    bb_u64(&w, 1);
+    bb_u64(&w, 0); bb_u64(&w, UINT64_MAX); bb_u64(&w, UINT64_MAX);
     expect_error("mem_topology with a bitmap larger than the section", PV_FEATURE_MEM_TOPOLOGY,
                  &w, -1, "bitmap word count", "at offset 0x68");
 }
 
 static void test_auxtrace_and_bpf(void)
 {
-    buf a = {0};
-    u64(&a, 2);
-    u64(&a, 0x1000); u64(&a, 4096);
-    u64(&a, 0x3000); u64(&a, 100);
+    byte_builder a = {0};
+    bb_u64(&a, 2);
+    bb_u64(&a, 0x1000); bb_u64(&a, 4096);
+    bb_u64(&a, 0x3000); bb_u64(&a, 100);
     expect_value("auxtrace", PV_FEATURE_AUXTRACE, &a, -1, PV_VALUE_JSON,
                  "[{\"file_offset\":4096,\"sz\":4096},{\"file_offset\":12288,\"sz\":100}]");
     expect_count_refused(PV_FEATURE_AUXTRACE, true);
-    buf sp = {0};
-    u64(&sp, 9896); u64(&sp, 48);
+    byte_builder sp = {0};
+    bb_u64(&sp, 9896); bb_u64(&sp, 48);
     expect_value("auxtrace as simpleperf writes it (no count)", PV_FEATURE_AUXTRACE, &sp, -1,
                  PV_VALUE_JSON, "[{\"file_offset\":9896,\"sz\":48}]");
 
-    buf p = {0};
-    u32(&p, 1);
-    u32(&p, 16);        /* info_len */
-    u32(&p, 8);         /* data_len */
-    u64(&p, 0);         /* arrays */
-    u32(&p, 1);         /* info.type */
-    u32(&p, 42);        /* info.id */
-    bytes(&p, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
-    zeros(&p, 8);       /* data */
+    byte_builder p = {0};
+    bb_u32(&p, 1);
+    bb_u32(&p, 16);        /* info_len */
+    bb_u32(&p, 8);         /* data_len */
+    bb_u64(&p, 0);         /* arrays */
+    bb_u32(&p, 1);         /* info.type */
+    bb_u32(&p, 42);        /* info.id */
+    bb_bytes(&p, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+    bb_zeros(&p, 8);       /* data */
     expect_value("bpf_prog_info", PV_FEATURE_BPF_PROG_INFO, &p, -1, PV_VALUE_JSON,
                  "[{\"type\":1,\"id\":42,\"tag\":\"0102030405060708\",\"info_len\":16,"
                  "\"data_len\":8}]");
     expect_count_refused(PV_FEATURE_BPF_PROG_INFO, false);
-    buf pl = {0};
-    u32(&pl, 1);
-    u32(&pl, 16);
-    u32(&pl, 0xffffffff);
-    u64(&pl, 0);
-    zeros(&pl, 16);
+    byte_builder pl = {0};
+    bb_u32(&pl, 1);
+    bb_u32(&pl, 16);
+    bb_u32(&pl, 0xffffffff);
+    bb_u64(&pl, 0);
+    bb_zeros(&pl, 16);
     expect_error("bpf_prog_info with data_len past the section", PV_FEATURE_BPF_PROG_INFO, &pl,
                  -1, "truncated", "at offset 0x64");
 
-    buf t = {0};
-    u32(&t, 2);
-    u32(&t, 7); u32(&t, 3); bytes(&t, "abc", 3);
-    u32(&t, 8); u32(&t, 0);
+    byte_builder t = {0};
+    bb_u32(&t, 2);
+    bb_u32(&t, 7); bb_u32(&t, 3); bb_bytes(&t, "abc", 3);
+    bb_u32(&t, 8); bb_u32(&t, 0);
     expect_value("bpf_btf", PV_FEATURE_BPF_BTF, &t, -1, PV_VALUE_JSON,
                  "[{\"id\":7,\"data_size\":3},{\"id\":8,\"data_size\":0}]");
     expect_count_refused(PV_FEATURE_BPF_BTF, false);
@@ -618,41 +579,41 @@ static void test_auxtrace_and_bpf(void)
 
 static void test_tracing_data(void)
 {
-    buf b = {0};
-    bytes(&b, "\x17\x08\x44tracing", 10);
-    bytes(&b, "0.6", 4);
-    u8(&b, 0);
-    u8(&b, 8);
-    u32(&b, 4096);
-    zeros(&b, 10);
+    byte_builder b = {0};
+    bb_bytes(&b, "\x17\x08\x44tracing", 10);
+    bb_bytes(&b, "0.6", 4);
+    bb_u8(&b, 0);
+    bb_u8(&b, 8);
+    bb_u32(&b, 4096);
+    bb_zeros(&b, 10);
     expect_value("tracing_data summary", PV_FEATURE_TRACING_DATA, &b, -1, PV_VALUE_JSON,
                  "{\"size\":30,\"version\":\"0.6\",\"big_endian\":false,\"long_size\":8,"
                  "\"page_size\":4096}");
-    buf o = {0};
-    bytes(&o, "something else", 14);
+    byte_builder o = {0};
+    bb_bytes(&o, "something else", 14);
     expect_value("tracing_data that is not trace-cmd data", PV_FEATURE_TRACING_DATA, &o, -1,
                  PV_VALUE_JSON, "{\"size\":14}");
 }
 
 /* One build_id_event: header {type, misc, size}, pid, build_id[24], filename. */
-static void build_id_entry(buf *b, uint16_t misc, int32_t pid, const uint8_t *id, uint8_t id_len,
+static void build_id_entry(byte_builder *b, uint16_t misc, int32_t pid, const uint8_t *id, uint8_t id_len,
                            const char *filename)
 {
     size_t name = (strlen(filename) + 1 + 7) / 8 * 8;
-    u32(b, PV_RECORD_HEADER_BUILD_ID);
-    u16(b, misc);
-    u16(b, (uint16_t)(PV_BUILD_ID_ENTRY_MIN + name));
-    u32(b, (uint32_t)pid);
-    bytes(b, id, id_len);
-    zeros(b, 20 - id_len);
+    bb_u32(b, PV_RECORD_HEADER_BUILD_ID);
+    bb_u16(b, misc);
+    bb_u16(b, (uint16_t)(PV_BUILD_ID_ENTRY_MIN + name));
+    bb_u32(b, (uint32_t)pid);
+    bb_bytes(b, id, id_len);
+    bb_zeros(b, 20 - id_len);
     if (misc & PV_MISC_BUILD_ID_SIZE) {
-        u8(b, id_len);
-        zeros(b, 3);
+        bb_u8(b, id_len);
+        bb_zeros(b, 3);
     } else {
-        zeros(b, 4);
+        bb_zeros(b, 4);
     }
-    bytes(b, filename, strlen(filename));
-    zeros(b, name - strlen(filename));
+    bb_bytes(b, filename, strlen(filename));
+    bb_zeros(b, name - strlen(filename));
 }
 
 static void test_build_ids(void)
@@ -660,7 +621,7 @@ static void test_build_ids(void)
     uint8_t id[20];
     for (int i = 0; i < 20; i++)
         id[i] = (uint8_t)(0xa0 + i);
-    buf b = {0};
+    byte_builder b = {0};
     build_id_entry(&b, 1, -1, id, 20, "[kernel.kallsyms]");
     build_id_entry(&b, 2 | PV_MISC_BUILD_ID_SIZE, 1234, id, 16, "/usr/lib/libc.so.6");
     expect_value("build_id feature", PV_FEATURE_BUILD_ID, &b, -1, PV_VALUE_JSON,
@@ -674,7 +635,7 @@ static void test_build_ids(void)
     pv_build_id_iter it;
     pv_build_id e;
     pv_error err;
-    pv_build_ids_start(&it, "fake.data", "build_id feature", b.data, b.len, 0x100, false);
+    pv_build_ids_start(&it, "fake.data", "build_id feature", b.bytes, b.n, 0x100, false);
     int rc1 = pv_build_ids_next(&it, &e, &err);
     check(rc1 == 1 && e.pid == -1 && e.id_len == 20 && e.offset == 0x100 &&
           (e.misc & PV_MISC_CPUMODE_MASK) == 1 && e.filename_len == 17 &&
@@ -687,41 +648,41 @@ static void test_build_ids(void)
           e.id_len, (unsigned long long)e.offset);
     check(pv_build_ids_next(&it, &e, &err) == 0, "build-id iterator: end", "not at end");
 
-    buf small = {0};
-    u32(&small, PV_RECORD_HEADER_BUILD_ID);
-    u16(&small, 0);
-    u16(&small, 20);
-    zeros(&small, 40);
+    byte_builder small = {0};
+    bb_u32(&small, PV_RECORD_HEADER_BUILD_ID);
+    bb_u16(&small, 0);
+    bb_u16(&small, 20);
+    bb_zeros(&small, 40);
     expect_error("build_id entry smaller than 36 bytes", PV_FEATURE_BUILD_ID, &small, -1,
                  "entry at offset 0x40 has size 20", NULL);
 
-    buf over = {0};
+    byte_builder over = {0};
     build_id_entry(&over, 1, -1, id, 20, "[kernel.kallsyms]");
-    u32(&over, PV_RECORD_HEADER_BUILD_ID);
-    u16(&over, 0);
-    u16(&over, 500);
-    zeros(&over, 40);
+    bb_u32(&over, PV_RECORD_HEADER_BUILD_ID);
+    bb_u16(&over, 0);
+    bb_u16(&over, 500);
+    bb_zeros(&over, 40);
     expect_error("build_id entry past the section", PV_FEATURE_BUILD_ID, &over, -1,
                  "entry at offset 0x7c has size 500", NULL);
 
-    buf toolong = {0};
+    byte_builder toolong = {0};
     build_id_entry(&toolong, PV_MISC_BUILD_ID_SIZE, 1, id, 20, "a");
-    toolong.data[8 + 4 + 20] = 21;
+    toolong.bytes[8 + 4 + 20] = 21;
     expect_error("build_id size byte above 20", PV_FEATURE_BUILD_ID, &toolong, -1,
                  "build-id size of 21", "offset 0x40");
 
-    buf tail = {0};
+    byte_builder tail = {0};
     build_id_entry(&tail, 1, -1, id, 20, "x");
-    zeros(&tail, 4);
+    bb_zeros(&tail, 4);
     expect_error("build_id section with a partial header at the end", PV_FEATURE_BUILD_ID, &tail,
                  -1, "entry at offset 0x6c", NULL);
 }
 
 static void test_section_outside_file(void)
 {
-    buf b = {0};
-    str(&b, "vm");
-    pv_file *f = make_file(PV_FEATURE_HOSTNAME, &b, b.len, -1);
+    byte_builder b = {0};
+    bb_header_string(&b, "vm");
+    pv_file *f = make_file(PV_FEATURE_HOSTNAME, &b, b.n, -1);
     f->feature_sections[PV_FEATURE_HOSTNAME].size = 1u << 20;
     pv_value_kind kind;
     int64_t integer;

@@ -16,6 +16,7 @@
 
 #include "file_open.h"
 #include "attr.h"
+#include "byte_builder.h"
 #include "perf_abi.h"
 #include "perf_file.h"
 #include "pv_strbuf.h"
@@ -24,7 +25,6 @@
 #include "unit_check.h"
 
 #define FAKE_PATH "fake.data"
-#define RECORD_OFFSET 0x1a38
 
 
 static void check_u64(const char *what, uint64_t got, uint64_t want)
@@ -36,56 +36,6 @@ static void check_u64(const char *what, uint64_t got, uint64_t want)
 static void check_str(const char *what, const char *got, const char *want)
 {
     check(strcmp(got, want) == 0, what, "got '%s', want '%s'", got, want);
-}
-
-/* ---- a record in the writer's byte order ---- */
-
-typedef struct builder {
-    uint8_t bytes[4096];
-    size_t n;
-    bool swap;     /* write big-endian (the host is little-endian in CI) */
-} builder;
-
-static void put(builder *b, uint64_t v, int width)
-{
-    for (int i = 0; i < width; i++) {
-        int shift = b->swap ? 8 * (width - 1 - i) : 8 * i;
-        b->bytes[b->n++] = (uint8_t)(v >> shift);
-    }
-}
-
-static void put64(builder *b, uint64_t v) { put(b, v, 8); }
-static void put32(builder *b, uint32_t v) { put(b, v, 4); }
-
-static void put_bytes(builder *b, const void *p, size_t n)
-{
-    memcpy(b->bytes + b->n, p, n);
-    b->n += n;
-}
-
-static void begin(builder *b, uint32_t type, uint16_t misc, bool swap)
-{
-    memset(b, 0, sizeof *b);
-    b->swap = swap;
-    put(b, type, 4);
-    put(b, misc, 2);
-    put(b, 0, 2);  /* size, patched by finish */
-}
-
-static pv_record finish(builder *b)
-{
-    size_t n = b->n;
-    b->n = 6;
-    put(b, n, 2);
-    b->n = n;
-    pv_record r;
-    memset(&r, 0, sizeof r);
-    r.file_offset = RECORD_OFFSET;
-    r.type = pv_load_u32(b->bytes, b->swap);
-    r.misc = pv_load_u16(b->bytes + 4, b->swap);
-    r.size = (uint16_t)n;
-    r.bytes = b->bytes;
-    return r;
 }
 
 /* ---- a pv_file as pv_file_open leaves it ---- */
@@ -134,9 +84,9 @@ static void fake_add_id(fake *k, uint64_t id, uint32_t attr_index)
     k->f.nr_id_map++;
 }
 
-static int decode(fake *k, builder *b, pv_sample *s, pv_error *err)
+static int decode(fake *k, byte_builder *b, pv_sample *s, pv_error *err)
 {
-    pv_record r = finish(b);
+    pv_record r = bb_record_end(b);
     err->msg[0] = 0;
     return pv_sample_decode(&k->f, &r, s, err);
 }
@@ -188,16 +138,16 @@ static const char *name(const char *fmt, ...)
 static void test_identifier(void)
 {
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, false);
     k.attrs[0].sample_type = PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_ID;
     fake_locate_ids(&k);
-    begin(&b, PV_RECORD_SAMPLE, 1, false);
-    put64(&b, 0x77);
-    put64(&b, 0x401000);
-    put64(&b, 0x77);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 1, false);
+    bb_u64(&b, 0x77);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, 0x77);
     int rc = decode(&k, &b, &s, &err);
     check(rc == 0, "IDENTIFIER: decodes", "%s", err.msg);
     check_u64("IDENTIFIER: identifier is the first word", s.identifier, 0x77);
@@ -206,18 +156,18 @@ static void test_identifier(void)
     check_u64("IDENTIFIER: sample_type kept", s.sample_type, k.attrs[0].sample_type);
 }
 
-static void put_fixed(builder *b)
+static void put_fixed(byte_builder *b)
 {
-    put64(b, 0x1111111111111111ull);  /* ip */
-    put32(b, 1234);                   /* pid */
-    put32(b, 1235);                   /* tid */
-    put64(b, 0x3333333333333333ull);  /* time */
-    put64(b, 0x4444444444444444ull);  /* addr */
-    put64(b, 0x5555555555555555ull);  /* id */
-    put64(b, 0x6666666666666666ull);  /* stream_id */
-    put32(b, 7);                      /* cpu */
-    put32(b, 0xdeadbeef);             /* res */
-    put64(b, 0x8888888888888888ull);  /* period */
+    bb_u64(b, 0x1111111111111111ull);  /* ip */
+    bb_u32(b, 1234);                   /* pid */
+    bb_u32(b, 1235);                   /* tid */
+    bb_u64(b, 0x3333333333333333ull);  /* time */
+    bb_u64(b, 0x4444444444444444ull);  /* addr */
+    bb_u64(b, 0x5555555555555555ull);  /* id */
+    bb_u64(b, 0x6666666666666666ull);  /* stream_id */
+    bb_u32(b, 7);                      /* cpu */
+    bb_u32(b, 0xdeadbeef);             /* res */
+    bb_u64(b, 0x8888888888888888ull);  /* period */
 }
 
 #define FIXED_TYPES (PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ADDR | PV_SAMPLE_ID | \
@@ -240,20 +190,20 @@ static void test_fixed_order(bool swap)
 {
     const char *label = swap ? "fixed fields, big-endian" : "fixed fields";
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
     k.attrs[0].sample_type = FIXED_TYPES;
     fake_locate_ids(&k);
-    begin(&b, PV_RECORD_SAMPLE, 2 /* PERF_RECORD_MISC_USER */, swap);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 2 /* PERF_RECORD_MISC_USER */, swap);
     put_fixed(&b);
     check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
     check_fixed(label, &s);
     check_u64(name("%s: misc", label), s.misc, 2);
 
     /* One short: the record ends inside period. */
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
     put_fixed(&b);
     b.n -= 8;
     int rc = decode(&k, &b, &s, &err);
@@ -275,51 +225,51 @@ static void test_read(uint64_t rf, bool swap)
     pv_strbuf_free(&rfs);
 
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_READ | PV_SAMPLE_CALLCHAIN;
     k.attrs[0].read_format = rf;
     fake_locate_ids(&k);
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 0x401000);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 0x401000);
 
     char want[512];
     size_t w = 0;
     uint64_t words = 0;
     if (group) {
-        put64(&b, 2);
+        bb_u64(&b, 2);
         words++;
         w += (size_t)snprintf(want + w, sizeof want - w, "{\"nr\":2,");
     } else {
-        put64(&b, 100);
+        bb_u64(&b, 100);
         words++;
         w += (size_t)snprintf(want + w, sizeof want - w, "{\"value\":100,");
     }
     if (rf & PV_FORMAT_TOTAL_TIME_ENABLED) {
-        put64(&b, 200);
+        bb_u64(&b, 200);
         words++;
         w += (size_t)snprintf(want + w, sizeof want - w, "\"time_enabled\":200,");
     }
     if (rf & PV_FORMAT_TOTAL_TIME_RUNNING) {
-        put64(&b, 300);
+        bb_u64(&b, 300);
         words++;
         w += (size_t)snprintf(want + w, sizeof want - w, "\"time_running\":300,");
     }
     if (group) {
         w += (size_t)snprintf(want + w, sizeof want - w, "\"values\":[");
         for (int m = 0; m < 2; m++) {
-            put64(&b, 1000 + m);
+            bb_u64(&b, 1000 + m);
             words++;
             w += (size_t)snprintf(want + w, sizeof want - w, "%s{\"value\":%d", m ? "," : "", 1000 + m);
             if (rf & PV_FORMAT_ID) {
-                put64(&b, 2000 + m);
+                bb_u64(&b, 2000 + m);
                 words++;
                 w += (size_t)snprintf(want + w, sizeof want - w, ",\"id\":%d", 2000 + m);
             }
             if (rf & PV_FORMAT_LOST) {
-                put64(&b, 3000 + m);
+                bb_u64(&b, 3000 + m);
                 words++;
                 w += (size_t)snprintf(want + w, sizeof want - w, ",\"lost\":%d", 3000 + m);
             }
@@ -328,19 +278,19 @@ static void test_read(uint64_t rf, bool swap)
         w += (size_t)snprintf(want + w, sizeof want - w, "]}");
     } else {
         if (rf & PV_FORMAT_ID) {
-            put64(&b, 400);
+            bb_u64(&b, 400);
             words++;
             w += (size_t)snprintf(want + w, sizeof want - w, "\"id\":400,");
         }
         if (rf & PV_FORMAT_LOST) {
-            put64(&b, 500);
+            bb_u64(&b, 500);
             words++;
             w += (size_t)snprintf(want + w, sizeof want - w, "\"lost\":500,");
         }
         want[w - 1] = '}';
     }
-    put64(&b, 1);          /* callchain nr */
-    put64(&b, 0x402000);
+    bb_u64(&b, 1);          /* callchain nr */
+    bb_u64(&b, 0x402000);
 
     check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
     check_u64(name("%s: read_size", label), s.read_size, words * 8);
@@ -356,24 +306,24 @@ static void test_callchain(bool swap)
 {
     const char *label = swap ? "CALLCHAIN big-endian" : "CALLCHAIN";
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_CALLCHAIN | PV_SAMPLE_PERIOD;
     fake_locate_ids(&k);
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 0xffffffff81000010ull);
-    put64(&b, 1000);       /* period comes before the callchain */
-    put64(&b, 8);
-    put64(&b, PV_CONTEXT_KERNEL);
-    put64(&b, 0xffffffff81000010ull);
-    put64(&b, 0xffffffff81000020ull);
-    put64(&b, PV_CONTEXT_USER);
-    put64(&b, 0x401000);
-    put64(&b, PV_CONTEXT_GUEST);
-    put64(&b, PV_CONTEXT_HV);
-    put64(&b, 0x402000);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 0xffffffff81000010ull);
+    bb_u64(&b, 1000);       /* period comes before the callchain */
+    bb_u64(&b, 8);
+    bb_u64(&b, PV_CONTEXT_KERNEL);
+    bb_u64(&b, 0xffffffff81000010ull);
+    bb_u64(&b, 0xffffffff81000020ull);
+    bb_u64(&b, PV_CONTEXT_USER);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, PV_CONTEXT_GUEST);
+    bb_u64(&b, PV_CONTEXT_HV);
+    bb_u64(&b, 0x402000);
     check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
     check_u64(name("%s: period before it", label), s.period, 1000);
     check_u64(name("%s: nr counts the markers", label), s.callchain_nr, 8);
@@ -383,10 +333,10 @@ static void test_callchain(bool swap)
               callchain_json(&s), "[-2130706416,-2130706400,4198400,4202496]");
 
     /* An empty callchain. */
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 1);
-    put64(&b, 2);
-    put64(&b, 0);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    bb_u64(&b, 0);
     check(decode(&k, &b, &s, &err) == 0 && s.callchain_nr == 0, name("%s: nr 0", label), "%s", err.msg);
     check_str(name("%s: nr 0 JSON", label), callchain_json(&s), "[]");
 }
@@ -395,18 +345,18 @@ static void test_raw(bool swap)
 {
     const char *label = swap ? "RAW big-endian" : "RAW";
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
     k.attrs[0].sample_type = PV_SAMPLE_TIME | PV_SAMPLE_RAW | PV_SAMPLE_BRANCH_STACK;
     fake_locate_ids(&k);
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 5);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 5);
     /* 10 bytes of payload padded to 12 so that size + data is 16 bytes. */
-    put32(&b, 12);
-    put_bytes(&b, "0123456789\0\0", 12);
-    put64(&b, 0);          /* branch nr: shows the cursor is aligned again */
+    bb_u32(&b, 12);
+    bb_bytes(&b, "0123456789\0\0", 12);
+    bb_u64(&b, 0);          /* branch nr: shows the cursor is aligned again */
     check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
     check_u64(name("%s: size includes the padding", label), s.raw_size, 12);
     check(s.raw && memcmp(s.raw, "0123456789\0\0", 12) == 0, name("%s: bytes", label), "differ");
@@ -440,7 +390,7 @@ static void test_branch_stack(bool hw_idx, bool swap)
     snprintf(label, sizeof label, "BRANCH_STACK %s hw_idx%s", hw_idx ? "with" : "without",
              swap ? " big-endian" : "");
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
@@ -450,18 +400,18 @@ static void test_branch_stack(bool hw_idx, bool swap)
     fake_locate_ids(&k);
     bflags f1 = {1, 0, 1, 0, 0xabcd, 9, 2, 5, 3};
     bflags f2 = {0, 1, 0, 1, 1, 15, 1, 15, 7};
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 0x401000);
-    put64(&b, 2);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, 2);
     if (hw_idx)
-        put64(&b, 0x1f);
-    put64(&b, 0x401000);
-    put64(&b, 0x402000);
-    put64(&b, pack_flags(f1, swap));
-    put64(&b, 0xffffffff81000000ull);
-    put64(&b, 0x403000);
-    put64(&b, pack_flags(f2, swap));
-    put64(&b, 42);         /* weight */
+        bb_u64(&b, 0x1f);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, 0x402000);
+    bb_u64(&b, pack_flags(f1, swap));
+    bb_u64(&b, 0xffffffff81000000ull);
+    bb_u64(&b, 0x403000);
+    bb_u64(&b, pack_flags(f2, swap));
+    bb_u64(&b, 42);         /* weight */
     check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
     check_u64(name("%s: nr", label), s.branch_nr, 2);
     check(s.has_branch_hw_idx == hw_idx, name("%s: has_branch_hw_idx", label), "%d", s.has_branch_hw_idx);
@@ -480,7 +430,7 @@ static void test_regs_user(bool swap)
 {
     const char *label = swap ? "REGS_USER big-endian" : "REGS_USER";
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
@@ -489,10 +439,10 @@ static void test_regs_user(bool swap)
     fake_locate_ids(&k);
 
     /* abi 0: no registers follow (a kernel thread). */
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 1);
-    put64(&b, 0);
-    put64(&b, 0);          /* stack size 0 */
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 1);
+    bb_u64(&b, 0);
+    bb_u64(&b, 0);          /* stack size 0 */
     check(decode(&k, &b, &s, &err) == 0, name("%s abi 0: decodes", label), "%s", err.msg);
     check(s.regs_user.abi == 0 && s.regs_user.nr == 0, name("%s abi 0: no registers", label),
           "abi %llu nr %llu", (unsigned long long)s.regs_user.abi, (unsigned long long)s.regs_user.nr);
@@ -501,13 +451,13 @@ static void test_regs_user(bool swap)
               "{\"abi\":0,\"mask\":9223372036854775813,\"regs\":{}}");
 
     /* abi 2 (64-bit): popcount(mask) values. */
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 1);
-    put64(&b, 2);
-    put64(&b, 0x10);
-    put64(&b, 0x7ffc0000);
-    put64(&b, (uint64_t)-1);
-    put64(&b, 0);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    bb_u64(&b, 0x10);
+    bb_u64(&b, 0x7ffc0000);
+    bb_u64(&b, (uint64_t)-1);
+    bb_u64(&b, 0);
     check(decode(&k, &b, &s, &err) == 0, name("%s abi 2: decodes", label), "%s", err.msg);
     check_u64(name("%s abi 2: nr", label), s.regs_user.nr, 3);
     check_u64(name("%s abi 2: mask from the attr", label), s.regs_user.mask, 0x5 | (1ull << 63));
@@ -519,28 +469,28 @@ static void test_stack_user(bool swap)
 {
     const char *label = swap ? "STACK_USER big-endian" : "STACK_USER";
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_STACK_USER | PV_SAMPLE_WEIGHT;
     fake_locate_ids(&k);
 
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 1);
-    put64(&b, 0);          /* size 0: no data, no dyn_size */
-    put64(&b, 77);         /* weight */
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 1);
+    bb_u64(&b, 0);          /* size 0: no data, no dyn_size */
+    bb_u64(&b, 77);         /* weight */
     check(decode(&k, &b, &s, &err) == 0, name("%s size 0: decodes", label), "%s", err.msg);
     check(s.stack_user_size == 0 && s.stack_user_dyn_size == 0,
           name("%s size 0: no dyn_size", label), "dyn %llu", (unsigned long long)s.stack_user_dyn_size);
     check_u64(name("%s size 0: weight right after the size", label), s.weight, 77);
 
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 1);
-    put64(&b, 16);
-    put_bytes(&b, "abcdefghijklmnop", 16);
-    put64(&b, 10);         /* dyn_size */
-    put64(&b, 78);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 1);
+    bb_u64(&b, 16);
+    bb_bytes(&b, "abcdefghijklmnop", 16);
+    bb_u64(&b, 10);         /* dyn_size */
+    bb_u64(&b, 78);
     check(decode(&k, &b, &s, &err) == 0, name("%s size 16: decodes", label), "%s", err.msg);
     check_u64(name("%s size 16: size", label), s.stack_user_size, 16);
     check(s.stack_user && memcmp(s.stack_user, "abcdefghijklmnop", 16) == 0,
@@ -552,7 +502,7 @@ static void test_stack_user(bool swap)
 static void test_weight(void)
 {
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     uint64_t types[2] = {PV_SAMPLE_WEIGHT, PV_SAMPLE_WEIGHT_STRUCT};
@@ -561,11 +511,11 @@ static void test_weight(void)
         fake_init(&k, false);
         k.attrs[0].sample_type = PV_SAMPLE_IP | types[i] | PV_SAMPLE_DATA_SRC;
         fake_locate_ids(&k);
-        begin(&b, PV_RECORD_SAMPLE, 0, false);
-        put64(&b, 1);
+        bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+        bb_u64(&b, 1);
         /* WEIGHT_STRUCT: var1_dw 0x55667788, var2_w 0x3344, var3_w 0x1122 */
-        put64(&b, 0x1122334455667788ull);
-        put64(&b, 0x99);
+        bb_u64(&b, 0x1122334455667788ull);
+        bb_u64(&b, 0x99);
         check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
         check_u64(name("%s: the whole u64", label), s.weight, 0x1122334455667788ull);
         check_u64(name("%s: var1_dw in the low 32 bits", label), s.weight & 0xffffffffu, 0x55667788);
@@ -579,7 +529,7 @@ static void test_all_fields(bool swap)
 {
     const char *label = swap ? "all fields big-endian" : "all fields";
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
@@ -590,37 +540,37 @@ static void test_all_fields(bool swap)
     a->sample_regs_user = 0x3;
     a->sample_regs_intr = 0x10;
     fake_locate_ids(&k);
-    begin(&b, PV_RECORD_SAMPLE, 0, swap);
-    put64(&b, 0x5555555555555555ull);  /* identifier */
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 0x5555555555555555ull);  /* identifier */
     put_fixed(&b);
-    put64(&b, 0xa0);                   /* read value */
-    put64(&b, 0xa1);                   /* read id */
-    put64(&b, 1);                      /* callchain */
-    put64(&b, 0xc0);
-    put32(&b, 4);                      /* raw */
-    put_bytes(&b, "RAW!", 4);
-    put64(&b, 1);                      /* branch nr */
-    put64(&b, 0xb0);                   /* hw_idx */
-    put64(&b, 0xb1);
-    put64(&b, 0xb2);
-    put64(&b, 0);
-    put64(&b, 2);                      /* regs_user abi */
-    put64(&b, 0xd0);
-    put64(&b, 0xd1);
-    put64(&b, 8);                      /* stack */
-    put_bytes(&b, "STACK!!!", 8);
-    put64(&b, 6);                      /* dyn_size */
-    put64(&b, 0xe0);                   /* weight */
-    put64(&b, 0xe1);                   /* data_src */
-    put64(&b, 0xe2);                   /* transaction */
-    put64(&b, 1);                      /* regs_intr abi */
-    put64(&b, 0xf0);
-    put64(&b, 0xf1);                   /* phys_addr */
-    put64(&b, 0xf2);                   /* cgroup */
-    put64(&b, 0xf3);                   /* data_page_size */
-    put64(&b, 0xf4);                   /* code_page_size */
-    put64(&b, 8);                      /* aux size */
-    put_bytes(&b, "AUXDATA!", 8);
+    bb_u64(&b, 0xa0);                   /* read value */
+    bb_u64(&b, 0xa1);                   /* read id */
+    bb_u64(&b, 1);                      /* callchain */
+    bb_u64(&b, 0xc0);
+    bb_u32(&b, 4);                      /* raw */
+    bb_bytes(&b, "RAW!", 4);
+    bb_u64(&b, 1);                      /* branch nr */
+    bb_u64(&b, 0xb0);                   /* hw_idx */
+    bb_u64(&b, 0xb1);
+    bb_u64(&b, 0xb2);
+    bb_u64(&b, 0);
+    bb_u64(&b, 2);                      /* regs_user abi */
+    bb_u64(&b, 0xd0);
+    bb_u64(&b, 0xd1);
+    bb_u64(&b, 8);                      /* stack */
+    bb_bytes(&b, "STACK!!!", 8);
+    bb_u64(&b, 6);                      /* dyn_size */
+    bb_u64(&b, 0xe0);                   /* weight */
+    bb_u64(&b, 0xe1);                   /* data_src */
+    bb_u64(&b, 0xe2);                   /* transaction */
+    bb_u64(&b, 1);                      /* regs_intr abi */
+    bb_u64(&b, 0xf0);
+    bb_u64(&b, 0xf1);                   /* phys_addr */
+    bb_u64(&b, 0xf2);                   /* cgroup */
+    bb_u64(&b, 0xf3);                   /* data_page_size */
+    bb_u64(&b, 0xf4);                   /* code_page_size */
+    bb_u64(&b, 8);                      /* aux size */
+    bb_bytes(&b, "AUXDATA!", 8);
     check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
     check_u64(name("%s: identifier", label), s.identifier, 0x5555555555555555ull);
     check_fixed(label, &s);
@@ -655,7 +605,7 @@ static void test_all_fields(bool swap)
 static void test_multi_event_identifier(void)
 {
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, false);
@@ -668,37 +618,37 @@ static void test_multi_event_identifier(void)
     fake_add_id(&k, 20, 1);
     fake_locate_ids(&k);
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 20);
-    put64(&b, 0x401000);
-    put32(&b, 5);
-    put32(&b, 6);
-    put64(&b, 999);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 20);
+    bb_u64(&b, 0x401000);
+    bb_u32(&b, 5);
+    bb_u32(&b, 6);
+    bb_u64(&b, 999);
     check(decode(&k, &b, &s, &err) == 0, "multi-event IDENTIFIER: decodes", "%s", err.msg);
     check(s.attr_index == 1, "multi-event IDENTIFIER: id 20 is event 1", "attr_index %d", s.attr_index);
     check(s.pid == 5 && s.tid == 6 && s.period == 999 && s.time == 0,
           "multi-event IDENTIFIER: event 1's layout", "pid %u tid %u period %llu", s.pid, s.tid,
           (unsigned long long)s.period);
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 11);
-    put64(&b, 0x401000);
-    put64(&b, 12345);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 11);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, 12345);
     check(decode(&k, &b, &s, &err) == 0 && s.attr_index == 0 && s.time == 12345,
           "multi-event IDENTIFIER: id 11 is event 0 with its layout", "attr_index %d time %llu",
           s.attr_index, (unsigned long long)s.time);
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 99);
-    put64(&b, 0x401000);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 99);
+    bb_u64(&b, 0x401000);
     int rc = decode(&k, &b, &s, &err);
     check(rc == 0 && s.attr_index == -1 && s.sample_type == 0,
           "multi-event IDENTIFIER: unknown id gives attr_index -1, no fields", "rc %d attr_index %d", rc,
           s.attr_index);
 
     /* A record too short to hold the id word. */
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    pv_record r = finish(&b);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    pv_record r = bb_record_end(&b);
     check(pv_record_attr_index(&k.f, &r) == -1, "multi-event IDENTIFIER: empty sample has no event",
           "got %d", pv_record_attr_index(&k.f, &r));
 }
@@ -707,7 +657,7 @@ static void test_multi_event_id_position(bool swap)
 {
     const char *label = swap ? "multi-event ID position big-endian" : "multi-event ID position";
     fake k;
-    builder b;
+    byte_builder b;
     pv_sample s;
     pv_error err;
     fake_init(&k, swap);
@@ -725,32 +675,32 @@ static void test_multi_event_id_position(bool swap)
     check(k.f.sample_id_word == 3, name("%s: id is word 3 (after ip, tid, time)", label), "%d",
           k.f.sample_id_word);
     for (uint64_t e = 0; e < 3; e++) {
-        begin(&b, PV_RECORD_SAMPLE, 0, swap);
-        put64(&b, 0x401000);
-        put32(&b, 1);
-        put32(&b, 2);
-        put64(&b, 3);
-        put64(&b, 0x100 * (e + 1));
-        put32(&b, 1);
-        put32(&b, 0);
-        put64(&b, 4000 + e);
+        bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+        bb_u64(&b, 0x401000);
+        bb_u32(&b, 1);
+        bb_u32(&b, 2);
+        bb_u64(&b, 3);
+        bb_u64(&b, 0x100 * (e + 1));
+        bb_u32(&b, 1);
+        bb_u32(&b, 0);
+        bb_u64(&b, 4000 + e);
         check(decode(&k, &b, &s, &err) == 0 && s.attr_index == (int)e && s.id == 0x100 * (e + 1) &&
               s.period == 4000 + e, name("%s: sample of event %llu", label, (unsigned long long)e),
               "attr_index %d id 0x%llx", s.attr_index, (unsigned long long)s.id);
     }
 
     /* The sample_id_all trailer of a COMM: tid, time, id, cpu. */
-    begin(&b, PV_RECORD_COMM, 0, swap);
-    put32(&b, 42);
-    put32(&b, 43);
-    put_bytes(&b, "bash\0\0\0\0", 8);
-    put32(&b, 42);
-    put32(&b, 43);
-    put64(&b, 777);
-    put64(&b, 0x300);
-    put32(&b, 3);
-    put32(&b, 0);
-    pv_record r = finish(&b);
+    bb_record_begin(&b, PV_RECORD_COMM, 0, swap);
+    bb_u32(&b, 42);
+    bb_u32(&b, 43);
+    bb_bytes(&b, "bash\0\0\0\0", 8);
+    bb_u32(&b, 42);
+    bb_u32(&b, 43);
+    bb_u64(&b, 777);
+    bb_u64(&b, 0x300);
+    bb_u32(&b, 3);
+    bb_u32(&b, 0);
+    pv_record r = bb_record_end(&b);
     pv_sample_id sid;
     int rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
     check(rc == 0, name("%s: COMM trailer decodes", label), "%s", err.msg);
@@ -768,7 +718,7 @@ static void test_sample_id_trailer(bool swap)
 {
     const char *label = swap ? "sample_id_all trailer big-endian" : "sample_id_all trailer";
     fake k;
-    builder b;
+    byte_builder b;
     pv_error err;
     pv_sample_id sid;
     fake_init(&k, swap);
@@ -780,21 +730,21 @@ static void test_sample_id_trailer(bool swap)
 
     /* A FORK record: pid ppid tid ptid time, then the trailer
      * tid time id stream_id cpu identifier. */
-    begin(&b, PV_RECORD_FORK, 0, swap);
-    put32(&b, 100);
-    put32(&b, 1);
-    put32(&b, 101);
-    put32(&b, 1);
-    put64(&b, 5000);
-    put32(&b, 100);
-    put32(&b, 101);
-    put64(&b, 5001);
-    put64(&b, 0x1d);
-    put64(&b, 0x5d);
-    put32(&b, 9);
-    put32(&b, 0);
-    put64(&b, 0x1d);
-    pv_record r = finish(&b);
+    bb_record_begin(&b, PV_RECORD_FORK, 0, swap);
+    bb_u32(&b, 100);
+    bb_u32(&b, 1);
+    bb_u32(&b, 101);
+    bb_u32(&b, 1);
+    bb_u64(&b, 5000);
+    bb_u32(&b, 100);
+    bb_u32(&b, 101);
+    bb_u64(&b, 5001);
+    bb_u64(&b, 0x1d);
+    bb_u64(&b, 0x5d);
+    bb_u32(&b, 9);
+    bb_u32(&b, 0);
+    bb_u64(&b, 0x1d);
+    pv_record r = bb_record_end(&b);
     int rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
     check(rc == 0, name("%s: FORK decodes", label), "%s", err.msg);
     check_u64(name("%s: fields (no IP, PERIOD, CALLCHAIN)", label), sid.fields,
@@ -809,39 +759,39 @@ static void test_sample_id_trailer(bool swap)
     check_u64(name("%s: identifier last", label), sid.identifier, 0x1d);
 
     /* Too short for its trailer. */
-    begin(&b, PV_RECORD_FORK, 0, swap);
-    put64(&b, 1);
-    put64(&b, 2);
-    r = finish(&b);
+    bb_record_begin(&b, PV_RECORD_FORK, 0, swap);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    r = bb_record_end(&b);
     rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
     check(rc == -1 && strstr(err.msg, FAKE_PATH) && strstr(err.msg, "offset 0x"),
           name("%s: record shorter than the trailer is an error with the offset", label),
           "rc %d '%s'", rc, err.msg);
 
     /* User records (type >= 64) have no trailer. */
-    begin(&b, PV_RECORD_FINISHED_ROUND, 0, swap);
-    r = finish(&b);
+    bb_record_begin(&b, PV_RECORD_FINISHED_ROUND, 0, swap);
+    r = bb_record_end(&b);
     rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
     check(rc == 0 && sid.fields == 0, name("%s: FINISHED_ROUND has none", label), "rc %d fields 0x%llx",
           rc, (unsigned long long)sid.fields);
 
     /* sample_id_all off: none. */
     k.attrs[0].flags = 0;
-    begin(&b, PV_RECORD_EXIT, 0, swap);
-    put64(&b, 1);
-    r = finish(&b);
+    bb_record_begin(&b, PV_RECORD_EXIT, 0, swap);
+    bb_u64(&b, 1);
+    r = bb_record_end(&b);
     rc = pv_sample_id_decode(&k.f, &r, &sid, &err);
     check(rc == 0 && sid.fields == 0 && sid.size == 0, name("%s: sample_id_all off, no trailer", label),
           "rc %d fields 0x%llx", rc, (unsigned long long)sid.fields);
 }
 
-static void expect_malformed(fake *k, builder *b, const char *label)
+static void expect_malformed(fake *k, byte_builder *b, const char *label)
 {
     pv_sample s;
     pv_error err;
     int rc = decode(k, b, &s, &err);
     char at[32];
-    snprintf(at, sizeof at, "offset 0x%x", RECORD_OFFSET);
+    snprintf(at, sizeof at, "offset 0x%x", BB_RECORD_OFFSET);
     check(rc == -1 && strstr(err.msg, FAKE_PATH) && strstr(err.msg, at),
           name("malformed %s: error naming the file and offset", label), "rc %d '%s'", rc, err.msg);
 }
@@ -849,112 +799,112 @@ static void expect_malformed(fake *k, builder *b, const char *label)
 static void test_malformed(void)
 {
     fake k;
-    builder b;
+    byte_builder b;
     fake_init(&k, false);
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_CALLCHAIN;
     fake_locate_ids(&k);
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 1ull << 61);     /* nr * 8 wraps to 0 */
-    put64(&b, 0x401000);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 1ull << 61);     /* nr * 8 wraps to 0 */
+    bb_u64(&b, 0x401000);
     expect_malformed(&k, &b, "callchain nr 2^61");
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, UINT64_MAX);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, UINT64_MAX);
     expect_malformed(&k, &b, "callchain nr 2^64-1");
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 3);
-    put64(&b, 0x401000);
-    put64(&b, 0x402000);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 3);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, 0x402000);
     expect_malformed(&k, &b, "callchain nr 3 with 2 entries");
 
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_BRANCH_STACK;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 0x0aaaaaaaaaaaaaabull);  /* nr * 24 wraps to 8 */
-    put64(&b, 0);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 0x0aaaaaaaaaaaaaabull);  /* nr * 24 wraps to 8 */
+    bb_u64(&b, 0);
     expect_malformed(&k, &b, "branch nr that wraps nr*24");
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 2);
-    put64(&b, 1);
-    put64(&b, 2);
-    put64(&b, 3);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    bb_u64(&b, 3);
     expect_malformed(&k, &b, "branch nr 2 with 1 entry");
 
     k.attrs[0].branch_sample_type = PV_BRANCH_HW_INDEX;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 1);
-    put64(&b, 0);          /* hw_idx */
-    put64(&b, 1);
-    put64(&b, 2);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 1);
+    bb_u64(&b, 0);          /* hw_idx */
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
     expect_malformed(&k, &b, "branch entry cut short after hw_idx");
 
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_RAW;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put32(&b, 0xfffffffc);
-    put32(&b, 0);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u32(&b, 0xfffffffc);
+    bb_u32(&b, 0);
     expect_malformed(&k, &b, "raw size 0xfffffffc");
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put32(&b, 12);
-    put32(&b, 0);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u32(&b, 12);
+    bb_u32(&b, 0);
     expect_malformed(&k, &b, "raw size 12 with 4 bytes");
 
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_STACK_USER;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, UINT64_MAX - 7);
-    put64(&b, 0);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, UINT64_MAX - 7);
+    bb_u64(&b, 0);
     expect_malformed(&k, &b, "stack size 2^64-8");
 
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 8);
-    put64(&b, 0);          /* the 8 bytes, but no dyn_size */
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 8);
+    bb_u64(&b, 0);          /* the 8 bytes, but no dyn_size */
     expect_malformed(&k, &b, "stack without dyn_size");
 
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_READ;
     k.attrs[0].read_format = PV_FORMAT_GROUP | PV_FORMAT_ID;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 1ull << 60);   /* nr * 16 wraps to 0 */
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 1ull << 60);   /* nr * 16 wraps to 0 */
     expect_malformed(&k, &b, "read group nr 2^60");
 
     k.attrs[0].read_format = PV_FORMAT_TOTAL_TIME_ENABLED | PV_FORMAT_ID;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 2);
-    put64(&b, 3);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    bb_u64(&b, 3);
     expect_malformed(&k, &b, "read non-group missing its id");
 
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_REGS_USER;
     k.attrs[0].sample_regs_user = 0xff;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 2);
-    put64(&b, 3);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    bb_u64(&b, 3);
     expect_malformed(&k, &b, "regs_user with fewer values than the mask");
 
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_AUX;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 1ull << 63);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 1ull << 63);
     expect_malformed(&k, &b, "aux size 2^63");
 
     k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_PHYS_ADDR | PV_SAMPLE_CGROUP;
-    begin(&b, PV_RECORD_SAMPLE, 0, false);
-    put64(&b, 1);
-    put64(&b, 2);
-    put64(&b, 3);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 1);
+    bb_u64(&b, 2);
+    bb_u64(&b, 3);
     expect_malformed(&k, &b, "record ending before cgroup");
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "byte_builder.h"
 #include "file_open.h"
 #include "perf_file.h"
 #include "record_walk.h"
@@ -242,10 +243,6 @@ static bool walk_threaded(const pv_walk *w)
     return w->unpacked.source && pv_unpacker_threaded(w->unpacked.source);
 }
 
-static void put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static void put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-
 /* tests/bad_input/base.data (header and attrs) with a data section of
  * COMPRESSED records holding records {type 100, size 8 + 8 * (i % 7)},
  * raw bytes in all, the zstd stream cut every 1000 bytes: many blocks of
@@ -266,9 +263,9 @@ static uint8_t *big_compressed_image(uint64_t raw, uint64_t *size)
     for (uint32_t i = 0; at < raw; i++) {
         uint16_t n = (uint16_t)(8 + 8 * (i % 7));
         memset(records + at, (int)i, n);
-        put_u32(records + at, 100);
-        put_u16(records + at + 4, 0);
-        put_u16(records + at + 6, n);
+        bb_store(records + at, 100, 4, false);
+        bb_store(records + at + 4, 0, 2, false);
+        bb_store(records + at + 6, n, 2, false);
         at += n;
     }
     size_t packed_size = ZSTD_compress(packed, bound, records, (size_t)at, 1);
@@ -276,14 +273,14 @@ static uint8_t *big_compressed_image(uint64_t raw, uint64_t *size)
     uint64_t out = base_size;
     for (size_t k = 0; !ZSTD_isError(packed_size) && k < packed_size; k += 1000) {
         size_t n = packed_size - k < 1000 ? packed_size - k : 1000;
-        put_u32(image + out, 81);
-        put_u16(image + out + 4, 0);
-        put_u16(image + out + 6, (uint16_t)(n + 8));
+        bb_store(image + out, 81, 4, false);
+        bb_store(image + out + 4, 0, 2, false);
+        bb_store(image + out + 6, (uint16_t)(n + 8), 2, false);
         memcpy(image + out + 8, packed + k, n);
         out += 8 + n;
     }
-    put_u64(image + 40, base_size);
-    put_u64(image + 48, out - base_size);
+    bb_store(image + 40, base_size, 8, false);
+    bb_store(image + 48, out - base_size, 8, false);
     memset(image + 72, 0, 32);
     free(base), free(records), free(packed);
     *size = out;

@@ -216,7 +216,8 @@ static int callchains_first(PvCursor *cur, pv_error *err)
 {
     CallchainsState *st = cur->state;
     st->track_repeats = pv_column_used(cur, COL_REPEATED);
-    pv_walk_start(&st->rows.walk, cur->file);
+    if (pv_record_rows_start(cur, err))
+        return -1;
     return advance(cur, err, true);
 }
 

@@ -475,7 +475,7 @@ static int parse_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **arg
     return 0;
 }
 
-/* The walk's filter for the cursor's current file. */
+/* The scan's filter for the cursor's current file (see PvRecordRows). */
 static int apply_filter(PvCursor *cur, pv_error *err)
 {
     if (!cur->wanted.active)
@@ -486,12 +486,6 @@ static int apply_filter(PvCursor *cur, pv_error *err)
     if (cur->event_name &&
         pv_record_filter_set_event(&rows->filter, cur->file, cur->event_name, err))
         return -1;
-    if (rows->filter.has_time_min || rows->filter.has_time_max) {
-        const pv_time_index *ti;
-        if (pv_time_index_get(cur->file, &ti, err))
-            return -1;
-        rows->time_index = ti->usable ? ti : NULL;
-    }
     return 0;
 }
 
@@ -689,71 +683,34 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
     return SQLITE_ERROR;
 }
 
-/* With a time index: at the end of the current chunk, moves the walk to
- * the next chunk whose time range meets the filter's.  False when none is
- * left. */
-static bool next_chunk(PvRecordRows *rows)
+int pv_record_rows_start(PvCursor *cur, pv_error *err)
 {
-    const pv_time_index *ti = rows->time_index;
-    const pv_record_filter *filter = &rows->filter;
-    if (rows->in_chunk) {
-        const pv_time_chunk *c = &ti->chunks[rows->chunk];
-        if (rows->walk.segment == c->segment && rows->walk.next_offset < c->end)
-            return true;
-        rows->chunk++;
-    }
-    int64_t min = filter->has_time_min ? filter->time_min : INT64_MIN;
-    int64_t max = filter->has_time_max ? filter->time_max : INT64_MAX;
-    uint64_t k = rows->chunk;
-    while (k < ti->nr_chunks && !pv_time_chunk_meets(&ti->chunks[k], min, max))
-        k++;
-    rows->chunk = k;
-    rows->in_chunk = k < ti->nr_chunks;
-    if (!rows->in_chunk)
-        return false;
-    const pv_time_chunk *c = &ti->chunks[k];
-    pv_walk_seek(&rows->walk, c->segment, c->offset, c->first_index);
-    return true;
+    PvRecordRows *rows = cur->state;
+    return pv_record_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants, err);
 }
 
 int pv_record_rows_next(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
-    for (;;) {
-        if (rows->time_index && !next_chunk(rows)) {
-            cur->eof = true;
-            return 0;
-        }
-        int rc = pv_walk_next(&rows->walk, &rows->record, err);
-        if (rc <= 0) {
-            cur->eof = rc == 0;
-            return rc;
-        }
-        if (cur->def->wants && !cur->def->wants(rows->record.type))
-            continue;
-        rc = pv_record_filter_test(&rows->filter, cur->file, &rows->record, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0)
-            continue;
-        cur->rowid = (sqlite3_int64)rows->record.index;
-        return cur->def->decode ? cur->def->decode(cur, err) : 0;
+    int rc = pv_record_scan_next(&rows->scan, &rows->record, err);
+    if (rc <= 0) {
+        cur->eof = rc == 0;
+        return rc;
     }
+    cur->rowid = (sqlite3_int64)rows->record.index;
+    return cur->def->decode ? cur->def->decode(cur, err) : 0;
 }
 
 int pv_record_rows_first(PvCursor *cur, pv_error *err)
 {
-    PvRecordRows *rows = cur->state;
-    pv_walk_start(&rows->walk, cur->file);
-    rows->chunk = 0;
-    rows->in_chunk = false;
+    if (pv_record_rows_start(cur, err))
+        return -1;
     return pv_record_rows_next(cur, err);
 }
 
 void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
-    pv_walk_end(&rows->walk);
+    pv_record_scan_end(&rows->scan);
     pv_record_filter_free(&rows->filter);
-    rows->time_index = NULL;
 }

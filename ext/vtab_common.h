@@ -14,12 +14,11 @@
 #include <stdint.h>
 
 #include "perf_file.h"
-#include "record_filter.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
 #include "record_filter.h"
+#include "record_scan.h"
 #include "record_walk.h"
-#include "time_index.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -73,18 +72,19 @@ enum {
 };
 
 /* Tables whose rows are the records of some types begin their state with a
- * PvRecordRows and use pv_record_rows_* as first/next/reset: the walk, the
- * filtering and the rowid (the record's ordinal) are done once, here. */
+ * PvRecordRows and use pv_record_rows_* as first/next/reset: the scan
+ * (record_scan.h: the walk, the type test, the filtering and the seeking
+ * through the time index) and the rowid (the record's ordinal) are done
+ * once, here. */
 typedef struct PvRecordRows {
-    pv_walk walk;
+    pv_record_scan scan;
     pv_record record;
+    /* The cursor's constraints, with its event resolved for this file. */
     pv_record_filter filter;
-    /* With a time range and a time index: the chunk being read. */
-    const pv_time_index *time_index;
-    uint64_t chunk;
-    bool in_chunk;
 } PvRecordRows;
 
+/* Starts the scan without moving to a row (for a first() of its own). */
+int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);
 void pv_record_rows_reset(PvCursor *cur);

@@ -5,23 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CACHE_SLOTS 8
-
-/* One opened file.  The cache keeps files open between statements so that
- * the tables of a join, and the queries of a session, map a file once; a
- * file whose identity on disk changed is opened again. */
-typedef struct PvCacheEntry {
-    char *path;
-    pv_file *file;
-    int users;
-    uint64_t last_used;
-} PvCacheEntry;
-
-struct PvCache {
-    int refs;
-    uint64_t clock;
-    PvCacheEntry slots[CACHE_SLOTS];
-};
+#include "file_cache.h"
 
 /* Constraints the reader tests itself, in the order of their idxNum bits
  * (see pvBestIndex). */
@@ -39,98 +23,6 @@ typedef struct PvTab {
     /* columns named time, pid, tid, cpu, event when pushed down, else -1 */
     int time_column, pid_column, tid_column, cpu_column, event_column;
 } PvTab;
-
-PvCache *pv_cache_new(void)
-{
-    PvCache *cache = sqlite3_malloc(sizeof *cache);
-    if (cache) {
-        memset(cache, 0, sizeof *cache);
-        cache->refs = 1;
-    }
-    return cache;
-}
-
-void pv_cache_release(PvCache *cache)
-{
-    if (--cache->refs > 0)
-        return;
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        pv_file_close(cache->slots[i].file);
-        sqlite3_free(cache->slots[i].path);
-    }
-    sqlite3_free(cache);
-}
-
-static bool same_file_on_disk(const pv_file *f)
-{
-    struct stat st;
-    if (stat(f->data_path, &st) != 0)
-        return false;
-    uint64_t mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
-           mtime == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
-}
-
-static void clear_slot(PvCacheEntry *e)
-{
-    pv_file_close(e->file);
-    sqlite3_free(e->path);
-    memset(e, 0, sizeof *e);
-}
-
-/* Returns an open file for path, shared when possible. */
-static int cache_acquire(PvCache *cache, const char *path, pv_file **out, pv_error *err)
-{
-    PvCacheEntry *victim = NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        PvCacheEntry *e = &cache->slots[i];
-        if (e->file && strcmp(e->path, path) == 0) {
-            if (same_file_on_disk(e->file)) {
-                e->users++;
-                e->last_used = ++cache->clock;
-                *out = e->file;
-                return 0;
-            }
-            if (e->users == 0)
-                clear_slot(e);
-        }
-    }
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        PvCacheEntry *e = &cache->slots[i];
-        if (!e->file) {
-            victim = e;
-            break;
-        }
-        if (e->users == 0 && (!victim || e->last_used < victim->last_used))
-            victim = e;
-    }
-    pv_file *f;
-    if (pv_file_open(path, &f, err))
-        return -1;
-    if (victim) {
-        char *copy = sqlite3_mprintf("%s", path);
-        if (copy) {
-            if (victim->file)
-                clear_slot(victim);
-            victim->path = copy;
-            victim->file = f;
-            victim->users = 1;
-            victim->last_used = ++cache->clock;
-        }
-    }
-    *out = f;
-    return 0;
-}
-
-static void cache_release(PvCache *cache, pv_file *f)
-{
-    for (int i = 0; i < CACHE_SLOTS; i++)
-        if (cache->slots[i].file == f) {
-            cache->slots[i].users--;
-            return;
-        }
-    pv_file_close(f);  /* not cached: this cursor's own */
-}
 
 /* 'a.data' or "a.data" or a.data -> a.data */
 static char *unquote(const char *arg)
@@ -357,7 +249,7 @@ static void cursor_release_file(PvCursor *cur)
     if (cur->state)
         memset(cur->state, 0, cur->def->state_size);
     if (cur->file)
-        cache_release(cur->cache, cur->file);
+        pv_cache_release_file(cur->cache, cur->file);
     cur->file = NULL;
     cur->eof = true;
 }
@@ -538,7 +430,7 @@ static void free_paths(PvCursor *cur)
 /* Opens path and positions the cursor on its first row. */
 static int start_file(PvCursor *cur, const char *path, pv_error *err)
 {
-    if (cache_acquire(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
+    if (pv_cache_acquire_file(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
         return -1;
     cur->eof = false;
     return cur->def->first(cur, err);
@@ -645,7 +537,7 @@ int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache)
         return SQLITE_NOMEM;
     pair[0] = (void *)def;
     pair[1] = cache;
-    cache->refs++;
+    pv_cache_retain(cache);
     return sqlite3_create_module_v2(db, def->name, &pv_module, pair, free_pair);
 }
 

@@ -1,6 +1,7 @@
 /*
  * What every perfvtab table shares: the hidden `path` argument, the
- * per-connection cache of opened files, cursor plumbing and errors.
+ * per-connection cache of opened files (file_cache.h), cursor plumbing
+ * and errors.
  *
  * A table is a PvTableDef: its columns and four callbacks that position a
  * cursor on rows.  vtab_common.c turns each into a SQLite module that works
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "file_cache.h"
 #include "perf_file.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
@@ -22,7 +24,6 @@
 
 SQLITE_EXTENSION_INIT3
 
-typedef struct PvCache PvCache;
 typedef struct PvTableDef PvTableDef;
 
 typedef struct PvCursor {
@@ -115,10 +116,7 @@ void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);
 /* Reports a reader error from xColumn. */
 int pv_result_error(sqlite3_context *ctx, const pv_error *err);
 
+/* Each registered module takes its own reference to the cache. */
 int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache);
-/* A cache with one reference, the caller's; each registered module takes
- * its own, and the last release frees the cache and closes its files. */
-PvCache *pv_cache_new(void);
-void pv_cache_release(PvCache *cache);
 
 #endif

@@ -18,6 +18,7 @@
 #include "record_filter.h"
 #include "record_scan.h"
 #include "record_walk.h"
+#include "sample.h"
 #include "time_index.h"
 #include "unit_check.h"
 
@@ -223,21 +224,21 @@ static void check_file(const char *path)
     pv_record rec;
     pv_walk w;
     pv_walk_start(&w, f);
-    pv_identity id = {0};
+    pv_sample_id id = {0};
     bool found = false;
     while (!found && pv_walk_next(&w, &rec, &err) == 1)
-        if (rec.type == PV_RECORD_SAMPLE && pv_record_identity(f, &rec, &id, &err) == 0 &&
-            id.has_tid)
+        if (rec.type == PV_RECORD_SAMPLE && pv_record_identity_decode(f, &rec, &id, &err) == 0 &&
+            (id.fields & PV_SAMPLE_TID))
             found = true;
     pv_walk_end(&w);
     if (found) {
         pv_record_filter filter = time_range(true, first + third, false, 0);
         filter.has_pid = true;
-        filter.pid = id.pid;
+        filter.pid = (int32_t)id.pid;
         range_cases(f, path, "a pid from the middle third on", filter);
         filter.has_tid = true;
-        filter.tid = id.tid;
-        filter.has_cpu = id.has_cpu;
+        filter.tid = (int32_t)id.tid;
+        filter.has_cpu = id.fields & PV_SAMPLE_CPU;
         filter.cpu = id.cpu;
         range_cases(f, path, "a tid and cpu from the middle third on", filter);
     }

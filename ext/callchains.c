@@ -94,8 +94,8 @@ static bool callchains_wants(uint32_t type)
 static int ready_symbolizer(PvCursor *cur, pv_error *err)
 {
     CallchainsState *st = cur->state;
-    return pv_cursor_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
-                                       &st->keyed, &st->key, err);
+    return pv_vtab_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
+                                     &st->keyed, &st->key, err);
 }
 
 static uint64_t sample_order_key(const CallchainsState *st)
@@ -231,7 +231,8 @@ static int callchains_first(PvCursor *cur, pv_error *err)
 {
     CallchainsState *st = cur->state;
     st->track_repeats = pv_column_used(cur, COL_REPEATED);
-    pv_walk_start(&st->rows.walk, cur->file);
+    if (pv_record_rows_start(cur, err))
+        return -1;
     return advance(cur, err, true);
 }
 

@@ -29,12 +29,7 @@ enum { RECORDS_COLUMNS(PV_COLUMN_ENUM) };
 typedef struct RecordsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
     bool ids_decoded;
-    /* What the record says of time, pid, tid, cpu and id: from the sample
-     * for SAMPLE, from the sample_id trailer for other kernel records. */
-    uint64_t have;   /* PV_SAMPLE_* bits */
-    int attr_index;
-    uint32_t pid, tid, cpu;
-    uint64_t time, id;
+    pv_sample_id ids;           /* the record's identity (sample.h) */
 } RecordsState;
 
 /* Every record is a row; its ids are decoded when a column asks. */
@@ -50,31 +45,8 @@ static int decode_ids(PvCursor *cur, RecordsState *st, pv_error *err)
 {
     if (st->ids_decoded)
         return 0;
-    const pv_record *r = &st->rows.record;
-    if (r->type == PV_RECORD_SAMPLE) {
-        pv_sample s;
-        if (pv_sample_decode(cur->file, r, &s, err))
-            return -1;
-        st->attr_index = s.attr_index;
-        st->have = s.sample_type & (PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_CPU |
-                                    PV_SAMPLE_ID | PV_SAMPLE_IDENTIFIER);
-        st->pid = s.pid;
-        st->tid = s.tid;
-        st->cpu = s.cpu;
-        st->time = s.time;
-        st->id = (s.sample_type & PV_SAMPLE_ID) ? s.id : s.identifier;
-    } else {
-        pv_sample_id t;
-        if (pv_sample_id_decode(cur->file, r, &t, err))
-            return -1;
-        st->attr_index = t.fields ? t.attr_index : -1;
-        st->have = t.fields;
-        st->pid = t.pid;
-        st->tid = t.tid;
-        st->cpu = t.cpu;
-        st->time = t.time;
-        st->id = (t.fields & PV_SAMPLE_ID) ? t.id : t.identifier;
-    }
+    if (pv_record_identity_decode(cur->file, &st->rows.record, &st->ids, err))
+        return -1;
     st->ids_decoded = true;
     return 0;
 }
@@ -108,19 +80,24 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
     }
     if (decode_ids(cur, st, &err))
         return pv_result_error(ctx, &err);
+    const pv_sample_id *ids = &st->ids;
     switch (i) {
-    case COL_TIME: if (st->have & PV_SAMPLE_TIME) pv_result_u64(ctx, st->time); break;
-    case COL_PID: if (st->have & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)st->pid); break;
-    case COL_TID: if (st->have & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)st->tid); break;
-    case COL_CPU: if (st->have & PV_SAMPLE_CPU) pv_result_u64(ctx, st->cpu); break;
+    case COL_TIME: if (ids->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, ids->time); break;
+    case COL_PID: if (ids->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)ids->pid); break;
+    case COL_TID: if (ids->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)ids->tid); break;
+    case COL_CPU: if (ids->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, ids->cpu); break;
     case COL_ID:
-        if (st->have & (PV_SAMPLE_ID | PV_SAMPLE_IDENTIFIER)) pv_result_u64(ctx, st->id);
+        if (ids->fields & PV_SAMPLE_ID) pv_result_u64(ctx, ids->id);
+        else if (ids->fields & PV_SAMPLE_IDENTIFIER) pv_result_u64(ctx, ids->identifier);
         break;
-    case COL_EVENT:
-        if (st->attr_index >= 0)
-            sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)st->attr_index), -1,
+    case COL_EVENT: {
+        /* A record other than SAMPLE names its event only in its trailer. */
+        bool named = r->type == PV_RECORD_SAMPLE || ids->fields;
+        if (named && ids->attr_index >= 0)
+            sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)ids->attr_index), -1,
                                 SQLITE_TRANSIENT);
         break;
+    }
     }
     return SQLITE_OK;
 }

@@ -6,23 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CACHE_SLOTS 8
-
-/* One opened file.  The cache keeps files open between statements so that
- * the tables of a join, and the queries of a session, map a file once; a
- * file whose identity on disk changed is opened again. */
-typedef struct PvCacheEntry {
-    char *path;
-    pv_file *file;
-    int users;
-    uint64_t last_used;
-} PvCacheEntry;
-
-struct PvCache {
-    int refs;
-    uint64_t clock;
-    PvCacheEntry slots[CACHE_SLOTS];
-};
+#include "file_cache.h"
 
 /* Constraints the reader tests itself, in the order of their idxNum bits
  * (see pvBestIndex). */
@@ -40,98 +24,6 @@ typedef struct PvTab {
     /* columns named time, pid, tid, cpu, event when pushed down, else -1 */
     int time_column, pid_column, tid_column, cpu_column, event_column;
 } PvTab;
-
-PvCache *pv_cache_new(void)
-{
-    PvCache *cache = sqlite3_malloc(sizeof *cache);
-    if (cache) {
-        memset(cache, 0, sizeof *cache);
-        cache->refs = 1;
-    }
-    return cache;
-}
-
-void pv_cache_release(PvCache *cache)
-{
-    if (--cache->refs > 0)
-        return;
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        pv_file_close(cache->slots[i].file);
-        sqlite3_free(cache->slots[i].path);
-    }
-    sqlite3_free(cache);
-}
-
-static bool same_file_on_disk(const pv_file *f)
-{
-    struct stat st;
-    if (stat(f->data_path, &st) != 0)
-        return false;
-    uint64_t mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
-           mtime == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
-}
-
-static void clear_slot(PvCacheEntry *e)
-{
-    pv_file_close(e->file);
-    sqlite3_free(e->path);
-    memset(e, 0, sizeof *e);
-}
-
-/* Returns an open file for path, shared when possible. */
-static int cache_acquire(PvCache *cache, const char *path, pv_file **out, pv_error *err)
-{
-    PvCacheEntry *victim = NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        PvCacheEntry *e = &cache->slots[i];
-        if (e->file && strcmp(e->path, path) == 0) {
-            if (same_file_on_disk(e->file)) {
-                e->users++;
-                e->last_used = ++cache->clock;
-                *out = e->file;
-                return 0;
-            }
-            if (e->users == 0)
-                clear_slot(e);
-        }
-    }
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        PvCacheEntry *e = &cache->slots[i];
-        if (!e->file) {
-            victim = e;
-            break;
-        }
-        if (e->users == 0 && (!victim || e->last_used < victim->last_used))
-            victim = e;
-    }
-    pv_file *f;
-    if (pv_file_open(path, &f, err))
-        return -1;
-    if (victim) {
-        char *copy = sqlite3_mprintf("%s", path);
-        if (copy) {
-            if (victim->file)
-                clear_slot(victim);
-            victim->path = copy;
-            victim->file = f;
-            victim->users = 1;
-            victim->last_used = ++cache->clock;
-        }
-    }
-    *out = f;
-    return 0;
-}
-
-static void cache_release(PvCache *cache, pv_file *f)
-{
-    for (int i = 0; i < CACHE_SLOTS; i++)
-        if (cache->slots[i].file == f) {
-            cache->slots[i].users--;
-            return;
-        }
-    pv_file_close(f);  /* not cached: this cursor's own */
-}
 
 /* 'a.data' or "a.data" or a.data -> a.data */
 static char *unquote(const char *arg)
@@ -358,7 +250,7 @@ static void cursor_release_file(PvCursor *cur)
     if (cur->state)
         memset(cur->state, 0, cur->def->state_size);
     if (cur->file)
-        cache_release(cur->cache, cur->file);
+        pv_cache_release_file(cur->cache, cur->file);
     cur->file = NULL;
     cur->eof = true;
 }
@@ -476,7 +368,7 @@ static int parse_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **arg
     return 0;
 }
 
-/* The walk's filter for the cursor's current file. */
+/* The scan's filter for the cursor's current file (see PvRecordRows). */
 static int apply_filter(PvCursor *cur, pv_error *err)
 {
     if (!cur->wanted.active)
@@ -487,12 +379,6 @@ static int apply_filter(PvCursor *cur, pv_error *err)
     if (cur->event_name &&
         pv_record_filter_set_event(&rows->filter, cur->file, cur->event_name, err))
         return -1;
-    if (rows->filter.has_time_min || rows->filter.has_time_max) {
-        const pv_time_index *ti;
-        if (pv_time_index_get(cur->file, &ti, err))
-            return -1;
-        rows->time_index = ti->usable ? ti : NULL;
-    }
     return 0;
 }
 
@@ -545,7 +431,7 @@ static void free_paths(PvCursor *cur)
 /* Opens path and positions the cursor on its first row. */
 static int start_file(PvCursor *cur, const char *path, pv_error *err)
 {
-    if (cache_acquire(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
+    if (pv_cache_acquire_file(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
         return -1;
     cur->eof = false;
     return cur->def->first(cur, err);
@@ -652,7 +538,7 @@ int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache)
         return SQLITE_NOMEM;
     pair[0] = (void *)def;
     pair[1] = cache;
-    cache->refs++;
+    pv_cache_retain(cache);
     return sqlite3_create_module_v2(db, def->name, &pv_module, pair, free_pair);
 }
 
@@ -690,71 +576,34 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
     return SQLITE_ERROR;
 }
 
-/* With a time index: at the end of the current chunk, moves the walk to
- * the next chunk whose time range meets the filter's.  False when none is
- * left. */
-static bool next_chunk(PvRecordRows *rows)
+int pv_record_rows_start(PvCursor *cur, pv_error *err)
 {
-    const pv_time_index *ti = rows->time_index;
-    const pv_record_filter *filter = &rows->filter;
-    if (rows->in_chunk) {
-        const pv_time_chunk *c = &ti->chunks[rows->chunk];
-        if (rows->walk.segment == c->segment && rows->walk.next_offset < c->end)
-            return true;
-        rows->chunk++;
-    }
-    int64_t min = filter->has_time_min ? filter->time_min : INT64_MIN;
-    int64_t max = filter->has_time_max ? filter->time_max : INT64_MAX;
-    uint64_t k = rows->chunk;
-    while (k < ti->nr_chunks && !pv_time_chunk_meets(&ti->chunks[k], min, max))
-        k++;
-    rows->chunk = k;
-    rows->in_chunk = k < ti->nr_chunks;
-    if (!rows->in_chunk)
-        return false;
-    const pv_time_chunk *c = &ti->chunks[k];
-    pv_walk_seek(&rows->walk, c->segment, c->offset, c->first_index);
-    return true;
+    PvRecordRows *rows = cur->state;
+    return pv_record_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants, err);
 }
 
 int pv_record_rows_next(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
-    for (;;) {
-        if (rows->time_index && !next_chunk(rows)) {
-            cur->eof = true;
-            return 0;
-        }
-        int rc = pv_walk_next(&rows->walk, &rows->record, err);
-        if (rc <= 0) {
-            cur->eof = rc == 0;
-            return rc;
-        }
-        if (cur->def->wants && !cur->def->wants(rows->record.type))
-            continue;
-        rc = pv_record_filter_test(&rows->filter, cur->file, &rows->record, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0)
-            continue;
-        cur->rowid = (sqlite3_int64)rows->record.index;
-        return cur->def->decode ? cur->def->decode(cur, err) : 0;
+    int rc = pv_record_scan_next(&rows->scan, &rows->record, err);
+    if (rc <= 0) {
+        cur->eof = rc == 0;
+        return rc;
     }
+    cur->rowid = (sqlite3_int64)rows->record.index;
+    return cur->def->decode ? cur->def->decode(cur, err) : 0;
 }
 
 int pv_record_rows_first(PvCursor *cur, pv_error *err)
 {
-    PvRecordRows *rows = cur->state;
-    pv_walk_start(&rows->walk, cur->file);
-    rows->chunk = 0;
-    rows->in_chunk = false;
+    if (pv_record_rows_start(cur, err))
+        return -1;
     return pv_record_rows_next(cur, err);
 }
 
 void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
-    pv_walk_end(&rows->walk);
+    pv_record_scan_end(&rows->scan);
     pv_record_filter_free(&rows->filter);
-    rows->time_index = NULL;
 }

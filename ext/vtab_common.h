@@ -1,6 +1,7 @@
 /*
  * What every perfvtab table shares: the hidden `path` argument, the
- * per-connection cache of opened files, cursor plumbing and errors.
+ * per-connection cache of opened files (file_cache.h), cursor plumbing
+ * and errors.
  *
  * A table is a PvTableDef: its columns and four callbacks that position a
  * cursor on rows.  vtab_common.c turns each into a SQLite module that works
@@ -13,17 +14,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "file_cache.h"
 #include "perf_file.h"
-#include "record_filter.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
 #include "record_filter.h"
+#include "record_scan.h"
 #include "record_walk.h"
-#include "time_index.h"
 
 SQLITE_EXTENSION_INIT3
 
-typedef struct PvCache PvCache;
 typedef struct PvTableDef PvTableDef;
 
 typedef struct PvCursor {
@@ -96,18 +96,19 @@ enum {
 };
 
 /* Tables whose rows are the records of some types begin their state with a
- * PvRecordRows and use pv_record_rows_* as first/next/reset: the walk, the
- * filtering and the rowid (the record's ordinal) are done once, here. */
+ * PvRecordRows and use pv_record_rows_* as first/next/reset: the scan
+ * (record_scan.h: the walk, the type test, the filtering and the seeking
+ * through the time index) and the rowid (the record's ordinal) are done
+ * once, here. */
 typedef struct PvRecordRows {
-    pv_walk walk;
+    pv_record_scan scan;
     pv_record record;
+    /* The cursor's constraints, with its event resolved for this file. */
     pv_record_filter filter;
-    /* With a time range and a time index: the chunk being read. */
-    const pv_time_index *time_index;
-    uint64_t chunk;
-    bool in_chunk;
 } PvRecordRows;
 
+/* Starts the scan without moving to a row (for a first() of its own). */
+int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);
 void pv_record_rows_reset(PvCursor *cur);
@@ -138,10 +139,7 @@ void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);
 /* Reports a reader error from xColumn. */
 int pv_result_error(sqlite3_context *ctx, const pv_error *err);
 
+/* Each registered module takes its own reference to the cache. */
 int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache);
-/* A cache with one reference, the caller's; each registered module takes
- * its own, and the last release frees the cache and closes its files. */
-PvCache *pv_cache_new(void);
-void pv_cache_release(PvCache *cache);
 
 #endif

@@ -3,7 +3,8 @@
  * and event — tested in the reader, before a row is made of it.
  *
  * The identity of a record is what its sample (for SAMPLE) or its
- * sample_id_all trailer (other kernel records) says.  A record whose
+ * sample_id_all trailer (other kernel records) says: pv_record_identity_decode
+ * (sample.h).  A record whose
  * identity lacks a field that is filtered on does not match: its column
  * would be NULL, and NULL satisfies no comparison.
  */
@@ -17,14 +18,6 @@
 #include "pv_error.h"
 #include "record_walk.h"
 
-typedef struct pv_identity {
-    bool has_time, has_tid, has_cpu;
-    int attr_index;          /* -1: no event owns the record's id */
-    int64_t time;            /* as SQL compares it: the u64's bits, signed */
-    int32_t pid, tid;
-    uint32_t cpu;
-} pv_identity;
-
 typedef struct pv_record_filter {
     bool active;             /* any of the below */
     bool has_time_min, has_time_max, has_pid, has_tid, has_cpu, has_event;
@@ -34,9 +27,6 @@ typedef struct pv_record_filter {
     /* attr indexes whose event name matched (has_event); none: no row */
     uint8_t *event_matches;
 } pv_record_filter;
-
-/* The identity of a record (SAMPLE or a kernel record with a trailer). */
-int pv_record_identity(const pv_file *f, const pv_record *rec, pv_identity *out, pv_error *err);
 
 /* 1: the record passes, 0: it does not, -1: error decoding it. */
 int pv_record_filter_test(const pv_record_filter *filter, const pv_file *f, const pv_record *rec,

@@ -219,8 +219,7 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
     const pv_attr *a = &f->attrs[index];
     if (!pv_attr_flag(a, PV_ATTR_SAMPLE_ID_ALL))
         return 0;
-    uint64_t t = a->sample_type & (PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ID |
-                                   PV_SAMPLE_STREAM_ID | PV_SAMPLE_CPU | PV_SAMPLE_IDENTIFIER);
+    uint64_t t = a->sample_type & PV_SAMPLE_ID_FIELDS;
     uint64_t size = 8 * (uint64_t)__builtin_popcountll(t);
     uint64_t body = (uint64_t)rec->size - RECORD_HEADER_SIZE;
     if (size > body)
@@ -239,6 +238,27 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
     if (t & PV_SAMPLE_STREAM_ID) out->stream_id = pv_cursor_u64(&c);
     if (t & PV_SAMPLE_CPU) { out->cpu = pv_cursor_u32(&c); pv_cursor_u32(&c); }
     if (t & PV_SAMPLE_IDENTIFIER) out->identifier = pv_cursor_u64(&c);
+    return 0;
+}
+
+int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
+                              pv_error *err)
+{
+    if (rec->type != PV_RECORD_SAMPLE)
+        return pv_sample_id_decode(f, rec, out, err);
+    pv_sample s;
+    if (pv_sample_decode(f, rec, &s, err))
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->attr_index = s.attr_index;
+    out->fields = s.sample_type & PV_SAMPLE_ID_FIELDS;
+    out->pid = s.pid;
+    out->tid = s.tid;
+    out->time = s.time;
+    out->id = s.id;
+    out->stream_id = s.stream_id;
+    out->cpu = s.cpu;
+    out->identifier = s.identifier;
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perf_abi.h"
 #include "perf_file.h"
 #include "pv_cursor.h"
 #include "pv_strbuf.h"
@@ -76,10 +77,13 @@ typedef struct pv_sample {
     const uint8_t *aux;
 } pv_sample;
 
-/* The sample_id_all trailer of a non-sample record (types below 64). */
+/* The identity of a record: which event, task, time and cpu it is of.
+ * pv_sample_id_decode reads it from the sample_id_all trailer of a record
+ * other than SAMPLE (types below 64); pv_record_identity_decode reads it
+ * from any record, a SAMPLE's from the sample itself. */
 typedef struct pv_sample_id {
     int attr_index;
-    uint64_t fields;       /* the sample_type bits the trailer holds */
+    uint64_t fields;       /* the PV_SAMPLE_ID_FIELDS bits it holds */
     uint32_t pid, tid;
     uint64_t time;
     uint64_t id;
@@ -88,6 +92,10 @@ typedef struct pv_sample_id {
     uint64_t identifier;
     uint64_t size;         /* bytes of trailer at the record's end */
 } pv_sample_id;
+
+/* The sample_type bits that make a record's identity, in a trailer. */
+#define PV_SAMPLE_ID_FIELDS (PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ID | \
+                             PV_SAMPLE_STREAM_ID | PV_SAMPLE_CPU | PV_SAMPLE_IDENTIFIER)
 
 /* The event (attr index) a record belongs to; -1 if its id is unknown. */
 int pv_record_attr_index(const pv_file *f, const pv_record *rec);
@@ -102,6 +110,13 @@ int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s,
  * without a trailer (sample_id_all off, or a user record type) gives
  * fields == 0. */
 int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out, pv_error *err);
+
+/* The identity of any record: a SAMPLE's from the sample (decoded whole,
+ * so that a malformed one is an error here too; attr_index -1 and no
+ * fields when its id names no event), another kernel record's from its
+ * trailer as pv_sample_id_decode reads it.  size is 0 for a SAMPLE. */
+int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
+                              pv_error *err);
 
 /* Decodes a kernel record's trailer and opens *body over what lies between
  * the header and the trailer: the start of every non-sample decoder. */

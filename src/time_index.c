@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "perf_abi.h"
-#include "record_filter.h"
 #include "record_walk.h"
+#include "sample.h"
 
 /* Small enough that 1% of a long recording is many chunks, large enough
  * that the index of a 2 GB file is a few hundred kB. */
@@ -57,17 +57,18 @@ static int build(pv_file *f, pv_time_index *ti, pv_error *err)
         chunk->end = w.next_offset;
         if (rec.type != PV_RECORD_SAMPLE && rec.type >= PV_RECORD_KERNEL_TYPE_END)
             continue;
-        pv_identity id;
-        if (pv_record_identity(f, &rec, &id, err)) {
+        pv_sample_id id;
+        if (pv_record_identity_decode(f, &rec, &id, err)) {
             rc = -1;
             break;
         }
-        if (!id.has_time)
+        if (!(id.fields & PV_SAMPLE_TIME))
             continue;
-        if (!chunk->has_time || id.time < chunk->min_time)
-            chunk->min_time = id.time;
-        if (!chunk->has_time || id.time > chunk->max_time)
-            chunk->max_time = id.time;
+        int64_t time = (int64_t)id.time;    /* as the filter compares it */
+        if (!chunk->has_time || time < chunk->min_time)
+            chunk->min_time = time;
+        if (!chunk->has_time || time > chunk->max_time)
+            chunk->max_time = time;
         chunk->has_time = true;
     }
     pv_walk_end(&w);

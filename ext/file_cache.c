@@ -1,0 +1,122 @@
+#include "file_cache.h"
+
+#include <sqlite3ext.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+SQLITE_EXTENSION_INIT3
+
+#define CACHE_SLOTS 8
+
+/* One opened file and the number of cursors holding it. */
+typedef struct PvCacheEntry {
+    char *path;
+    pv_file *file;
+    int users;
+    uint64_t last_used;
+} PvCacheEntry;
+
+struct PvCache {
+    int refs;
+    uint64_t clock;
+    PvCacheEntry slots[CACHE_SLOTS];
+};
+
+PvCache *pv_cache_new(void)
+{
+    PvCache *cache = sqlite3_malloc(sizeof *cache);
+    if (cache) {
+        memset(cache, 0, sizeof *cache);
+        cache->refs = 1;
+    }
+    return cache;
+}
+
+void pv_cache_retain(PvCache *cache)
+{
+    cache->refs++;
+}
+
+void pv_cache_release(PvCache *cache)
+{
+    if (--cache->refs > 0)
+        return;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        pv_file_close(cache->slots[i].file);
+        sqlite3_free(cache->slots[i].path);
+    }
+    sqlite3_free(cache);
+}
+
+static bool same_file_on_disk(const pv_file *f)
+{
+    struct stat st;
+    if (stat(f->data_path, &st) != 0)
+        return false;
+    uint64_t mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
+           mtime == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
+}
+
+static void clear_slot(PvCacheEntry *e)
+{
+    pv_file_close(e->file);
+    sqlite3_free(e->path);
+    memset(e, 0, sizeof *e);
+}
+
+/* Returns an open file for path, shared when possible. */
+int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_error *err)
+{
+    PvCacheEntry *victim = NULL;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        PvCacheEntry *e = &cache->slots[i];
+        if (e->file && strcmp(e->path, path) == 0) {
+            if (same_file_on_disk(e->file)) {
+                e->users++;
+                e->last_used = ++cache->clock;
+                *out = e->file;
+                return 0;
+            }
+            if (e->users == 0)
+                clear_slot(e);
+        }
+    }
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        PvCacheEntry *e = &cache->slots[i];
+        if (!e->file) {
+            victim = e;
+            break;
+        }
+        if (e->users == 0 && (!victim || e->last_used < victim->last_used))
+            victim = e;
+    }
+    pv_file *f;
+    if (pv_file_open(path, &f, err))
+        return -1;
+    if (victim) {
+        char *copy = sqlite3_mprintf("%s", path);
+        if (copy) {
+            if (victim->file)
+                clear_slot(victim);
+            victim->path = copy;
+            victim->file = f;
+            victim->users = 1;
+            victim->last_used = ++cache->clock;
+        }
+    }
+    *out = f;
+    return 0;
+}
+
+void pv_cache_release_file(PvCache *cache, pv_file *f)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache->slots[i].file == f) {
+            cache->slots[i].users--;
+            return;
+        }
+    pv_file_close(f);  /* not cached: this cursor's own */
+}

@@ -1,0 +1,31 @@
+/*
+ * The per-connection cache of opened perf.data files.  It keeps files open
+ * between statements so that the tables of a join, and the queries of a
+ * session, map a file once; a file whose identity on disk changed (device,
+ * inode, mtime, size) is opened again.
+ *
+ * The cache is shared by the modules of one connection, counted: each
+ * holder takes a reference, and the last release frees the cache and closes
+ * its files.  A file is held by a cursor between acquire and release; a
+ * held file is never closed under it.
+ */
+#ifndef PV_FILE_CACHE_H
+#define PV_FILE_CACHE_H
+
+#include "perf_file.h"
+#include "pv_error.h"
+
+typedef struct PvCache PvCache;
+
+/* A cache with one reference, the caller's (NULL: out of memory). */
+PvCache *pv_cache_new(void);
+void pv_cache_retain(PvCache *cache);
+void pv_cache_release(PvCache *cache);
+
+/* An open file for path, shared when the cache has it and it is unchanged
+ * on disk; 0, or -1 with err set. */
+int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_error *err);
+/* Lets go of a file from pv_cache_acquire_file (closes it if uncached). */
+void pv_cache_release_file(PvCache *cache, pv_file *f);
+
+#endif

@@ -1,8 +1,6 @@
 /*
  * perf_comms: one row per PERF_RECORD_COMM (a thread's name, set by exec
- * or prctl), in file order.
- *
- *   u32 pid, tid; char comm[] (NUL-padded to 8 bytes); sample_id trailer
+ * or prctl), in file order, decoded by pv_rec_comm_decode (src/record_types.h).
  */
 #include "perf_abi.h"
 #include "record_types.h"

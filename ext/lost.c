@@ -1,8 +1,7 @@
 /*
- * perf_lost: one row per PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES.
- *
- *   LOST:         u64 id, lost; sample_id trailer   (ring buffer overflow)
- *   LOST_SAMPLES: u64 lost; sample_id trailer       (dropped by the kernel)
+ * perf_lost: one row per PERF_RECORD_LOST (ring buffer overflow) and
+ * PERF_RECORD_LOST_SAMPLES (dropped by the kernel), decoded by
+ * pv_rec_lost_decode (src/record_types.h).
  */
 #include "perf_abi.h"
 #include "record_types.h"

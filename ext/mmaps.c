@@ -1,12 +1,6 @@
 /*
  * perf_mmaps: one row per PERF_RECORD_MMAP and PERF_RECORD_MMAP2, in file order.
- *
- *   MMAP:  u32 pid, tid; u64 start, len, pgoff; char filename[]
- *   MMAP2: u32 pid, tid; u64 start, len, pgoff;
- *          { u32 maj, min; u64 ino, ino_generation; }
- *            or, with misc MMAP_BUILD_ID, { u8 build_id_size; u8 pad[3]; u8 build_id[20]; }
- *          u32 prot, flags; char filename[]
- *   both followed by the sample_id trailer.
+ * The records are decoded by pv_rec_mmap_decode (src/record_types.h).
  */
 #include "perf_abi.h"
 #include "record_types.h"

@@ -1,9 +1,7 @@
 /*
  * perf_stats: one row per PERF_RECORD_STAT of a `perf stat record` file: a
- * counter's value on one cpu and thread at the end of a round.
- *
- *   STAT (76):       u64 id; u32 cpu; u32 thread; u64 val, ena, run
- *   STAT_ROUND (77): u64 type (0 interval, 1 final); u64 time
+ * counter's value on one cpu and thread at the end of a round.  STAT and
+ * STAT_ROUND records are decoded by src/record_types.h.
  *
  * perf writes a round's STAT records and then its STAT_ROUND, so a row's
  * round is the number of STAT_ROUND records before it, and round_time the

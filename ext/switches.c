@@ -1,9 +1,7 @@
 /*
- * perf_switches: one row per PERF_RECORD_SWITCH and SWITCH_CPU_WIDE.
- *
- *   SWITCH:          sample_id trailer only (the task is in the trailer)
- *   SWITCH_CPU_WIDE: u32 next_prev_pid, next_prev_tid; sample_id trailer
- *   misc bit 13: switch out (else in); bit 14: out while still runnable (preempted)
+ * perf_switches: one row per PERF_RECORD_SWITCH and SWITCH_CPU_WIDE, decoded by
+ * pv_rec_switch_decode (src/record_types.h).  A SWITCH has no body: its task
+ * is the trailer's.
  */
 #include "perf_abi.h"
 #include "record_types.h"

@@ -79,8 +79,8 @@ static bool callchains_wants(uint32_t type)
 static int ready_symbolizer(PvCursor *cur, pv_error *err)
 {
     CallchainsState *st = cur->state;
-    return pv_cursor_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
-                                       &st->keyed, &st->key, err);
+    return pv_table_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
+                                      &st->keyed, &st->key, err);
 }
 
 static uint64_t sample_order_key(const CallchainsState *st)

@@ -32,7 +32,7 @@ typedef struct ProfileState {
 static int profile_first(PvCursor *cur, pv_error *err)
 {
     ProfileState *st = cur->state;
-    if (pv_cursor_symbolizer(cur, &st->symbolizer, err))
+    if (pv_table_symbolizer(cur, &st->symbolizer, err))
         return -1;
     bool children = pv_column_used(cur, COL_CHILDREN_SAMPLES) ||
                     pv_column_used(cur, COL_CHILDREN_PERIOD);

@@ -66,8 +66,8 @@ static void samples_reset(PvCursor *cur)
 static int ready_symbolizer(PvCursor *cur, pv_error *err)
 {
     SamplesState *st = cur->state;
-    return pv_cursor_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
-                                       &st->keyed, &st->key, err);
+    return pv_table_sample_symbolizer(cur, &st->symbolizer, &st->rows.record, &st->sample,
+                                      &st->keyed, &st->key, err);
 }
 
 static uint64_t sample_key(const SamplesState *st)

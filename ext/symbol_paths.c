@@ -69,7 +69,7 @@ int pv_register_symbol_path_function(sqlite3 *db)
     return rc;
 }
 
-int pv_cursor_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
+int pv_table_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
 {
     if (*slot)
         return 0;
@@ -85,10 +85,10 @@ int pv_cursor_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
     return rc;
 }
 
-int pv_cursor_sample_symbolizer(PvCursor *cur, pv_symbolizer **slot, const pv_record *r,
-                                const pv_sample *s, bool *keyed, uint64_t *key, pv_error *err)
+int pv_table_sample_symbolizer(PvCursor *cur, pv_symbolizer **slot, const pv_record *r,
+                               const pv_sample *s, bool *keyed, uint64_t *key, pv_error *err)
 {
-    if (pv_cursor_symbolizer(cur, slot, err))
+    if (pv_table_symbolizer(cur, slot, err))
         return -1;
     if (!*keyed && pv_symbolizer_at(*slot, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0,
                                     s->time, key, err))

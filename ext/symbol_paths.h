@@ -13,11 +13,11 @@
 int pv_register_symbol_path_function(sqlite3 *db);
 
 /* Opens *slot over cur's file (with the current paths) unless already open. */
-int pv_cursor_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err);
+int pv_table_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err);
 /* The same, readied for sample s of record r (pv_symbolizer_at) unless
  * *keyed says it was: *key is then the sample's order among the map
  * events.  Clear *keyed when the cursor moves to another sample. */
-int pv_cursor_sample_symbolizer(PvCursor *cur, pv_symbolizer **slot, const pv_record *r,
-                                const pv_sample *s, bool *keyed, uint64_t *key, pv_error *err);
+int pv_table_sample_symbolizer(PvCursor *cur, pv_symbolizer **slot, const pv_record *r,
+                               const pv_sample *s, bool *keyed, uint64_t *key, pv_error *err);
 
 #endif

@@ -16,9 +16,8 @@
 
 #include "build_ids.h"
 #include "perf_abi.h"
-#include "pv_cursor.h"
+#include "record_types.h"
 #include "record_walk.h"
-#include "sample.h"
 #include "vtab_common.h"
 
 #define BUILD_IDS_COLUMNS(X) \
@@ -42,31 +41,17 @@ typedef struct BuildIdsState {
     pv_build_id current;
 } BuildIdsState;
 
-/*
- * MMAP2 with misc MMAP_BUILD_ID:
- *   header; u32 pid, tid; u64 start, len, pgoff;
- *   u8 build_id_size; u8 pad[3]; u8 build_id[20]; u32 prot, flags;
- *   char filename[] (NUL-padded); sample_id trailer
- */
+/* An MMAP2 with misc MMAP_BUILD_ID (record_types.h) as a build-id entry. */
 static int decode_mmap2(pv_file *f, const pv_record *r, pv_build_id *out, pv_error *err)
 {
-    pv_sample_id trailer;
-    pv_cursor c;
-    if (pv_record_body(f, r, &trailer, &c, err))
+    pv_rec_mmap m;
+    if (pv_rec_mmap_decode(f, r, &m, err))
         return -1;
-    out->pid = (int32_t)pv_cursor_u32(&c);
-    pv_cursor_skip(&c, 4 + 3 * 8);
-    out->id_len = pv_cursor_u8(&c);
-    pv_cursor_skip(&c, 3);
-    out->id = pv_cursor_bytes(&c, PV_BUILD_ID_MAX);
-    pv_cursor_skip(&c, 8);
-    out->filename = pv_cursor_padded_string(&c, pv_cursor_left(&c), &out->filename_len);
-    if (c.failed || !out->filename)
-        return pv_record_too_short(f, r, err);
-    if (out->id_len > PV_BUILD_ID_MAX)
-        return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx has a build-id of %u bytes (> %d)",
-                            f->data_path, (unsigned long long)r->file_offset, out->id_len,
-                            PV_BUILD_ID_MAX);
+    out->pid = (int32_t)m.pid;
+    out->id = m.build_id;
+    out->id_len = m.build_id_size;
+    out->filename = m.filename;
+    out->filename_len = m.filename_len;
     /* perf names the kernel's DSO "[kernel.kallsyms]" whatever symbol the
      * kernel map is named after ("[kernel.kallsyms]_text"); so does
      * `perf buildid-list`, and so do the feature rows. */

@@ -1,14 +1,12 @@
 /*
- * perf_lost: one row per PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES.
- *
- *   LOST:         u64 id, lost; sample_id trailer   (ring buffer overflow)
- *   LOST_SAMPLES: u64 lost; sample_id trailer       (dropped by the kernel)
+ * perf_lost: one row per PERF_RECORD_LOST (ring buffer overflow) and
+ * PERF_RECORD_LOST_SAMPLES (dropped by the kernel), decoded by
+ * pv_rec_lost_decode (src/record_types.h).
  */
 #include "event_names.h"
 #include "perf_abi.h"
-#include "pv_cursor.h"
+#include "record_types.h"
 #include "record_walk.h"
-#include "sample.h"
 #include "vtab_common.h"
 
 #define LOST_COLUMNS(X) \
@@ -25,9 +23,7 @@ enum { LOST_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct LostState {
     PvRecordRows rows;          /* first: see vtab_common.h */
-    pv_sample_id trailer;
-    uint64_t id, lost;
-    bool has_id;
+    pv_rec_lost lost;
 } LostState;
 
 static bool lost_wants(uint32_t type)
@@ -38,23 +34,14 @@ static bool lost_wants(uint32_t type)
 static int lost_decode(PvCursor *cur, pv_error *err)
 {
     LostState *st = cur->state;
-    pv_file *f = cur->file;
-    const pv_record *r = &st->rows.record;
-    pv_cursor c;
-    if (pv_record_body(f, r, &st->trailer, &c, err))
-        return -1;
-    st->has_id = r->type == PV_RECORD_LOST;
-    st->id = st->has_id ? pv_cursor_u64(&c) : 0;
-    st->lost = pv_cursor_u64(&c);
-    if (c.failed)
-        return pv_record_too_short(f, r, err);
-    return 0;
+    return pv_rec_lost_decode(cur->file, &st->rows.record, &st->lost, err);
 }
 
 static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     LostState *st = cur->state;
-    const pv_sample_id *t = &st->trailer;
+    const pv_rec_lost *l = &st->lost;
+    const pv_sample_id *t = &l->trailer;
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_KIND:
@@ -64,13 +51,13 @@ static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_PID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->pid); break;
     case COL_TID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->tid); break;
     case COL_CPU: if (t->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->cpu); break;
-    case COL_ID: if (st->has_id) pv_result_u64(ctx, st->id); break;
-    case COL_LOST: pv_result_u64(ctx, st->lost); break;
+    case COL_ID: if (l->has_id) pv_result_u64(ctx, l->id); break;
+    case COL_LOST: pv_result_u64(ctx, l->lost); break;
     case COL_EVENT: {
         /* LOST names its event by id; LOST_SAMPLES by its trailer. */
-        int index = st->has_id ? pv_file_attr_for_id(cur->file, st->id)
-                               : (t->fields ? t->attr_index : -1);
-        if (st->has_id && index < 0 && cur->file->nr_attrs == 1)
+        int index = l->has_id ? pv_file_attr_for_id(cur->file, l->id)
+                              : (t->fields ? t->attr_index : -1);
+        if (l->has_id && index < 0 && cur->file->nr_attrs == 1)
             index = 0;
         if (index >= 0)
             sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)index), -1,

@@ -1,17 +1,10 @@
 /*
  * perf_mmaps: one row per PERF_RECORD_MMAP and PERF_RECORD_MMAP2, in file order.
- *
- *   MMAP:  u32 pid, tid; u64 start, len, pgoff; char filename[]
- *   MMAP2: u32 pid, tid; u64 start, len, pgoff;
- *          { u32 maj, min; u64 ino, ino_generation; }
- *            or, with misc MMAP_BUILD_ID, { u8 build_id_size; u8 pad[3]; u8 build_id[20]; }
- *          u32 prot, flags; char filename[]
- *   both followed by the sample_id trailer.
+ * The records are decoded by pv_rec_mmap_decode (src/record_types.h).
  */
 #include "perf_abi.h"
-#include "pv_cursor.h"
+#include "record_types.h"
 #include "record_walk.h"
-#include "sample.h"
 #include "vtab_common.h"
 
 #define MMAPS_COLUMNS(X) \
@@ -38,54 +31,8 @@ enum { MMAPS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct MmapsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
-    pv_sample_id trailer;
-    uint32_t pid, tid;
-    uint64_t start, len, pgoff;
-    uint32_t maj, min, prot, flags;
-    uint64_t ino, ino_generation;
-    const uint8_t *build_id;
-    uint8_t build_id_size;
-    const char *filename;
-    uint64_t filename_len;
+    pv_rec_mmap mmap;
 } MmapsState;
-
-#define MMAP2_BUILD_ID_MAX 20
-
-static int decode_mmap(pv_file *f, MmapsState *st, pv_error *err)
-{
-    const pv_record *r = &st->rows.record;
-    pv_cursor c;
-    if (pv_record_body(f, r, &st->trailer, &c, err))
-        return -1;
-    st->pid = pv_cursor_u32(&c);
-    st->tid = pv_cursor_u32(&c);
-    st->start = pv_cursor_u64(&c);
-    st->len = pv_cursor_u64(&c);
-    st->pgoff = pv_cursor_u64(&c);
-    st->build_id = NULL;
-    st->build_id_size = 0;
-    if (r->type == PV_RECORD_MMAP2) {
-        if (r->misc & PV_MISC_MMAP_BUILD_ID) {
-            st->build_id_size = pv_cursor_u8(&c);
-            pv_cursor_skip(&c, 3);
-            st->build_id = pv_cursor_bytes(&c, MMAP2_BUILD_ID_MAX);
-            if (st->build_id_size > MMAP2_BUILD_ID_MAX)
-                return pv_error_set(err, "%s: MMAP2 record at offset 0x%llx has a build-id of %u bytes (> 20)",
-                                    f->data_path, (unsigned long long)r->file_offset, st->build_id_size);
-        } else {
-            st->maj = pv_cursor_u32(&c);
-            st->min = pv_cursor_u32(&c);
-            st->ino = pv_cursor_u64(&c);
-            st->ino_generation = pv_cursor_u64(&c);
-        }
-        st->prot = pv_cursor_u32(&c);
-        st->flags = pv_cursor_u32(&c);
-    }
-    st->filename = pv_cursor_padded_string(&c, pv_cursor_left(&c), &st->filename_len);
-    if (c.failed || !st->filename)
-        return pv_record_too_short(f, r, err);
-    return 0;
-}
 
 static bool mmaps_wants(uint32_t type)
 {
@@ -94,39 +41,41 @@ static bool mmaps_wants(uint32_t type)
 
 static int mmaps_decode(PvCursor *cur, pv_error *err)
 {
-    return decode_mmap(cur->file, cur->state, err);
+    MmapsState *st = cur->state;
+    return pv_rec_mmap_decode(cur->file, &st->rows.record, &st->mmap, err);
 }
 
 static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     MmapsState *st = cur->state;
-    bool mmap2 = st->rows.record.type == PV_RECORD_MMAP2;
-    bool inode_form = mmap2 && !(st->rows.record.misc & PV_MISC_MMAP_BUILD_ID);
+    const pv_rec_mmap *m = &st->mmap;
+    bool mmap2 = m->mmap2;
+    bool inode_form = mmap2 && !m->has_build_id;
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_TIME:
-        if (st->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, st->trailer.time);
+        if (m->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, m->trailer.time);
         break;
-    case COL_PID: sqlite3_result_int(ctx, (int32_t)st->pid); break;
-    case COL_TID: sqlite3_result_int(ctx, (int32_t)st->tid); break;
+    case COL_PID: sqlite3_result_int(ctx, (int32_t)m->pid); break;
+    case COL_TID: sqlite3_result_int(ctx, (int32_t)m->tid); break;
     case COL_CPU:
-        if (st->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, st->trailer.cpu);
+        if (m->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, m->trailer.cpu);
         break;
-    case COL_START: pv_result_u64(ctx, st->start); break;
-    case COL_LEN: pv_result_u64(ctx, st->len); break;
-    case COL_PGOFF: pv_result_u64(ctx, st->pgoff); break;
-    case COL_FILENAME: pv_result_file_text(ctx, st->filename, st->filename_len); break;
+    case COL_START: pv_result_u64(ctx, m->start); break;
+    case COL_LEN: pv_result_u64(ctx, m->len); break;
+    case COL_PGOFF: pv_result_u64(ctx, m->pgoff); break;
+    case COL_FILENAME: pv_result_file_text(ctx, m->filename, m->filename_len); break;
     case COL_KIND: pv_result_static_name(ctx, mmap2 ? "MMAP2" : "MMAP"); break;
-    case COL_MAJ: if (inode_form) pv_result_u64(ctx, st->maj); break;
-    case COL_MIN: if (inode_form) pv_result_u64(ctx, st->min); break;
-    case COL_INO: if (inode_form) pv_result_u64(ctx, st->ino); break;
-    case COL_INO_GENERATION: if (inode_form) pv_result_u64(ctx, st->ino_generation); break;
-    case COL_PROT: if (mmap2) pv_result_u64(ctx, st->prot); break;
-    case COL_FLAGS: if (mmap2) pv_result_u64(ctx, st->flags); break;
+    case COL_MAJ: if (inode_form) pv_result_u64(ctx, m->maj); break;
+    case COL_MIN: if (inode_form) pv_result_u64(ctx, m->min); break;
+    case COL_INO: if (inode_form) pv_result_u64(ctx, m->ino); break;
+    case COL_INO_GENERATION: if (inode_form) pv_result_u64(ctx, m->ino_generation); break;
+    case COL_PROT: if (mmap2) pv_result_u64(ctx, m->prot); break;
+    case COL_FLAGS: if (mmap2) pv_result_u64(ctx, m->flags); break;
     case COL_BUILD_ID:
-        if (st->build_id) {
+        if (m->has_build_id) {
             pv_strbuf_reset(&cur->text);
-            pv_strbuf_hex(&cur->text, st->build_id, st->build_id_size);
+            pv_strbuf_hex(&cur->text, m->build_id, m->build_id_size);
             pv_result_text_buffer(cur, ctx);
         }
         break;

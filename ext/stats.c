@@ -1,9 +1,7 @@
 /*
  * perf_stats: one row per PERF_RECORD_STAT of a `perf stat record` file: a
- * counter's value on one cpu and thread at the end of a round.
- *
- *   STAT (76):       u64 id; u32 cpu; u32 thread; u64 val, ena, run
- *   STAT_ROUND (77): u64 type (0 interval, 1 final); u64 time
+ * counter's value on one cpu and thread at the end of a round.  STAT and
+ * STAT_ROUND records are decoded by src/record_types.h.
  *
  * perf writes a round's STAT records and then its STAT_ROUND, so a row's
  * round is the number of STAT_ROUND records before it, and round_time the
@@ -13,7 +11,7 @@
  */
 #include "event_names.h"
 #include "perf_abi.h"
-#include "pv_cursor.h"
+#include "record_types.h"
 #include "record_walk.h"
 #include "vtab_common.h"
 
@@ -32,8 +30,7 @@ enum { STATS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct StatsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
-    uint64_t id, val, ena, run;
-    uint32_t cpu, thread;
+    pv_rec_stat stat;
     uint64_t round;             /* STAT_ROUND records passed */
     bool round_time_known;      /* round_time is that of this round */
     bool round_closed;          /* a STAT_ROUND follows this round's records */
@@ -85,19 +82,7 @@ static int stats_decode(PvCursor *cur, pv_error *err)
     const pv_record *r = &st->rows.record;
     if (r->type != PV_RECORD_STAT)
         return 0;
-    pv_cursor c;
-    pv_cursor_init(&c, r->bytes + 8, r->size - 8u, r->file_offset + 8, cur->file->swap);
-    st->id = pv_cursor_u64(&c);
-    st->cpu = pv_cursor_u32(&c);
-    st->thread = pv_cursor_u32(&c);
-    st->val = pv_cursor_u64(&c);
-    st->ena = pv_cursor_u64(&c);
-    st->run = pv_cursor_u64(&c);
-    if (c.failed)
-        return pv_error_set(err, "%s: STAT record at offset 0x%llx has size %u, too short for "
-                            "its 48 bytes", cur->file->data_path,
-                            (unsigned long long)r->file_offset, r->size);
-    return 0;
+    return pv_rec_stat_decode(cur->file, r, &st->stat, err);
 }
 
 /* The time of the STAT_ROUND that closes the current round, from the
@@ -117,14 +102,10 @@ static int find_round_time(PvCursor *cur, pv_error *err)
     while (!st->ahead_done && (rc = pv_walk_next(&st->ahead, &rec, err)) == 1) {
         if (rec.index <= start || rec.type != PV_RECORD_STAT_ROUND)
             continue;
-        pv_cursor c;
-        pv_cursor_init(&c, rec.bytes + 8, rec.size - 8u, rec.file_offset + 8, cur->file->swap);
-        pv_cursor_u64(&c);
-        st->round_time = pv_cursor_u64(&c);
-        if (c.failed)
-            return pv_error_set(err, "%s: STAT_ROUND record at offset 0x%llx has size %u, too "
-                                "short for its 24 bytes", cur->file->data_path,
-                                (unsigned long long)rec.file_offset, rec.size);
+        pv_rec_stat_round round;
+        if (pv_rec_stat_round_decode(cur->file, &rec, &round, err))
+            return -1;
+        st->round_time = round.time;
         st->round_closed = true;
         break;
     }
@@ -151,18 +132,18 @@ static int stats_column(PvCursor *cur, sqlite3_context *ctx, int i)
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_EVENT: {
-        int index = pv_file_attr_for_id(cur->file, st->id);
+        int index = pv_file_attr_for_id(cur->file, st->stat.id);
         if (index >= 0)
             sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)index), -1,
                                 SQLITE_TRANSIENT);
         break;
     }
-    case COL_ID: pv_result_u64(ctx, st->id); break;
-    case COL_CPU: sqlite3_result_int(ctx, (int32_t)st->cpu); break;
-    case COL_THREAD: sqlite3_result_int(ctx, (int32_t)st->thread); break;
-    case COL_VAL: pv_result_u64(ctx, st->val); break;
-    case COL_ENA: pv_result_u64(ctx, st->ena); break;
-    case COL_RUN: pv_result_u64(ctx, st->run); break;
+    case COL_ID: pv_result_u64(ctx, st->stat.id); break;
+    case COL_CPU: sqlite3_result_int(ctx, (int32_t)st->stat.cpu); break;
+    case COL_THREAD: sqlite3_result_int(ctx, (int32_t)st->stat.thread); break;
+    case COL_VAL: pv_result_u64(ctx, st->stat.val); break;
+    case COL_ENA: pv_result_u64(ctx, st->stat.ena); break;
+    case COL_RUN: pv_result_u64(ctx, st->stat.run); break;
     case COL_ROUND: sqlite3_result_int64(ctx, (sqlite3_int64)st->round); break;
     case COL_ROUND_TIME: {
         if (!st->round_time_known) {

@@ -1,15 +1,13 @@
 /*
- * perf_tasks: one row per PERF_RECORD_FORK and PERF_RECORD_EXIT, in file order.
- *
- *   u32 pid, ppid, tid, ptid; u64 time; sample_id trailer
+ * perf_tasks: one row per PERF_RECORD_FORK and PERF_RECORD_EXIT, in file order,
+ * decoded by pv_rec_task_decode (src/record_types.h).
  *
  * `time` is the trailer's, as for every other table (and as perf script
  * prints it); the body's own timestamp is `task_time`.
  */
 #include "perf_abi.h"
-#include "pv_cursor.h"
+#include "record_types.h"
 #include "record_walk.h"
-#include "sample.h"
 #include "vtab_common.h"
 
 #define TASKS_COLUMNS(X) \
@@ -26,9 +24,7 @@ enum { TASKS_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct TasksState {
     PvRecordRows rows;          /* first: see vtab_common.h */
-    pv_sample_id trailer;
-    uint32_t pid, ppid, tid, ptid;
-    uint64_t time;
+    pv_rec_task task;
 } TasksState;
 
 static bool tasks_wants(uint32_t type)
@@ -39,39 +35,28 @@ static bool tasks_wants(uint32_t type)
 static int tasks_decode(PvCursor *cur, pv_error *err)
 {
     TasksState *st = cur->state;
-    pv_file *f = cur->file;
-    const pv_record *r = &st->rows.record;
-    pv_cursor c;
-    if (pv_record_body(f, r, &st->trailer, &c, err))
-        return -1;
-    st->pid = pv_cursor_u32(&c);
-    st->ppid = pv_cursor_u32(&c);
-    st->tid = pv_cursor_u32(&c);
-    st->ptid = pv_cursor_u32(&c);
-    st->time = pv_cursor_u64(&c);
-    if (c.failed)
-        return pv_record_too_short(f, r, err);
-    return 0;
+    return pv_rec_task_decode(cur->file, &st->rows.record, &st->task, err);
 }
 
 static int tasks_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     TasksState *st = cur->state;
+    const pv_rec_task *t = &st->task;
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
     case COL_KIND:
         pv_result_static_name(ctx, pv_record_type_name(st->rows.record.type));
         break;
     case COL_TIME:
-        if (st->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, st->trailer.time);
+        if (t->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->trailer.time);
         break;
-    case COL_TASK_TIME: pv_result_u64(ctx, st->time); break;
-    case COL_PID: sqlite3_result_int(ctx, (int32_t)st->pid); break;
-    case COL_PPID: sqlite3_result_int(ctx, (int32_t)st->ppid); break;
-    case COL_TID: sqlite3_result_int(ctx, (int32_t)st->tid); break;
-    case COL_PTID: sqlite3_result_int(ctx, (int32_t)st->ptid); break;
+    case COL_TASK_TIME: pv_result_u64(ctx, t->time); break;
+    case COL_PID: sqlite3_result_int(ctx, (int32_t)t->pid); break;
+    case COL_PPID: sqlite3_result_int(ctx, (int32_t)t->ppid); break;
+    case COL_TID: sqlite3_result_int(ctx, (int32_t)t->tid); break;
+    case COL_PTID: sqlite3_result_int(ctx, (int32_t)t->ptid); break;
     case COL_CPU:
-        if (st->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, st->trailer.cpu);
+        if (t->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->trailer.cpu);
         break;
     }
     return SQLITE_OK;

@@ -20,11 +20,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perf_abi.h"
 #include "perf_file.h"
 #include "pv_error.h"
 #include "record.h"
 
-#define PV_BUILD_ID_MAX 20
 /* header (8) + pid (4) + build_id (24) */
 #define PV_BUILD_ID_ENTRY_MIN 36
 

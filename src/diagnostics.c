@@ -11,11 +11,11 @@
 #include "perf_abi.h"
 #include "pv_strbuf.h"
 #include "record_fields.h"
+#include "record_types.h"
 #include "record_walk.h"
 #include "sample.h"
 #include "tracepoint.h"
 
-#define RECORD_HEADER_SIZE 8
 /* Per-type rows (unknown and malformed types): beyond this many distinct
  * types, the rest are counted in one row, so a file of random types cannot
  * make the table grow without bound. */
@@ -274,20 +274,22 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         if (pv_sample_id_decode(f, rec, &trailer, &err) == 0 && (trailer.fields & PV_SAMPLE_TIME))
             observe_time(c, rec, trailer.time);
     }
-    uint64_t body = (uint64_t)rec->size - RECORD_HEADER_SIZE;
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
     switch (rec->type) {
     case PV_RECORD_FINISHED_ROUND:
         finished_round(c);
         break;
-    case PV_RECORD_LOST:        /* u64 id, u64 lost */
-        count(&c->lost, rec, body >= 16 ? load_u64(f, rec, RECORD_HEADER_SIZE + 8) : 0);
+    case PV_RECORD_LOST:
+    case PV_RECORD_LOST_SAMPLES: {
+        pv_rec_lost l;
+        /* the fields JSON above decoded it, so this cannot fail */
+        uint64_t lost = pv_rec_lost_decode(f, rec, &l, &err) == 0 ? l.lost : 0;
+        count(rec->type == PV_RECORD_LOST ? &c->lost : &c->lost_samples, rec, lost);
         break;
-    case PV_RECORD_LOST_SAMPLES: /* u64 lost */
-        count(&c->lost_samples, rec, body >= 8 ? load_u64(f, rec, RECORD_HEADER_SIZE) : 0);
-        break;
+    }
     case PV_RECORD_COMPRESSED2: /* u64 data_size, then the data */
         if (body >= 8) {
-            uint64_t data_size = load_u64(f, rec, RECORD_HEADER_SIZE);
+            uint64_t data_size = load_u64(f, rec, PV_RECORD_HEADER_SIZE);
             if (data_size > body - 8)
                 count(&c->overstated, rec, data_size - (body - 8));
         }

@@ -9,6 +9,12 @@
 
 #include <stdint.h>
 
+/* Every record starts with {u32 type; u16 misc; u16 size}. */
+#define PV_RECORD_HEADER_SIZE 8
+/* The kernel's BUILD_ID_SIZE_MAX: MMAP2 and build-id tables hold at most
+ * this many bytes of build-id. */
+#define PV_BUILD_ID_MAX 20
+
 enum {
     PV_SAMPLE_IP = 1u << 0,
     PV_SAMPLE_TID = 1u << 1,

@@ -8,7 +8,6 @@
 #include "pv_cursor.h"
 #include "record_walk.h"
 
-#define RECORD_HEADER_SIZE 8
 #define FEATURE_END_MARKER 32
 #define EVENT_UPDATE_NAME 2
 #define MAX_ATTRS 65536
@@ -21,12 +20,13 @@ static int add_attr(pv_file *f, const pv_record *r, uint64_t *total_ids, pv_erro
     if (f->nr_attrs >= MAX_ATTRS)
         return pv_error_set(err, "%s: more than %d HEADER_ATTR records (at offset 0x%llx)",
                             f->data_path, MAX_ATTRS, (unsigned long long)r->file_offset);
-    uint64_t body = (uint64_t)r->size - RECORD_HEADER_SIZE;
+    uint64_t body = (uint64_t)r->size - PV_RECORD_HEADER_SIZE;
     pv_cursor c;
-    pv_cursor_init(&c, r->bytes + RECORD_HEADER_SIZE, body, r->file_offset + RECORD_HEADER_SIZE,
-                   f->swap);
+    pv_cursor_init(&c, r->bytes + PV_RECORD_HEADER_SIZE, body,
+                   r->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     /* attr.size says how long the attr is; 0 means the first version. */
-    uint64_t attr_bytes = body >= 8 ? pv_load_u32(r->bytes + RECORD_HEADER_SIZE + 4, f->swap) : 0;
+    uint64_t attr_bytes =
+        body >= 8 ? pv_load_u32(r->bytes + PV_RECORD_HEADER_SIZE + 4, f->swap) : 0;
     if (attr_bytes == 0)
         attr_bytes = PV_ATTR_SIZE_VER0;
     if (attr_bytes > body)
@@ -79,8 +79,9 @@ typedef struct pending_names {
 static int note_event_update(pv_file *f, const pv_record *r, pending_names *pending)
 {
     pv_cursor c;
-    pv_cursor_init(&c, r->bytes + RECORD_HEADER_SIZE, (uint64_t)r->size - RECORD_HEADER_SIZE,
-                   r->file_offset + RECORD_HEADER_SIZE, f->swap);
+    pv_cursor_init(&c, r->bytes + PV_RECORD_HEADER_SIZE,
+                   (uint64_t)r->size - PV_RECORD_HEADER_SIZE,
+                   r->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     uint64_t type = pv_cursor_u64(&c);
     uint64_t id = pv_cursor_u64(&c);
     if (c.failed || type != EVENT_UPDATE_NAME)
@@ -165,14 +166,14 @@ static void free_pending_names(pending_names *pending)
 
 static void add_feature(pv_file *f, const pv_record *r)
 {
-    if (r->size < RECORD_HEADER_SIZE + 8)
+    if (r->size < PV_RECORD_HEADER_SIZE + 8)
         return;
-    uint64_t id = pv_load_u64(r->bytes + RECORD_HEADER_SIZE, f->swap);
+    uint64_t id = pv_load_u64(r->bytes + PV_RECORD_HEADER_SIZE, f->swap);
     if (id == FEATURE_END_MARKER || id >= PV_FEATURE_BITS)
         return;
     f->feature_bitmap[id / 64] |= (uint64_t)1 << (id % 64);
-    f->feature_sections[id].offset = r->file_offset + RECORD_HEADER_SIZE + 8;
-    f->feature_sections[id].size = (uint64_t)r->size - RECORD_HEADER_SIZE - 8;
+    f->feature_sections[id].offset = r->file_offset + PV_RECORD_HEADER_SIZE + 8;
+    f->feature_sections[id].size = (uint64_t)r->size - PV_RECORD_HEADER_SIZE - 8;
 }
 
 int pv_pipe_read_header_records(pv_file *f, pv_error *err)

@@ -32,12 +32,8 @@
 #include "attr.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
+#include "record_types.h"
 #include "sample.h"
-
-#define RECORD_HEADER_SIZE 8
-
-/* HEADER_BUILD_ID and MMAP2 hold at most this many build-id bytes. */
-#define BUILD_ID_MAX 20
 
 typedef struct decoder {
     const pv_file *f;
@@ -183,115 +179,134 @@ static void put_rest_string(decoder *d, const char *k)
     put_string(d, k, pv_cursor_left(&d->c));
 }
 
-/* n bytes at the cursor as lower-case hex. */
-static void put_hex(decoder *d, const char *k, uint64_t n)
+/* A string or bytes a typed decoder found in the record. */
+static void put_text(decoder *d, const char *k, const char *text, uint64_t len)
 {
-    const uint8_t *p = pv_cursor_bytes(&d->c, n);
-    note(d, k);
+    key(d, k);
+    pv_strbuf_json_string(d->out, text, (size_t)len);
+}
+
+static void put_hex_bytes(decoder *d, const char *k, const uint8_t *p, uint64_t n)
+{
     key(d, k);
     pv_strbuf_append(d->out, "\"", 1);
-    if (p)
-        pv_strbuf_hex(d->out, p, (size_t)n);
+    pv_strbuf_hex(d->out, p, (size_t)n);
     pv_strbuf_append(d->out, "\"", 1);
 }
 
-/* pid u32, tid u32: the pair most records start with. */
-static void put_pid_tid(decoder *d)
+static void put_pid_tid(decoder *d, uint32_t pid, uint32_t tid)
 {
-    put_i32(d, "pid", pv_cursor_u32(&d->c));
-    put_i32(d, "tid", pv_cursor_u32(&d->c));
+    put_i32(d, "pid", pid);
+    put_i32(d, "tid", tid);
 }
 
 /* ------------------------------------------------------------ kernel records */
+/* Values from the typed decoders (record_types.h, which has the layouts);
+ * a decoder's error is the record's. */
 
-/* MMAP: 0 pid u32, 4 tid u32, 8 start u64, 16 len u64, 24 pgoff u64, 32 filename[] */
-static int decode_mmap(decoder *d)
+static int decode_mmap_any(decoder *d)
 {
-    put_pid_tid(d);
-    put_i64(d, "start", pv_cursor_u64(&d->c));
-    put_i64(d, "len", pv_cursor_u64(&d->c));
-    put_i64(d, "pgoff", pv_cursor_u64(&d->c));
-    put_rest_string(d, "filename");
+    pv_rec_mmap m;
+    if (pv_rec_mmap_decode(d->f, d->rec, &m, d->err))
+        return -1;
+    put_pid_tid(d, m.pid, m.tid);
+    put_i64(d, "start", m.start);
+    put_i64(d, "len", m.len);
+    put_i64(d, "pgoff", m.pgoff);
+    if (m.mmap2) {
+        if (m.has_build_id) {
+            put_hex_bytes(d, "build_id", m.build_id, m.build_id_size);
+        } else {
+            put_u64(d, "maj", m.maj);
+            put_u64(d, "min", m.min);
+            put_i64(d, "ino", m.ino);
+            put_i64(d, "ino_generation", m.ino_generation);
+        }
+        put_u64(d, "prot", m.prot);
+        put_u64(d, "flags", m.flags);
+    }
+    put_text(d, "filename", m.filename, m.filename_len);
     return 0;
 }
 
-/* LOST: 0 id u64, 8 lost u64 */
-static int decode_lost(decoder *d)
+static int decode_lost_any(decoder *d)
 {
-    put_i64(d, "id", pv_cursor_u64(&d->c));
-    put_u64(d, "lost", pv_cursor_u64(&d->c));
+    pv_rec_lost l;
+    if (pv_rec_lost_decode(d->f, d->rec, &l, d->err))
+        return -1;
+    if (l.has_id)
+        put_i64(d, "id", l.id);
+    put_u64(d, "lost", l.lost);
     return 0;
 }
 
-/* COMM: 0 pid u32, 4 tid u32, 8 comm[] */
 static int decode_comm(decoder *d)
 {
-    put_pid_tid(d);
-    put_rest_string(d, "comm");
+    pv_rec_comm c;
+    if (pv_rec_comm_decode(d->f, d->rec, &c, d->err))
+        return -1;
+    put_pid_tid(d, c.pid, c.tid);
+    put_text(d, "comm", c.comm, c.comm_len);
     return 0;
 }
 
-/* EXIT, FORK: 0 pid u32, 4 ppid u32, 8 tid u32, 12 ptid u32, 16 time u64 */
 static int decode_task(decoder *d)
 {
-    put_i32(d, "pid", pv_cursor_u32(&d->c));
-    put_i32(d, "ppid", pv_cursor_u32(&d->c));
-    put_i32(d, "tid", pv_cursor_u32(&d->c));
-    put_i32(d, "ptid", pv_cursor_u32(&d->c));
-    put_u64(d, "time", pv_cursor_u64(&d->c));
+    pv_rec_task t;
+    if (pv_rec_task_decode(d->f, d->rec, &t, d->err))
+        return -1;
+    put_i32(d, "pid", t.pid);
+    put_i32(d, "ppid", t.ppid);
+    put_i32(d, "tid", t.tid);
+    put_i32(d, "ptid", t.ptid);
+    put_u64(d, "time", t.time);
     return 0;
 }
 
-/* THROTTLE, UNTHROTTLE: 0 time u64, 8 id u64, 16 stream_id u64 */
 static int decode_throttle(decoder *d)
 {
-    put_u64(d, "time", pv_cursor_u64(&d->c));
-    put_i64(d, "id", pv_cursor_u64(&d->c));
-    put_i64(d, "stream_id", pv_cursor_u64(&d->c));
+    pv_rec_throttle t;
+    if (pv_rec_throttle_decode(d->f, d->rec, &t, d->err))
+        return -1;
+    put_u64(d, "time", t.time);
+    put_i64(d, "id", t.id);
+    put_i64(d, "stream_id", t.stream_id);
     return 0;
 }
 
-/* READ: 0 pid u32, 4 tid u32, 8 the event's read_format block:
- *   not GROUP: value, [time_enabled], [time_running], [id], [lost]
- *   GROUP:     nr, [time_enabled], [time_running], nr x {value, [id], [lost]}
- * The event is the record's (by its trailer id), else the first. */
+static void put_read_value(decoder *d, const pv_rec_read *r, pv_read_value v)
+{
+    if (r->read_format & PV_FORMAT_ID)
+        put_i64(d, "id", v.id);
+    if (r->read_format & PV_FORMAT_LOST)
+        put_u64(d, "lost", v.lost);
+}
+
 static int decode_read(decoder *d)
 {
-    int index = d->f->nr_attrs ? pv_record_attr_index(d->f, d->rec) : -1;
-    if (index < 0 && d->f->nr_attrs)
-        index = 0;
-    uint64_t rf = index >= 0 ? d->f->attrs[index].read_format : 0;
-    put_pid_tid(d);
-    bool group = rf & PV_FORMAT_GROUP;
-    uint64_t nr = 1;
-    if (group) {
-        nr = pv_cursor_u64(&d->c);
-        put_u64(d, "nr", nr);
-    } else {
-        put_u64(d, "value", pv_cursor_u64(&d->c));
-    }
+    pv_rec_read r;
+    if (pv_rec_read_decode(d->f, d->rec, &r, d->err))
+        return -1;
+    uint64_t rf = r.read_format;
+    put_pid_tid(d, r.pid, r.tid);
+    if (r.group)
+        put_u64(d, "nr", r.nr);
+    else
+        put_u64(d, "value", r.one.value);
     if (rf & PV_FORMAT_TOTAL_TIME_ENABLED)
-        put_u64(d, "time_enabled", pv_cursor_u64(&d->c));
+        put_u64(d, "time_enabled", r.time_enabled);
     if (rf & PV_FORMAT_TOTAL_TIME_RUNNING)
-        put_u64(d, "time_running", pv_cursor_u64(&d->c));
-    if (!group) {
-        if (rf & PV_FORMAT_ID)
-            put_i64(d, "id", pv_cursor_u64(&d->c));
-        if (rf & PV_FORMAT_LOST)
-            put_u64(d, "lost", pv_cursor_u64(&d->c));
+        put_u64(d, "time_running", r.time_running);
+    if (!r.group) {
+        put_read_value(d, &r, r.one);
         return 0;
     }
-    uint64_t per_value = 8 + ((rf & PV_FORMAT_ID) ? 8 : 0) + ((rf & PV_FORMAT_LOST) ? 8 : 0);
-    if (check_count(d, "read group", nr, per_value))
-        return -1;
     open_array(d, "values");
-    for (uint64_t i = 0; i < nr; i++) {
+    for (uint64_t i = 0; i < r.nr; i++) {
+        pv_read_value v = pv_rec_read_value_at(&r, i);
         open_object(d, NULL);
-        put_u64(d, "value", pv_cursor_u64(&d->c));
-        if (rf & PV_FORMAT_ID)
-            put_i64(d, "id", pv_cursor_u64(&d->c));
-        if (rf & PV_FORMAT_LOST)
-            put_u64(d, "lost", pv_cursor_u64(&d->c));
+        put_u64(d, "value", v.value);
+        put_read_value(d, &r, v);
         close_object(d);
     }
     close_array(d);
@@ -327,144 +342,114 @@ static int decode_sample(decoder *d)
     return 0;
 }
 
-/* MMAP2: 0 pid u32, 4 tid u32, 8 start u64, 16 len u64, 24 pgoff u64,
- *   32 either {maj u32, min u32, ino u64, ino_generation u64}
- *          or, when misc & MMAP_BUILD_ID, {build_id_size u8, 3 reserved, build_id[20]},
- *   56 prot u32, 60 flags u32, 64 filename[] */
-static int decode_mmap2(decoder *d)
-{
-    put_pid_tid(d);
-    put_i64(d, "start", pv_cursor_u64(&d->c));
-    put_i64(d, "len", pv_cursor_u64(&d->c));
-    put_i64(d, "pgoff", pv_cursor_u64(&d->c));
-    if (d->rec->misc & PV_MISC_MMAP_BUILD_ID) {
-        uint8_t size = pv_cursor_u8(&d->c);
-        note(d, "build_id_size");
-        pv_cursor_skip(&d->c, 3);
-        if (!d->c.failed && size > BUILD_ID_MAX)
-            return malformed(d, "build-id size %u (> %d)", size, BUILD_ID_MAX);
-        put_hex(d, "build_id", size);
-        pv_cursor_skip(&d->c, BUILD_ID_MAX - size);
-    } else {
-        put_u64(d, "maj", pv_cursor_u32(&d->c));
-        put_u64(d, "min", pv_cursor_u32(&d->c));
-        put_i64(d, "ino", pv_cursor_u64(&d->c));
-        put_i64(d, "ino_generation", pv_cursor_u64(&d->c));
-    }
-    put_u64(d, "prot", pv_cursor_u32(&d->c));
-    put_u64(d, "flags", pv_cursor_u32(&d->c));
-    put_rest_string(d, "filename");
-    return 0;
-}
-
-/* AUX: 0 aux_offset u64, 8 aux_size u64, 16 flags u64 */
 static int decode_aux(decoder *d)
 {
-    put_u64(d, "aux_offset", pv_cursor_u64(&d->c));
-    put_u64(d, "aux_size", pv_cursor_u64(&d->c));
-    put_i64(d, "flags", pv_cursor_u64(&d->c));
+    pv_rec_aux a;
+    if (pv_rec_aux_decode(d->f, d->rec, &a, d->err))
+        return -1;
+    put_u64(d, "aux_offset", a.aux_offset);
+    put_u64(d, "aux_size", a.aux_size);
+    put_i64(d, "flags", a.flags);
     return 0;
 }
 
-/* ITRACE_START: 0 pid u32, 4 tid u32 */
 static int decode_itrace_start(decoder *d)
 {
-    put_pid_tid(d);
+    pv_rec_itrace_start t;
+    if (pv_rec_itrace_start_decode(d->f, d->rec, &t, d->err))
+        return -1;
+    put_pid_tid(d, t.pid, t.tid);
     return 0;
 }
 
-/* LOST_SAMPLES: 0 lost u64 */
-static int decode_lost_samples(decoder *d)
+static int decode_switch_any(decoder *d)
 {
-    put_u64(d, "lost", pv_cursor_u64(&d->c));
+    pv_rec_switch sw;
+    if (pv_rec_switch_decode(d->f, d->rec, &sw, d->err))
+        return -1;
+    put_bool(d, "out", sw.out);
+    put_bool(d, "preempt", sw.preempt);
+    if (sw.cpu_wide) {
+        put_i32(d, "next_prev_pid", sw.next_prev_pid);
+        put_i32(d, "next_prev_tid", sw.next_prev_tid);
+    }
     return 0;
 }
 
-/* SWITCH: no body; misc bit 13 = switch out, bit 14 = preempted. */
-static int decode_switch(decoder *d)
-{
-    put_bool(d, "out", d->rec->misc & PV_MISC_SWITCH_OUT);
-    put_bool(d, "preempt", d->rec->misc & PV_MISC_SWITCH_OUT_PREEMPT);
-    return 0;
-}
-
-/* SWITCH_CPU_WIDE: 0 next_prev_pid u32, 4 next_prev_tid u32; misc as SWITCH. */
-static int decode_switch_cpu_wide(decoder *d)
-{
-    decode_switch(d);
-    put_i32(d, "next_prev_pid", pv_cursor_u32(&d->c));
-    put_i32(d, "next_prev_tid", pv_cursor_u32(&d->c));
-    return 0;
-}
-
-/* NAMESPACES: 0 pid u32, 4 tid u32, 8 nr_namespaces u64, 16 nr x {dev u64, ino u64} */
 static int decode_namespaces(decoder *d)
 {
-    put_pid_tid(d);
-    uint64_t nr = pv_cursor_u64(&d->c);
-    put_u64(d, "nr_namespaces", nr);
-    if (check_count(d, "namespaces", nr, 16))
+    pv_rec_namespaces ns;
+    if (pv_rec_namespaces_decode(d->f, d->rec, &ns, d->err))
         return -1;
+    put_pid_tid(d, ns.pid, ns.tid);
+    put_u64(d, "nr_namespaces", ns.nr_namespaces);
     open_array(d, "namespaces");
-    for (uint64_t i = 0; i < nr; i++) {
+    for (uint64_t i = 0; i < ns.nr_namespaces; i++) {
+        uint64_t dev, ino;
+        pv_rec_namespace_at(&ns, i, &dev, &ino);
         open_object(d, NULL);
-        put_i64(d, "dev", pv_cursor_u64(&d->c));
-        put_i64(d, "ino", pv_cursor_u64(&d->c));
+        put_i64(d, "dev", dev);
+        put_i64(d, "ino", ino);
         close_object(d);
     }
     close_array(d);
     return 0;
 }
 
-/* KSYMBOL: 0 addr u64, 8 len u32, 12 ksym_type u16, 14 flags u16, 16 name[] */
 static int decode_ksymbol(decoder *d)
 {
-    put_i64(d, "addr", pv_cursor_u64(&d->c));
-    put_u64(d, "len", pv_cursor_u32(&d->c));
-    put_u64(d, "ksym_type", pv_cursor_u16(&d->c));
-    put_u64(d, "flags", pv_cursor_u16(&d->c));
-    put_rest_string(d, "name");
+    pv_rec_ksymbol k;
+    if (pv_rec_ksymbol_decode(d->f, d->rec, &k, d->err))
+        return -1;
+    put_i64(d, "addr", k.addr);
+    put_u64(d, "len", k.len);
+    put_u64(d, "ksym_type", k.ksym_type);
+    put_u64(d, "flags", k.flags);
+    put_text(d, "name", k.name, k.name_len);
     return 0;
 }
 
-/* BPF_EVENT: 0 type u16, 2 flags u16, 4 id u32, 8 tag[8] */
 static int decode_bpf_event(decoder *d)
 {
-    put_u64(d, "type", pv_cursor_u16(&d->c));
-    put_u64(d, "flags", pv_cursor_u16(&d->c));
-    put_u64(d, "id", pv_cursor_u32(&d->c));
-    put_hex(d, "tag", 8);
+    pv_rec_bpf_event b;
+    if (pv_rec_bpf_event_decode(d->f, d->rec, &b, d->err))
+        return -1;
+    put_u64(d, "type", b.type);
+    put_u64(d, "flags", b.flags);
+    put_u64(d, "id", b.id);
+    put_hex_bytes(d, "tag", b.tag, 8);
     return 0;
 }
 
-/* CGROUP: 0 id u64, 8 path[] */
 static int decode_cgroup(decoder *d)
 {
-    put_i64(d, "id", pv_cursor_u64(&d->c));
-    put_rest_string(d, "path");
+    pv_rec_cgroup c;
+    if (pv_rec_cgroup_decode(d->f, d->rec, &c, d->err))
+        return -1;
+    put_i64(d, "id", c.id);
+    put_text(d, "path", c.path, c.path_len);
     return 0;
 }
 
-/* TEXT_POKE: 0 addr u64, 8 old_len u16, 10 new_len u16,
- *   12 old_len bytes, new_len bytes, padding to 8 */
 static int decode_text_poke(decoder *d)
 {
-    put_i64(d, "addr", pv_cursor_u64(&d->c));
-    uint16_t old_len = pv_cursor_u16(&d->c);
-    uint16_t new_len = pv_cursor_u16(&d->c);
-    put_u64(d, "old_len", old_len);
-    put_u64(d, "new_len", new_len);
-    if (check_count(d, "text_poke bytes", (uint64_t)old_len + new_len, 1))
+    pv_rec_text_poke t;
+    if (pv_rec_text_poke_decode(d->f, d->rec, &t, d->err))
         return -1;
-    put_hex(d, "old_bytes", old_len);
-    put_hex(d, "new_bytes", new_len);
+    put_i64(d, "addr", t.addr);
+    put_u64(d, "old_len", t.old_len);
+    put_u64(d, "new_len", t.new_len);
+    put_hex_bytes(d, "old_bytes", t.old_bytes, t.old_len);
+    put_hex_bytes(d, "new_bytes", t.new_bytes, t.new_len);
     return 0;
 }
 
-/* AUX_OUTPUT_HW_ID: 0 hw_id u64 */
 static int decode_aux_output_hw_id(decoder *d)
 {
-    put_i64(d, "hw_id", pv_cursor_u64(&d->c));
+    pv_rec_aux_output_hw_id a;
+    if (pv_rec_aux_output_hw_id_decode(d->f, d->rec, &a, d->err))
+        return -1;
+    put_i64(d, "hw_id", a.hw_id);
     return 0;
 }
 
@@ -527,11 +512,11 @@ static int decode_header_build_id(decoder *d)
     note(d, "build_id");
     if (!id)
         return 0;
-    size_t size = BUILD_ID_MAX;
+    size_t size = PV_BUILD_ID_MAX;
     if (d->rec->misc & PV_MISC_BUILD_ID_SIZE) {
-        size = id[BUILD_ID_MAX];
-        if (size > BUILD_ID_MAX)
-            return malformed(d, "build-id size %zu (> %d)", size, BUILD_ID_MAX);
+        size = id[PV_BUILD_ID_MAX];
+        if (size > PV_BUILD_ID_MAX)
+            return malformed(d, "build-id size %zu (> %d)", size, PV_BUILD_ID_MAX);
     }
     key(d, "build_id");
     pv_strbuf_append(d->out, "\"", 1);
@@ -736,18 +721,16 @@ static int decode_cpu_map(decoder *d)
     return decode_cpu_map_data(d);
 }
 
-/* STAT_CONFIG: 0 nr u64, 8 nr x {tag u64, val u64}; tags 0 aggr_mode,
- * 1 interval, 2 scale, 3 aggr_level; others written as "tag_<n>". */
+/* STAT_CONFIG: tags other than those of perf written as "tag_<n>". */
 static int decode_stat_config(decoder *d)
 {
     static const char *const tags[] = {"aggr_mode", "interval", "scale", "aggr_level"};
-    uint64_t nr = pv_cursor_u64(&d->c);
-    note(d, "nr");
-    if (check_count(d, "stat_config", nr, 16))
+    pv_rec_stat_config c;
+    if (pv_rec_stat_config_decode(d->f, d->rec, &c, d->err))
         return -1;
-    for (uint64_t i = 0; i < nr; i++) {
-        uint64_t tag = pv_cursor_u64(&d->c);
-        uint64_t val = pv_cursor_u64(&d->c);
+    for (uint64_t i = 0; i < c.nr; i++) {
+        uint64_t tag, val;
+        pv_rec_stat_config_at(&c, i, &tag, &val);
         char name[32];
         if (tag < sizeof tags / sizeof tags[0])
             snprintf(name, sizeof name, "%s", tags[tag]);
@@ -758,23 +741,27 @@ static int decode_stat_config(decoder *d)
     return 0;
 }
 
-/* STAT: 0 id u64, 8 cpu u32, 12 thread u32, 16 val u64, 24 ena u64, 32 run u64 */
 static int decode_stat(decoder *d)
 {
-    put_i64(d, "id", pv_cursor_u64(&d->c));
-    put_i32(d, "cpu", pv_cursor_u32(&d->c));
-    put_i32(d, "thread", pv_cursor_u32(&d->c));
-    put_u64(d, "val", pv_cursor_u64(&d->c));
-    put_u64(d, "ena", pv_cursor_u64(&d->c));
-    put_u64(d, "run", pv_cursor_u64(&d->c));
+    pv_rec_stat st;
+    if (pv_rec_stat_decode(d->f, d->rec, &st, d->err))
+        return -1;
+    put_i64(d, "id", st.id);
+    put_i32(d, "cpu", st.cpu);
+    put_i32(d, "thread", st.thread);
+    put_u64(d, "val", st.val);
+    put_u64(d, "ena", st.ena);
+    put_u64(d, "run", st.run);
     return 0;
 }
 
-/* STAT_ROUND: 0 type u64 (0 interval, 1 final), 8 time u64 */
 static int decode_stat_round(decoder *d)
 {
-    put_u64(d, "type", pv_cursor_u64(&d->c));
-    put_u64(d, "time", pv_cursor_u64(&d->c));
+    pv_rec_stat_round r;
+    if (pv_rec_stat_round_decode(d->f, d->rec, &r, d->err))
+        return -1;
+    put_u64(d, "type", r.type);
+    put_u64(d, "time", r.time);
     return 0;
 }
 
@@ -861,8 +848,8 @@ static int decode_compressed2(decoder *d)
 typedef int (*decode_fn)(decoder *d);
 
 static const decode_fn decoders[] = {
-    [PV_RECORD_MMAP] = decode_mmap,
-    [PV_RECORD_LOST] = decode_lost,
+    [PV_RECORD_MMAP] = decode_mmap_any,
+    [PV_RECORD_LOST] = decode_lost_any,
     [PV_RECORD_COMM] = decode_comm,
     [PV_RECORD_EXIT] = decode_task,
     [PV_RECORD_THROTTLE] = decode_throttle,
@@ -870,12 +857,12 @@ static const decode_fn decoders[] = {
     [PV_RECORD_FORK] = decode_task,
     [PV_RECORD_READ] = decode_read,
     [PV_RECORD_SAMPLE] = decode_sample,
-    [PV_RECORD_MMAP2] = decode_mmap2,
+    [PV_RECORD_MMAP2] = decode_mmap_any,
     [PV_RECORD_AUX] = decode_aux,
     [PV_RECORD_ITRACE_START] = decode_itrace_start,
-    [PV_RECORD_LOST_SAMPLES] = decode_lost_samples,
-    [PV_RECORD_SWITCH] = decode_switch,
-    [PV_RECORD_SWITCH_CPU_WIDE] = decode_switch_cpu_wide,
+    [PV_RECORD_LOST_SAMPLES] = decode_lost_any,
+    [PV_RECORD_SWITCH] = decode_switch_any,
+    [PV_RECORD_SWITCH_CPU_WIDE] = decode_switch_any,
     [PV_RECORD_NAMESPACES] = decode_namespaces,
     [PV_RECORD_KSYMBOL] = decode_ksymbol,
     [PV_RECORD_BPF_EVENT] = decode_bpf_event,
@@ -923,7 +910,7 @@ static void put_sample_id(decoder *d, const pv_sample_id *t)
 int pv_record_fields_json(const pv_file *f, const pv_record *rec, pv_strbuf *out, pv_error *err)
 {
     decode_fn fn = rec->type < sizeof decoders / sizeof decoders[0] ? decoders[rec->type] : NULL;
-    if (!fn || rec->size < RECORD_HEADER_SIZE) {
+    if (!fn || rec->size < PV_RECORD_HEADER_SIZE) {
         pv_strbuf_puts(out, "{}");
         return 0;
     }
@@ -931,7 +918,7 @@ int pv_record_fields_json(const pv_file *f, const pv_record *rec, pv_strbuf *out
         .f = f, .rec = rec, .out = out, .err = err, .first = true,
         .name = pv_record_type_name(rec->type),
     };
-    uint64_t body = (uint64_t)rec->size - RECORD_HEADER_SIZE;
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
     pv_sample_id trailer = {0};
     bool has_trailer = false;
     if (rec->type < PV_RECORD_KERNEL_TYPE_END && rec->type != PV_RECORD_SAMPLE && f->nr_attrs) {
@@ -940,8 +927,8 @@ int pv_record_fields_json(const pv_file *f, const pv_record *rec, pv_strbuf *out
         has_trailer = trailer.fields != 0;
         body -= trailer.size;   /* pv_sample_id_decode checked size <= body */
     }
-    pv_cursor_init(&d.c, rec->bytes + RECORD_HEADER_SIZE, body,
-                   rec->file_offset + RECORD_HEADER_SIZE, f->swap);
+    pv_cursor_init(&d.c, rec->bytes + PV_RECORD_HEADER_SIZE, body,
+                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     pv_strbuf_append(out, "{", 1);
     if (fn(&d))
         return -1;

@@ -7,7 +7,6 @@
 #include "pv_cursor.h"
 #include "unpack.h"
 
-#define RECORD_HEADER_SIZE 8
 /* Bytes read from the file at once; a record (at most 64 KiB) always fits. */
 #define WINDOW_CAPACITY (256u << 10)
 #define MAX_RECORD_SIZE 0xffffu
@@ -113,18 +112,18 @@ static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *
 /* 1: a record starts at at; 0: it does not; -1: read error. */
 static int pipe_record_fits(pv_walk *w, uint64_t at, uint64_t end, pv_error *err)
 {
-    if (end - at < RECORD_HEADER_SIZE)
+    if (end - at < PV_RECORD_HEADER_SIZE)
         return 0;
-    const uint8_t *p = walk_bytes(w, at, RECORD_HEADER_SIZE, err);
+    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
     if (!p)
         return -1;
     uint32_t type = pv_load_u32(p, w->file->swap);
     uint16_t size = pv_load_u16(p + 6, w->file->swap);
     /* A record type with an impossible size is a damaged record, not text
      * or zero padding: read_header reports it. */
-    if (type != 0 && type < PIPE_MAX_RECORD_TYPE && size < RECORD_HEADER_SIZE)
+    if (type != 0 && type < PIPE_MAX_RECORD_TYPE && size < PV_RECORD_HEADER_SIZE)
         return 1;
-    return type < PIPE_MAX_RECORD_TYPE && size >= RECORD_HEADER_SIZE && end - at >= size;
+    return type < PIPE_MAX_RECORD_TYPE && size >= PV_RECORD_HEADER_SIZE && end - at >= size;
 }
 
 /* Reads the header at p (n bytes available) into rec; checks size >= 8. */
@@ -136,7 +135,7 @@ static int read_header(const pv_walk *w, const uint8_t *p, pv_record *rec, uint6
     rec->misc = pv_load_u16(p + 4, swap);
     rec->size = pv_load_u16(p + 6, swap);
     rec->segment = (uint32_t)w->segment;
-    if (rec->size < RECORD_HEADER_SIZE)
+    if (rec->size < PV_RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: record at offset 0x%llx%s has size %u (< 8)",
                             w->path, (unsigned long long)at, where, rec->size);
     return 0;
@@ -229,7 +228,7 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
         }
         const uint8_t *p = u->block->bytes + u->pos;
         uint32_t avail = piece->end - u->pos;
-        if (u->held == 0 && avail >= RECORD_HEADER_SIZE) {
+        if (u->held == 0 && avail >= PV_RECORD_HEADER_SIZE) {
             if (read_header(w, p, rec, u->container_offset, inside, err))
                 return -1;
             if (avail >= rec->size) {
@@ -238,14 +237,14 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
                 return 1;
             }
         }
-        uint32_t need = RECORD_HEADER_SIZE - u->held;
-        if (u->held >= RECORD_HEADER_SIZE)
+        uint32_t need = PV_RECORD_HEADER_SIZE - u->held;
+        if (u->held >= PV_RECORD_HEADER_SIZE)
             need = pv_load_u16(u->stitch + 6, w->file->swap) - u->held;
         uint32_t take = avail < need ? avail : need;
         memcpy(u->stitch + u->held, p, take);
         u->held += take;
         u->pos += take;
-        if (u->held >= RECORD_HEADER_SIZE) {
+        if (u->held >= PV_RECORD_HEADER_SIZE) {
             if (read_header(w, u->stitch, rec, u->container_offset, inside, err))
                 return -1;
             if (u->held == rec->size) {
@@ -288,22 +287,22 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
         return 0;
     }
     bool cut_ends = f->unfinished;
-    if (cut_ends && w->end_offset - at < RECORD_HEADER_SIZE) {
+    if (cut_ends && w->end_offset - at < PV_RECORD_HEADER_SIZE) {
         w->next_offset = w->end_offset;
         return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
     }
-    if (w->end_offset - at < RECORD_HEADER_SIZE)
+    if (w->end_offset - at < PV_RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
                             "only %llu bytes left in the data section",
                             w->path, (unsigned long long)at,
                             (unsigned long long)(w->end_offset - at));
-    const uint8_t *p = walk_bytes(w, at, RECORD_HEADER_SIZE, err);
+    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
     if (!p)
         return -1;
     /* An unfinished file's records end where one cannot be: a tail the
      * file system zero-filled, or (data size lost from a finished file)
      * the feature sections.  What follows is dropped and said, not fatal. */
-    if (cut_ends && pv_load_u16(p + 6, f->swap) < RECORD_HEADER_SIZE) {
+    if (cut_ends && pv_load_u16(p + 6, f->swap) < PV_RECORD_HEADER_SIZE) {
         w->next_offset = w->end_offset;
         return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
     }
@@ -324,8 +323,8 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     uint64_t next = at + rec->size;
     /* In a pipe, tracing data follows its record, outside header.size. */
     if (f->pipe && rec->type == PV_RECORD_HEADER_TRACING_DATA) {
-        uint64_t payload = rec->size >= RECORD_HEADER_SIZE + 4
-                               ? pv_load_u32(p + RECORD_HEADER_SIZE, f->swap) : 0;
+        uint64_t payload = rec->size >= PV_RECORD_HEADER_SIZE + 4
+                               ? pv_load_u32(p + PV_RECORD_HEADER_SIZE, f->swap) : 0;
         if (w->end_offset - next < payload)
             return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx has %llu bytes "
                                 "of data that go past the end of the file at offset 0x%llx",
@@ -336,10 +335,10 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     /* An AUXTRACE record's trace data follows it, outside header.size;
      * its length is the record's first body field. */
     if (rec->type == PV_RECORD_AUXTRACE) {
-        if (rec->size < RECORD_HEADER_SIZE + 8)
+        if (rec->size < PV_RECORD_HEADER_SIZE + 8)
             return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has size %u (< 16)",
                                 w->path, (unsigned long long)at, rec->size);
-        uint64_t payload = pv_load_u64(p + RECORD_HEADER_SIZE, f->swap);
+        uint64_t payload = pv_load_u64(p + PV_RECORD_HEADER_SIZE, f->swap);
         if (cut_ends && w->end_offset - next < payload) {
             w->next_offset = w->end_offset;
             return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);

@@ -5,13 +5,11 @@
 #include "perf_abi.h"
 #include "pv_cursor.h"
 
-#define RECORD_HEADER_SIZE 8
-
 int pv_record_attr_index(const pv_file *f, const pv_record *rec)
 {
     if (f->nr_attrs == 1)
         return 0;
-    uint64_t body = (uint64_t)rec->size - RECORD_HEADER_SIZE;
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
     uint64_t id;
     if (rec->type == PV_RECORD_SAMPLE) {
         if (f->sample_id_word < 0)
@@ -19,7 +17,7 @@ int pv_record_attr_index(const pv_file *f, const pv_record *rec)
         uint64_t at = (uint64_t)f->sample_id_word * 8;
         if (body < at + 8)
             return -1;
-        id = pv_load_u64(rec->bytes + RECORD_HEADER_SIZE + at, f->swap);
+        id = pv_load_u64(rec->bytes + PV_RECORD_HEADER_SIZE + at, f->swap);
     } else if (rec->type < PV_RECORD_KERNEL_TYPE_END &&
                pv_attr_flag(&f->attrs[0], PV_ATTR_SAMPLE_ID_ALL)) {
         if (f->trailer_id_word < 0)
@@ -114,8 +112,9 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
     uint64_t t = a->sample_type;
     s->sample_type = t;
     s->read_format = a->read_format;
-    pv_cursor_init(c, rec->bytes + RECORD_HEADER_SIZE, (uint64_t)rec->size - RECORD_HEADER_SIZE,
-                   rec->file_offset + RECORD_HEADER_SIZE, f->swap);
+    pv_cursor_init(c, rec->bytes + PV_RECORD_HEADER_SIZE,
+                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
+                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     s->identifier = (t & PV_SAMPLE_IDENTIFIER) ? pv_cursor_u64(c) : 0;
     s->ip = (t & PV_SAMPLE_IP) ? pv_cursor_u64(c) : 0;
     s->pid = s->tid = 0;
@@ -221,7 +220,7 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
         return 0;
     uint64_t t = a->sample_type & PV_SAMPLE_ID_FIELDS;
     uint64_t size = 8 * (uint64_t)__builtin_popcountll(t);
-    uint64_t body = (uint64_t)rec->size - RECORD_HEADER_SIZE;
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
     if (size > body)
         return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) is too short "
                             "for its %llu-byte sample_id trailer",
@@ -268,9 +267,9 @@ int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer
     if (pv_sample_id_decode(f, rec, trailer, err))
         return -1;
     /* pv_sample_id_decode checked that the trailer fits in the body. */
-    pv_cursor_init(body, rec->bytes + RECORD_HEADER_SIZE,
-                   (uint64_t)rec->size - RECORD_HEADER_SIZE - trailer->size,
-                   rec->file_offset + RECORD_HEADER_SIZE, f->swap);
+    pv_cursor_init(body, rec->bytes + PV_RECORD_HEADER_SIZE,
+                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE - trailer->size,
+                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     return 0;
 }
 

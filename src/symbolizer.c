@@ -18,8 +18,8 @@
 #include "inline_frames.h"
 #include "kcore_dir.h"
 #include "perf_abi.h"
-#include "pv_cursor.h"
 #include "pv_strbuf.h"
+#include "record_types.h"
 #include "record_walk.h"
 #include "sample.h"
 #include "symbol_cache.h"
@@ -320,75 +320,41 @@ static uint64_t record_key(const pv_symbolizer *s, const pv_record *r, const pv_
 static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
     pv_file *f = s->file;
-    pv_sample_id trailer;
-    pv_cursor c;
-    if (pv_record_body(f, r, &trailer, &c, err))
+    pv_rec_mmap m;
+    if (pv_rec_mmap_decode(f, r, &m, err))
         return -1;
-    int32_t pid = (int32_t)pv_cursor_u32(&c);
-    pv_cursor_u32(&c);
-    uint64_t start = pv_cursor_u64(&c);
-    uint64_t len = pv_cursor_u64(&c);
-    uint64_t pgoff = pv_cursor_u64(&c);
-    const uint8_t *build_id = NULL;
-    uint8_t build_id_len = 0;
+    int32_t pid = (int32_t)m.pid;
     /* MMAP has no prot: perf takes its maps as executable unless marked data */
-    bool exec = !(r->misc & PV_MISC_MMAP_DATA);
-    if (r->type == PV_RECORD_MMAP2) {
-        if (r->misc & PV_MISC_MMAP_BUILD_ID) {
-            build_id_len = pv_cursor_u8(&c);
-            pv_cursor_skip(&c, 3);
-            build_id = pv_cursor_bytes(&c, PV_BUILD_ID_MAX);
-        } else {
-            pv_cursor_skip(&c, 24);
-        }
-        exec = (pv_cursor_u32(&c) & 4 /* PROT_EXEC */) != 0;
-        pv_cursor_skip(&c, 4);
-    }
-    uint64_t name_len;
-    const char *name = pv_cursor_padded_string(&c, pv_cursor_left(&c), &name_len);
-    if (c.failed || !name)
-        return pv_record_too_short(f, r, err);
-    uint32_t d = dso_for_map(s, pid, r->misc & PV_MISC_CPUMODE_MASK, name, (size_t)name_len, exec);
+    bool exec = m.mmap2 ? (m.prot & 4 /* PROT_EXEC */) != 0 : !(r->misc & PV_MISC_MMAP_DATA);
+    uint32_t d = dso_for_map(s, pid, r->misc & PV_MISC_CPUMODE_MASK, m.filename,
+                             (size_t)m.filename_len, exec);
     if (d == UINT32_MAX)
         return pv_error_set(err, "%s: out of memory reading maps", f->path);
-    if (build_id && build_id_len <= PV_BUILD_ID_MAX)
-        set_build_id(&s->dsos[d], build_id, build_id_len);
+    if (m.has_build_id)
+        set_build_id(&s->dsos[d], m.build_id, m.build_id_size);
     bool kernel_side = s->dsos[d].kernel_side;
-    pv_aspace_add_mmap(&s->space, record_key(s, r, &trailer), kernel_side ? PV_KERNEL_PID : pid,
-                       start, len, pgoff, d);
+    pv_aspace_add_mmap(&s->space, record_key(s, r, &m.trailer), kernel_side ? PV_KERNEL_PID : pid,
+                       m.start, m.len, m.pgoff, d);
     return 0;
 }
 
 static int add_comm(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
-    pv_sample_id trailer;
-    pv_cursor c;
-    if (pv_record_body(s->file, r, &trailer, &c, err))
+    pv_rec_comm c;
+    if (pv_rec_comm_decode(s->file, r, &c, err))
         return -1;
-    int32_t pid = (int32_t)pv_cursor_u32(&c);
-    int32_t tid = (int32_t)pv_cursor_u32(&c);
-    uint64_t len;
-    const char *comm = pv_cursor_padded_string(&c, pv_cursor_left(&c), &len);
-    if (c.failed || !comm)
-        return pv_record_too_short(s->file, r, err);
-    pv_aspace_add_comm(&s->space, record_key(s, r, &trailer), pid, tid, comm, (size_t)len,
-                       (r->misc & PV_MISC_COMM_EXEC) != 0);
+    pv_aspace_add_comm(&s->space, record_key(s, r, &c.trailer), (int32_t)c.pid, (int32_t)c.tid,
+                       c.comm, (size_t)c.comm_len, c.exec);
     return 0;
 }
 
 static int add_fork(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
-    pv_sample_id trailer;
-    pv_cursor c;
-    if (pv_record_body(s->file, r, &trailer, &c, err))
+    pv_rec_task t;
+    if (pv_rec_task_decode(s->file, r, &t, err))
         return -1;
-    int32_t pid = (int32_t)pv_cursor_u32(&c);
-    int32_t ppid = (int32_t)pv_cursor_u32(&c);
-    int32_t tid = (int32_t)pv_cursor_u32(&c);
-    int32_t ptid = (int32_t)pv_cursor_u32(&c);
-    if (c.failed)
-        return pv_record_too_short(s->file, r, err);
-    pv_aspace_add_fork(&s->space, record_key(s, r, &trailer), pid, ppid, tid, ptid);
+    pv_aspace_add_fork(&s->space, record_key(s, r, &t.trailer), (int32_t)t.pid, (int32_t)t.ppid,
+                       (int32_t)t.tid, (int32_t)t.ptid);
     return 0;
 }
 

@@ -10,7 +10,6 @@
 #include "pv_cursor.h"
 #include "record_walk.h"
 
-#define RECORD_HEADER_SIZE 8
 /* Decompressed bytes per block: big enough that handing a block over costs
  * nothing next to filling it, small enough that the blocks stay in cache
  * between the thread that writes them and the walk that reads them. */
@@ -58,8 +57,8 @@ struct pv_unpacker {
 static int container_payload(const pv_record *container, bool swap, const char *path,
                              const uint8_t **data, uint64_t *size, pv_error *err)
 {
-    const uint8_t *p = container->bytes + RECORD_HEADER_SIZE;
-    uint64_t n = (uint64_t)container->size - RECORD_HEADER_SIZE;
+    const uint8_t *p = container->bytes + PV_RECORD_HEADER_SIZE;
+    uint64_t n = (uint64_t)container->size - PV_RECORD_HEADER_SIZE;
     if (container->type == PV_RECORD_COMPRESSED2) {
         if (n < 8)
             return pv_error_set(err, "%s: COMPRESSED2 record at offset 0x%llx has size %u (< 16)",

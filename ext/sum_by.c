@@ -112,7 +112,7 @@ static void json_value(pv_json_writer *w, const pv_value *v)
 {
     switch (v->type) {
     case PV_VALUE_INT: pv_json_i64(w, v->i); break;
-    case PV_VALUE_REAL: pv_json_double(w, v->r); break;
+    case PV_VALUE_REAL: pv_json_real(w, v->r); break;
     case PV_VALUE_TEXT: pv_json_string(w, (const char *)v->bytes, v->len); break;
     case PV_VALUE_BLOB: pv_json_hex(w, (const uint8_t *)v->bytes, v->len); break;
     default: pv_json_null(w); break;

@@ -2,9 +2,13 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Level 0 is the top level; containers open at levels 1..PV_JSON_MAX_DEPTH. */
+/* Level 0 is the top level; containers open at levels 1..PV_JSON_MAX_DEPTH,
+ * one bit each in the writer's masks. */
+_Static_assert(PV_JSON_MAX_DEPTH < 64, "the level masks are 64 bits");
+
 static uint64_t level_bit(unsigned depth)
 {
     return (uint64_t)1 << depth;
@@ -151,13 +155,23 @@ void pv_json_double(pv_json_writer *w, double v)
         return;
     }
     char text[40];
-    int n = snprintf(text, sizeof text, "%.17g", v);
-    if (n < 0 || (size_t)n >= sizeof text) {
-        misuse(w);
+    snprintf(text, sizeof text, "%.15g", v);
+    if (strtod(text, NULL) != v)
+        snprintf(text, sizeof text, "%.17g", v);
+    before_value(w);
+    pv_strbuf_puts(w->out, text);
+}
+
+void pv_json_real(pv_json_writer *w, double v)
+{
+    if (!isfinite(v)) {
+        pv_json_null(w);
         return;
     }
+    char text[40];
+    snprintf(text, sizeof text, "%.17g", v);
     before_value(w);
-    pv_strbuf_append(w->out, text, (size_t)n);
+    pv_strbuf_puts(w->out, text);
     if (!strpbrk(text, ".e"))
         pv_strbuf_append(w->out, ".0", 2);
 }

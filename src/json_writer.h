@@ -54,9 +54,12 @@ void pv_json_u64(pv_json_writer *w, uint64_t v);
 /* Signed.  A u64 bit pattern from the file (address, id, config) passed here
  * is written with the same 64 bits, so kernel addresses read negative. */
 void pv_json_i64(pv_json_writer *w, int64_t v);
-/* %.17g, with ".0" added to an integral value so it reads back as a real;
- * null for an infinity or a NaN, which JSON cannot write. */
+/* The shortest of %.15g and %.17g that reads back as the same double ("0.1",
+ * "1"); null for an infinity or a NaN, which JSON cannot write. */
 void pv_json_double(pv_json_writer *w, double v);
+/* A SQL REAL: %.17g, with ".0" added to an integral value so that SQLite
+ * reads it back as a REAL, not an INTEGER; null when not finite. */
+void pv_json_real(pv_json_writer *w, double v);
 /* true / false. */
 void pv_json_bool(pv_json_writer *w, bool v);
 void pv_json_null(pv_json_writer *w);

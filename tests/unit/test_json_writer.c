@@ -80,17 +80,22 @@ static void test_scalars(void)
     pv_strbuf_reset(&b);
     pv_json_init(&w, &b);
     pv_json_double(&w, 3.0);
-    check_text("double integral gets .0", &w, "3.0");
+    check_text("double integral", &w, "3");
 
     pv_strbuf_reset(&b);
     pv_json_init(&w, &b);
     pv_json_double(&w, 0.1);
-    check_text("double 0.1 at 17 digits", &w, "0.10000000000000001");
+    check_text("double 0.1 at 15 digits", &w, "0.1");
+
+    pv_strbuf_reset(&b);
+    pv_json_init(&w, &b);
+    pv_json_double(&w, 0.1 + 0.2);
+    check_text("double at 17 digits when 15 do not read back", &w, "0.30000000000000004");
 
     pv_strbuf_reset(&b);
     pv_json_init(&w, &b);
     pv_json_double(&w, -1e300);
-    check_text("double with an exponent", &w, "-1.0000000000000001e+300");
+    check_text("double with an exponent", &w, "-1e+300");
 
     pv_strbuf_reset(&b);
     pv_json_init(&w, &b);
@@ -101,6 +106,26 @@ static void test_scalars(void)
     pv_json_init(&w, &b);
     pv_json_double(&w, NAN);
     check_text("double NaN is null", &w, "null");
+
+    pv_strbuf_reset(&b);
+    pv_json_init(&w, &b);
+    pv_json_real(&w, 3.0);
+    check_text("real integral gets .0", &w, "3.0");
+
+    pv_strbuf_reset(&b);
+    pv_json_init(&w, &b);
+    pv_json_real(&w, 0.1);
+    check_text("real 0.1 at 17 digits", &w, "0.10000000000000001");
+
+    pv_strbuf_reset(&b);
+    pv_json_init(&w, &b);
+    pv_json_real(&w, -1e300);
+    check_text("real with an exponent", &w, "-1.0000000000000001e+300");
+
+    pv_strbuf_reset(&b);
+    pv_json_init(&w, &b);
+    pv_json_real(&w, -INFINITY);
+    check_text("real infinity is null", &w, "null");
 
     pv_strbuf_reset(&b);
     pv_json_init(&w, &b);

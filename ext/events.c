@@ -3,6 +3,7 @@
  */
 #include "event_names.h"
 #include "attr.h"
+#include "json_writer.h"
 #include "vtab_common.h"
 
 #define EVENTS_COLUMNS(X) \
@@ -66,16 +67,16 @@ static int events_column(PvCursor *cur, sqlite3_context *ctx, int i)
         pv_read_format_string(a->read_format, text);
         pv_result_text_buffer(cur, ctx);
         break;
-    case COL_IDS:
-        pv_strbuf_puts(text, "[");
-        for (uint64_t k = 0; k < a->nr_ids; k++) {
-            if (k)
-                pv_strbuf_puts(text, ",");
-            pv_strbuf_json_u64(text, a->ids[k]);
-        }
-        pv_strbuf_puts(text, "]");
+    case COL_IDS: {
+        pv_json_writer w;
+        pv_json_init(&w, text);
+        pv_json_array_begin(&w);
+        for (uint64_t k = 0; k < a->nr_ids; k++)
+            pv_json_u64(&w, a->ids[k]);
+        pv_json_array_end(&w);
         pv_result_text_buffer(cur, ctx);
         break;
+    }
     case COL_ATTR:
         pv_attr_json(a, text);
         pv_result_text_buffer(cur, ctx);

@@ -17,11 +17,8 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "hash_groups.h"
+#include "json_writer.h"
 #include "pv_strbuf.h"
 
 #define MAX_KEYS 64
@@ -110,35 +107,15 @@ static void sum_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
 }
 
-static void json_value(pv_strbuf *out, const pv_value *v)
+/* A real stays a real when read back (1.0, not 1); an infinity is null. */
+static void json_value(pv_json_writer *w, const pv_value *v)
 {
-    char number[32];
     switch (v->type) {
-    case PV_VALUE_INT:
-        snprintf(number, sizeof number, "%lld", (long long)v->i);
-        pv_strbuf_puts(out, number);
-        break;
-    case PV_VALUE_REAL:
-        if (!isfinite(v->r)) {
-            pv_strbuf_puts(out, "null");    /* JSON has no infinities */
-            break;
-        }
-        snprintf(number, sizeof number, "%.17g", v->r);
-        pv_strbuf_puts(out, number);
-        if (!strpbrk(number, ".e"))
-            pv_strbuf_puts(out, ".0");      /* still a real when read back */
-        break;
-    case PV_VALUE_TEXT:
-        pv_strbuf_json_string(out, (const char *)v->bytes, v->len);
-        break;
-    case PV_VALUE_BLOB:
-        pv_strbuf_puts(out, "\"");
-        pv_strbuf_hex(out, (const uint8_t *)v->bytes, v->len);
-        pv_strbuf_puts(out, "\"");
-        break;
-    default:
-        pv_strbuf_puts(out, "null");
-        break;
+    case PV_VALUE_INT: pv_json_i64(w, v->i); break;
+    case PV_VALUE_REAL: pv_json_real(w, v->r); break;
+    case PV_VALUE_TEXT: pv_json_string(w, (const char *)v->bytes, v->len); break;
+    case PV_VALUE_BLOB: pv_json_hex(w, (const uint8_t *)v->bytes, v->len); break;
+    default: pv_json_null(w); break;
     }
 }
 
@@ -151,13 +128,14 @@ static void sum_by_final(sqlite3_context *ctx)
     }
     pv_hash_groups *g = &agg->groups;
     pv_strbuf out = {0};
-    pv_strbuf_puts(&out, "[");
+    pv_json_writer w;
+    pv_json_init(&w, &out);
+    pv_json_array_begin(&w);
     for (size_t i = 0; i < g->nr_groups; i++) {
-        pv_strbuf_puts(&out, i ? ",[" : "[");
+        pv_json_array_begin(&w);
         for (unsigned k = 0; k < g->nkeys; k++) {
             pv_value key = pv_hash_groups_key(g, i, k);
-            json_value(&out, &key);
-            pv_strbuf_puts(&out, ",");
+            json_value(&w, &key);
         }
         const pv_group *grp = &g->groups[i];
         pv_value sum = { PV_VALUE_NULL, 0, 0, NULL, 0 };
@@ -168,10 +146,11 @@ static void sum_by_final(sqlite3_context *ctx)
             sum.type = PV_VALUE_INT;
             sum.i = grp->int_sum;
         }
-        json_value(&out, &sum);
-        pv_strbuf_printf(&out, ",%llu]", (unsigned long long)grp->rows);
+        json_value(&w, &sum);
+        pv_json_u64(&w, grp->rows);
+        pv_json_array_end(&w);
     }
-    pv_strbuf_puts(&out, "]");
+    pv_json_array_end(&w);
     if (out.failed || out.len > INT32_MAX)
         sqlite3_result_error_nomem(ctx);
     else

@@ -18,6 +18,7 @@
 
 #include "symbol_paths.h"
 
+#include "json_writer.h"
 #include "perf_abi.h"
 
 static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,17 +42,14 @@ static void symbol_path_function(sqlite3_context *ctx, int argc, sqlite3_value *
     current_symdir = symdir;
     pthread_mutex_unlock(&paths_lock);
     pv_strbuf out = {0};
-    pv_strbuf_puts(&out, "{\"sysroot\":");
-    if (sysroot)
-        pv_strbuf_json_string(&out, sysroot, strlen(sysroot));
-    else
-        pv_strbuf_puts(&out, "null");
-    pv_strbuf_puts(&out, ",\"symdir\":");
-    if (symdir)
-        pv_strbuf_json_string(&out, symdir, strlen(symdir));
-    else
-        pv_strbuf_puts(&out, "null");
-    pv_strbuf_puts(&out, "}");
+    pv_json_writer w;
+    pv_json_init(&w, &out);
+    pv_json_object_begin(&w);
+    pv_json_key(&w, "sysroot");
+    pv_json_cstring(&w, sysroot);
+    pv_json_key(&w, "symdir");
+    pv_json_cstring(&w, symdir);
+    pv_json_object_end(&w);
     if (out.failed)
         sqlite3_result_error_nomem(ctx);
     else

@@ -172,7 +172,20 @@ void pv_read_format_string(uint64_t read_format, pv_strbuf *out)
     bits_string(read_format, names, (int)(sizeof names / sizeof names[0]), out);
 }
 
-void pv_attr_json(const pv_attr *a, pv_strbuf *out)
+static void key_u64(pv_json_writer *w, const char *key, uint64_t v)
+{
+    pv_json_key(w, key);
+    pv_json_u64(w, v);
+}
+
+/* u64 bit patterns (configs) and signed values. */
+static void key_i64(pv_json_writer *w, const char *key, int64_t v)
+{
+    pv_json_key(w, key);
+    pv_json_i64(w, v);
+}
+
+void pv_attr_write_json(const pv_attr *a, pv_json_writer *w)
 {
     static const char *const flag_names[] = {
         "disabled", "inherit", "pinned", "exclusive", "exclude_user",
@@ -184,29 +197,37 @@ void pv_attr_json(const pv_attr *a, pv_strbuf *out)
         "namespaces", "ksymbol", "bpf_event", "aux_output", "cgroup",
         "text_poke", "build_id", "inherit_thread", "remove_on_exec", "sigtrap",
     };
-    pv_strbuf_printf(out, "{\"type\":%u,\"size\":%u,\"config\":", a->type, a->size);
-    pv_strbuf_json_i64(out, a->config);
-    pv_strbuf_puts(out, pv_attr_flag(a, PV_ATTR_FREQ) ? ",\"sample_freq\":" : ",\"sample_period\":");
-    pv_strbuf_json_u64(out, a->sample_period);
-    pv_strbuf_printf(out, ",\"sample_type\":%llu,\"read_format\":%llu",
-                     (unsigned long long)a->sample_type, (unsigned long long)a->read_format);
+    pv_json_object_begin(w);
+    key_u64(w, "type", a->type);
+    key_u64(w, "size", a->size);
+    key_i64(w, "config", (int64_t)a->config);
+    key_u64(w, pv_attr_flag(a, PV_ATTR_FREQ) ? "sample_freq" : "sample_period", a->sample_period);
+    key_u64(w, "sample_type", a->sample_type);
+    key_u64(w, "read_format", a->read_format);
     for (size_t bit = 0; bit < sizeof flag_names / sizeof flag_names[0]; bit++)
         if (flag_names[bit])
-            pv_strbuf_printf(out, ",\"%s\":%d", flag_names[bit], (int)((a->flags >> bit) & 1));
-    pv_strbuf_printf(out, ",\"precise_ip\":%d", (int)((a->flags >> PV_ATTR_PRECISE_IP) & 3));
-    pv_strbuf_printf(out, ",\"wakeup_events\":%u,\"bp_type\":%u,\"config1\":", a->wakeup_events, a->bp_type);
-    pv_strbuf_json_i64(out, a->config1);
-    pv_strbuf_puts(out, ",\"config2\":");
-    pv_strbuf_json_i64(out, a->config2);
-    pv_strbuf_printf(out, ",\"branch_sample_type\":%llu,\"sample_regs_user\":%llu,"
-                     "\"sample_stack_user\":%u,\"clockid\":%d,\"sample_regs_intr\":%llu,"
-                     "\"aux_watermark\":%u,\"sample_max_stack\":%u,\"aux_sample_size\":%u,"
-                     "\"sig_data\":%llu,\"config3\":",
-                     (unsigned long long)a->branch_sample_type,
-                     (unsigned long long)a->sample_regs_user, a->sample_stack_user,
-                     a->clockid, (unsigned long long)a->sample_regs_intr,
-                     a->aux_watermark, a->sample_max_stack, a->aux_sample_size,
-                     (unsigned long long)a->sig_data);
-    pv_strbuf_json_i64(out, a->config3);
-    pv_strbuf_puts(out, "}");
+            key_u64(w, flag_names[bit], (a->flags >> bit) & 1);
+    key_u64(w, "precise_ip", (a->flags >> PV_ATTR_PRECISE_IP) & 3);
+    key_u64(w, "wakeup_events", a->wakeup_events);
+    key_u64(w, "bp_type", a->bp_type);
+    key_i64(w, "config1", (int64_t)a->config1);
+    key_i64(w, "config2", (int64_t)a->config2);
+    key_u64(w, "branch_sample_type", a->branch_sample_type);
+    key_u64(w, "sample_regs_user", a->sample_regs_user);
+    key_u64(w, "sample_stack_user", a->sample_stack_user);
+    key_i64(w, "clockid", a->clockid);
+    key_u64(w, "sample_regs_intr", a->sample_regs_intr);
+    key_u64(w, "aux_watermark", a->aux_watermark);
+    key_u64(w, "sample_max_stack", a->sample_max_stack);
+    key_u64(w, "aux_sample_size", a->aux_sample_size);
+    key_u64(w, "sig_data", a->sig_data);
+    key_i64(w, "config3", (int64_t)a->config3);
+    pv_json_object_end(w);
+}
+
+void pv_attr_json(const pv_attr *a, pv_strbuf *out)
+{
+    pv_json_writer w;
+    pv_json_init(&w, out);
+    pv_attr_write_json(a, &w);
 }

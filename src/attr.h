@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "perf_abi.h"
+#include "json_writer.h"
 #include "pv_cursor.h"
 #include "pv_error.h"
 #include "pv_strbuf.h"
@@ -72,7 +73,9 @@ void pv_attr_default_name(const pv_attr *a, pv_strbuf *out);
 void pv_sample_type_string(uint64_t sample_type, pv_strbuf *out);
 void pv_read_format_string(uint64_t read_format, pv_strbuf *out);
 
-/* Every attr field as a JSON object. */
+/* Every attr field as a JSON object, one value of w. */
+void pv_attr_write_json(const pv_attr *a, pv_json_writer *w);
+/* The same object appended to out on its own. */
 void pv_attr_json(const pv_attr *a, pv_strbuf *out);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "attr.h"
 #include "build_ids.h"
+#include "json_writer.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
 
@@ -24,7 +25,8 @@ typedef struct feature_ctx {
     const char *name;
     uint64_t offset;            /* of the section */
     pv_cursor c;
-    pv_strbuf *out;
+    pv_strbuf *out;             /* a TEXT value */
+    pv_json_writer w;           /* a JSON value, written to out */
     pv_error *err;
     pv_value_kind kind;
     int64_t integer;
@@ -91,24 +93,26 @@ static bool json_header_string(feature_ctx *x)
     const char *s = pv_read_header_string(&x->c, &len);
     if (!s)
         return false;
-    pv_strbuf_json_string(x->out, s, (size_t)len);
+    pv_json_string(&x->w, s, (size_t)len);
     return true;
 }
 
-static void key(feature_ctx *x, bool first, const char *name)
+static void key_u64(feature_ctx *x, const char *name, uint64_t v)
 {
-    pv_strbuf_printf(x->out, "%s\"%s\":", first ? "" : ",", name);
+    pv_json_key(&x->w, name);
+    pv_json_u64(&x->w, v);
 }
 
-static void key_u64(feature_ctx *x, bool first, const char *name, uint64_t v)
+/* i32 values perf prints signed (core and socket ids). */
+static void key_i32(feature_ctx *x, const char *name, uint32_t v)
 {
-    key(x, first, name);
-    pv_strbuf_json_u64(x->out, v);
+    pv_json_key(&x->w, name);
+    pv_json_i64(&x->w, (int32_t)v);
 }
 
-static bool key_string(feature_ctx *x, bool first, const char *name)
+static bool key_string(feature_ctx *x, const char *name)
 {
-    key(x, first, name);
+    pv_json_key(&x->w, name);
     return json_header_string(x);
 }
 
@@ -143,14 +147,11 @@ static int string_list(feature_ctx *x, const char *what)
     uint32_t nr;
     if (read_count32(x, 4, what, &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
-    for (uint32_t i = 0; i < nr; i++) {
-        if (i)
-            pv_strbuf_puts(x->out, ",");
+    pv_json_array_begin(&x->w);
+    for (uint32_t i = 0; i < nr; i++)
         if (!json_header_string(x))
             return truncated(x);
-    }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return 0;
 }
 
@@ -174,14 +175,18 @@ static int decode_nrcpus(feature_ctx *x)
 {
     uint32_t available = pv_cursor_u32(&x->c);
     uint32_t online = pv_cursor_u32(&x->c);
-    pv_strbuf_printf(x->out, "{\"online\":%u,\"available\":%u}", online, available);
+    pv_json_object_begin(&x->w);
+    key_u64(x, "online", online);
+    key_u64(x, "available", available);
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
 /* branch_stack and stat: a flag without payload. */
 static int decode_flag(feature_ctx *x)
 {
-    pv_strbuf_puts(x->out, "{}");
+    pv_json_object_begin(&x->w);
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -194,11 +199,12 @@ static int decode_flag(feature_ctx *x)
 static int decode_tracing_data(feature_ctx *x)
 {
     static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
-    pv_strbuf_printf(x->out, "{\"size\":%llu", (unsigned long long)x->c.size);
+    pv_json_object_begin(&x->w);
+    key_u64(x, "size", x->c.size);
     const uint8_t *m = pv_cursor_bytes(&x->c, sizeof magic);
     if (!m || memcmp(m, magic, sizeof magic) != 0) {
         /* Not trace-cmd data: still a valid summary of an opaque blob. */
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
         x->kind = PV_VALUE_JSON;
         return 0;
     }
@@ -209,8 +215,8 @@ static int decode_tracing_data(feature_ctx *x)
         return fail(x, "tracing data version string at offset 0x%llx is not terminated",
                     (unsigned long long)pv_cursor_offset(&x->c));
     uint64_t vlen = (uint64_t)(nul - rest);
-    pv_strbuf_puts(x->out, ",\"version\":");
-    pv_strbuf_json_string(x->out, (const char *)rest, (size_t)vlen);
+    pv_json_key(&x->w, "version");
+    pv_json_string(&x->w, (const char *)rest, (size_t)vlen);
     pv_cursor_skip(&x->c, vlen + 1);
     uint8_t big_endian = pv_cursor_u8(&x->c);
     uint8_t long_size = pv_cursor_u8(&x->c);
@@ -220,8 +226,11 @@ static int decode_tracing_data(feature_ctx *x)
         return truncated(x);
     bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
     uint32_t page_size = pv_load_u32(ps, (big_endian != 0) != host_big);
-    pv_strbuf_printf(x->out, ",\"big_endian\":%s,\"long_size\":%u,\"page_size\":%u}",
-                     big_endian ? "true" : "false", long_size, page_size);
+    pv_json_key(&x->w, "big_endian");
+    pv_json_bool(&x->w, big_endian != 0);
+    key_u64(x, "long_size", long_size);
+    key_u64(x, "page_size", page_size);
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -233,20 +242,22 @@ static int decode_build_id(feature_ctx *x)
                        x->offset, x->f->swap);
     pv_build_id b;
     int rc;
-    bool first = true;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     while ((rc = pv_build_ids_next(&it, &b, x->err)) == 1) {
-        pv_strbuf_printf(x->out, "%s{\"pid\":%d,\"cpumode\":\"%s\",\"build_id\":\"",
-                         first ? "" : ",", b.pid, pv_cpumode_name(b.misc & PV_MISC_CPUMODE_MASK));
-        pv_strbuf_hex(x->out, b.id, b.id_len);
-        pv_strbuf_puts(x->out, "\",\"filename\":");
-        pv_strbuf_json_string(x->out, b.filename, (size_t)b.filename_len);
-        pv_strbuf_puts(x->out, "}");
-        first = false;
+        pv_json_object_begin(&x->w);
+        pv_json_key(&x->w, "pid");
+        pv_json_i64(&x->w, b.pid);
+        pv_json_key(&x->w, "cpumode");
+        pv_json_cstring(&x->w, pv_cpumode_name(b.misc & PV_MISC_CPUMODE_MASK));
+        pv_json_key(&x->w, "build_id");
+        pv_json_hex(&x->w, b.id, b.id_len);
+        pv_json_key(&x->w, "filename");
+        pv_json_string(&x->w, b.filename, (size_t)b.filename_len);
+        pv_json_object_end(&x->w);
     }
     if (rc < 0)
         return -1;
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     x->kind = PV_VALUE_JSON;
     return 0;
 }
@@ -269,7 +280,7 @@ static int decode_event_desc(feature_ctx *x)
                     attr_size, (unsigned long long)size_at, PV_ATTR_SIZE_VER0);
     if (check_count(x, nr, (uint64_t)attr_size + 8, x->offset, "event"))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_attr a;
         pv_error inner;
@@ -278,22 +289,21 @@ static int decode_event_desc(feature_ctx *x)
         uint32_t nr_ids;
         uint64_t ids_at = pv_cursor_offset(&x->c);
         nr_ids = pv_cursor_u32(&x->c);
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        if (!key_string(x, true, "name"))
+        pv_json_object_begin(&x->w);
+        if (!key_string(x, "name"))
             return truncated(x);
         if (check_count(x, nr_ids, 8, ids_at, "id"))
             return -1;
-        pv_strbuf_puts(x->out, ",\"ids\":[");
-        for (uint32_t k = 0; k < nr_ids; k++) {
-            if (k)
-                pv_strbuf_puts(x->out, ",");
-            pv_strbuf_json_i64(x->out, pv_cursor_u64(&x->c));
-        }
-        pv_strbuf_puts(x->out, "],\"attr\":");
-        pv_attr_json(&a, x->out);
-        pv_strbuf_puts(x->out, "}");
+        pv_json_key(&x->w, "ids");
+        pv_json_array_begin(&x->w);
+        for (uint32_t k = 0; k < nr_ids; k++)
+            pv_json_i64(&x->w, pv_cursor_u64(&x->c));
+        pv_json_array_end(&x->w);
+        pv_json_key(&x->w, "attr");
+        pv_attr_write_json(&a, &x->w);
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -340,15 +350,16 @@ static int skip_string_list(feature_ctx *x, const char *what)
  */
 static int decode_cpu_topology(feature_ctx *x)
 {
-    pv_strbuf_puts(x->out, "{\"cores\":");
+    pv_json_object_begin(&x->w);
+    pv_json_key(&x->w, "cores");
     if (string_list(x, "sibling cores"))
         return -1;
-    pv_strbuf_puts(x->out, ",\"threads\":");
+    pv_json_key(&x->w, "threads");
     if (string_list(x, "sibling threads"))
         return -1;
     uint32_t nr;
     if (pv_cursor_left(&x->c) == 0 || !cpus_available(x, &nr)) {
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
         return done(x, PV_VALUE_JSON);
     }
     pv_cursor cpus = x->c;
@@ -365,26 +376,26 @@ static int decode_cpu_topology(feature_ctx *x)
             return -1;
         pv_cursor_skip(&x->c, (uint64_t)nr * 4);
     }
-    pv_strbuf_puts(x->out, ",\"cpus\":[");
+    pv_json_key(&x->w, "cpus");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        uint32_t core_id = pv_cursor_u32(&cpus);
-        uint32_t socket_id = pv_cursor_u32(&cpus);
-        pv_strbuf_printf(x->out, "%s{\"core_id\":%d,\"socket_id\":%d", i ? "," : "",
-                         (int32_t)core_id, (int32_t)socket_id);
+        pv_json_object_begin(&x->w);
+        key_i32(x, "core_id", pv_cursor_u32(&cpus));
+        key_i32(x, "socket_id", pv_cursor_u32(&cpus));
         if (has_dies)
-            pv_strbuf_printf(x->out, ",\"die_id\":%d", (int32_t)pv_cursor_u32(&die_ids));
-        pv_strbuf_puts(x->out, "}");
+            key_i32(x, "die_id", pv_cursor_u32(&die_ids));
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     if (has_dies) {
-        pv_strbuf_puts(x->out, ",\"dies\":");
+        pv_json_key(&x->w, "dies");
         pv_cursor here = x->c;
         x->c = dies;
         if (string_list(x, "sibling dies"))
             return -1;
         x->c = here;
     }
-    pv_strbuf_puts(x->out, "}");
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -399,17 +410,17 @@ static int decode_numa_topology(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 4 + 8 + 8 + 4, "node", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        key_u64(x, true, "node", pv_cursor_u32(&x->c));
-        key_u64(x, false, "mem_total", pv_cursor_u64(&x->c));
-        key_u64(x, false, "mem_free", pv_cursor_u64(&x->c));
-        if (!key_string(x, false, "cpus"))
+        pv_json_object_begin(&x->w);
+        key_u64(x, "node", pv_cursor_u32(&x->c));
+        key_u64(x, "mem_total", pv_cursor_u64(&x->c));
+        key_u64(x, "mem_free", pv_cursor_u64(&x->c));
+        if (!key_string(x, "cpus"))
             return truncated(x);
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -419,15 +430,15 @@ static int decode_pmu_mappings(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 8, "pmu", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        key_u64(x, true, "type", pv_cursor_u32(&x->c));
-        if (!key_string(x, false, "name"))
+        pv_json_object_begin(&x->w);
+        key_u64(x, "type", pv_cursor_u32(&x->c));
+        if (!key_string(x, "name"))
             return truncated(x);
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -437,16 +448,16 @@ static int decode_group_desc(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 12, "group", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        if (!key_string(x, true, "name"))
+        pv_json_object_begin(&x->w);
+        if (!key_string(x, "name"))
             return truncated(x);
-        key_u64(x, false, "leader_idx", pv_cursor_u32(&x->c));
-        key_u64(x, false, "nr_members", pv_cursor_u32(&x->c));
-        pv_strbuf_puts(x->out, "}");
+        key_u64(x, "leader_idx", pv_cursor_u32(&x->c));
+        key_u64(x, "nr_members", pv_cursor_u32(&x->c));
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -463,14 +474,14 @@ static int decode_auxtrace(feature_ctx *x)
         nr = x->c.size / 16;
     else if (read_count64(x, 16, "index entry", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint64_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        key_u64(x, true, "file_offset", pv_cursor_u64(&x->c));
-        key_u64(x, false, "sz", pv_cursor_u64(&x->c));
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_begin(&x->w);
+        key_u64(x, "file_offset", pv_cursor_u64(&x->c));
+        key_u64(x, "sz", pv_cursor_u64(&x->c));
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -490,40 +501,42 @@ static int decode_cache(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 4 * 4 + 3 * 4, "cache level", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        key_u64(x, true, "level", pv_cursor_u32(&x->c));
-        key_u64(x, false, "line_size", pv_cursor_u32(&x->c));
-        key_u64(x, false, "sets", pv_cursor_u32(&x->c));
-        key_u64(x, false, "ways", pv_cursor_u32(&x->c));
-        if (!key_string(x, false, "type") || !key_string(x, false, "size") ||
-            !key_string(x, false, "map"))
+        pv_json_object_begin(&x->w);
+        key_u64(x, "level", pv_cursor_u32(&x->c));
+        key_u64(x, "line_size", pv_cursor_u32(&x->c));
+        key_u64(x, "sets", pv_cursor_u32(&x->c));
+        key_u64(x, "ways", pv_cursor_u32(&x->c));
+        if (!key_string(x, "type") || !key_string(x, "size") ||
+            !key_string(x, "map"))
             return truncated(x);
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
 /* sample_time: u64 first; u64 last (perf clock ns of the first and last sample) */
 static int decode_sample_time(feature_ctx *x)
 {
-    pv_strbuf_puts(x->out, "{");
-    key_u64(x, true, "first", pv_cursor_u64(&x->c));
-    key_u64(x, false, "last", pv_cursor_u64(&x->c));
-    pv_strbuf_puts(x->out, "}");
+    pv_json_object_begin(&x->w);
+    key_u64(x, "first", pv_cursor_u64(&x->c));
+    key_u64(x, "last", pv_cursor_u64(&x->c));
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
-/* A bitmap of nbits bits in u64 words as a list of ranges, "0-23,32-199". */
+/* A bitmap of nbits bits in u64 words as a string listing ranges,
+ * "0-23,32-199": digits, commas and dashes, which need no escaping. */
 static void bitmap_ranges(feature_ctx *x, pv_cursor words, uint64_t nbits)
 {
     bool first = true;
     uint64_t word = 0;
     uint64_t start = 0;
     bool in_range = false;
-    pv_strbuf_puts(x->out, "\"");
+    pv_strbuf *out = pv_json_raw_begin(&x->w);
+    pv_strbuf_puts(out, "\"");
     for (uint64_t bit = 0; bit <= nbits; bit++) {
         bool set = false;
         if (bit < nbits) {
@@ -535,14 +548,14 @@ static void bitmap_ranges(feature_ctx *x, pv_cursor words, uint64_t nbits)
             start = bit;
             in_range = true;
         } else if (!set && in_range) {
-            pv_strbuf_printf(x->out, "%s%llu", first ? "" : ",", (unsigned long long)start);
+            pv_strbuf_printf(out, "%s%llu", first ? "" : ",", (unsigned long long)start);
             if (bit - 1 > start)
-                pv_strbuf_printf(x->out, "-%llu", (unsigned long long)(bit - 1));
+                pv_strbuf_printf(out, "-%llu", (unsigned long long)(bit - 1));
             first = false;
             in_range = false;
         }
     }
-    pv_strbuf_puts(x->out, "\"");
+    pv_strbuf_puts(out, "\"");
 }
 
 /*
@@ -554,17 +567,18 @@ static void bitmap_ranges(feature_ctx *x, pv_cursor words, uint64_t nbits)
  */
 static int decode_mem_topology(feature_ctx *x)
 {
-    pv_strbuf_puts(x->out, "{");
-    key_u64(x, true, "version", pv_cursor_u64(&x->c));
-    key_u64(x, false, "block_size", pv_cursor_u64(&x->c));
+    pv_json_object_begin(&x->w);
+    key_u64(x, "version", pv_cursor_u64(&x->c));
+    key_u64(x, "block_size", pv_cursor_u64(&x->c));
     uint64_t nr;
     if (read_count64(x, 24, "node", &nr))
         return -1;
-    pv_strbuf_puts(x->out, ",\"nodes\":[");
+    pv_json_key(&x->w, "nodes");
+    pv_json_array_begin(&x->w);
     for (uint64_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        key_u64(x, true, "node", pv_cursor_u64(&x->c));
-        key_u64(x, false, "size", pv_cursor_u64(&x->c));
+        pv_json_object_begin(&x->w);
+        key_u64(x, "node", pv_cursor_u64(&x->c));
+        key_u64(x, "size", pv_cursor_u64(&x->c));
         uint64_t nbits_at = pv_cursor_offset(&x->c);
         uint64_t nbits = pv_cursor_u64(&x->c);
         uint64_t nwords = nbits / 64 + (nbits % 64 != 0);
@@ -572,20 +586,21 @@ static int decode_mem_topology(feature_ctx *x)
             return -1;
         pv_cursor words = x->c;
         pv_cursor_skip(&x->c, nwords * 8);
-        key(x, false, "set");
+        pv_json_key(&x->w, "set");
         bitmap_ranges(x, words, nbits);
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]}");
+    pv_json_array_end(&x->w);
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
 /* dir_format: u64 version (1: data.N files of raw records) */
 static int decode_dir_format(feature_ctx *x)
 {
-    pv_strbuf_puts(x->out, "{");
-    key_u64(x, true, "version", pv_cursor_u64(&x->c));
-    pv_strbuf_puts(x->out, "}");
+    pv_json_object_begin(&x->w);
+    key_u64(x, "version", pv_cursor_u64(&x->c));
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -603,7 +618,7 @@ static int decode_bpf_prog_info(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 16, "program", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         uint32_t info_len = pv_cursor_u32(&x->c);
         uint32_t data_len = pv_cursor_u32(&x->c);
@@ -611,23 +626,20 @@ static int decode_bpf_prog_info(feature_ctx *x)
         const uint8_t *info = pv_cursor_bytes(&x->c, info_len);
         if (!info || !pv_cursor_skip(&x->c, data_len))
             return truncated(x);
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
+        pv_json_object_begin(&x->w);
         if (info_len >= 8) {
-            key_u64(x, true, "type", pv_load_u32(info, x->f->swap));
-            key_u64(x, false, "id", pv_load_u32(info + 4, x->f->swap));
+            key_u64(x, "type", pv_load_u32(info, x->f->swap));
+            key_u64(x, "id", pv_load_u32(info + 4, x->f->swap));
             if (info_len >= 16) {
-                key(x, false, "tag");
-                pv_strbuf_puts(x->out, "\"");
-                pv_strbuf_hex(x->out, info + 8, 8);
-                pv_strbuf_puts(x->out, "\"");
+                pv_json_key(&x->w, "tag");
+                pv_json_hex(&x->w, info + 8, 8);
             }
-            pv_strbuf_puts(x->out, ",");
         }
-        key_u64(x, true, "info_len", info_len);
-        key_u64(x, false, "data_len", data_len);
-        pv_strbuf_puts(x->out, "}");
+        key_u64(x, "info_len", info_len);
+        key_u64(x, "data_len", data_len);
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -637,15 +649,18 @@ static int decode_bpf_btf(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 8, "BTF", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         uint32_t id = pv_cursor_u32(&x->c);
         uint32_t data_size = pv_cursor_u32(&x->c);
         if (!pv_cursor_skip(&x->c, data_size))
             return truncated(x);
-        pv_strbuf_printf(x->out, "%s{\"id\":%u,\"data_size\":%u}", i ? "," : "", id, data_size);
+        pv_json_object_begin(&x->w);
+        key_u64(x, "id", id);
+        key_u64(x, "data_size", data_size);
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -653,10 +668,10 @@ static int decode_bpf_btf(feature_ctx *x)
 static int decode_compressed(feature_ctx *x)
 {
     static const char *const names[] = {"version", "type", "level", "ratio", "mmap_len"};
-    pv_strbuf_puts(x->out, "{");
+    pv_json_object_begin(&x->w);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        key_u64(x, i == 0, names[i], pv_cursor_u32(&x->c));
-    pv_strbuf_puts(x->out, "}");
+        key_u64(x, names[i], pv_cursor_u32(&x->c));
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -666,17 +681,17 @@ static int caps_object(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 8, "capability", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "{");
+    pv_json_object_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        if (i)
-            pv_strbuf_puts(x->out, ",");
-        if (!json_header_string(x))
+        uint64_t len;
+        const char *name = pv_read_header_string(&x->c, &len);
+        if (!name)
             return truncated(x);
-        pv_strbuf_puts(x->out, ":");
+        pv_json_key_len(&x->w, name, (size_t)len);
         if (!json_header_string(x))
             return truncated(x);
     }
-    pv_strbuf_puts(x->out, "}");
+    pv_json_object_end(&x->w);
     return 0;
 }
 
@@ -696,12 +711,12 @@ static int decode_clock_data(feature_ctx *x)
     if (!x->c.failed && version != 1)
         return fail(x, "version %u at offset 0x%llx is not 1, the only layout known",
                     version, (unsigned long long)version_at);
-    pv_strbuf_puts(x->out, "{");
-    key_u64(x, true, "version", version);
-    key_u64(x, false, "clockid", pv_cursor_u32(&x->c));
-    key_u64(x, false, "wall_clock_ns", pv_cursor_u64(&x->c));
-    key_u64(x, false, "clockid_time_ns", pv_cursor_u64(&x->c));
-    pv_strbuf_puts(x->out, "}");
+    pv_json_object_begin(&x->w);
+    key_u64(x, "version", version);
+    key_u64(x, "clockid", pv_cursor_u32(&x->c));
+    key_u64(x, "wall_clock_ns", pv_cursor_u64(&x->c));
+    key_u64(x, "clockid_time_ns", pv_cursor_u64(&x->c));
+    pv_json_object_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -711,14 +726,14 @@ static int decode_hybrid_topology(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 8, "pmu", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{" : "{");
-        if (!key_string(x, true, "pmu_name") || !key_string(x, false, "cpus"))
+        pv_json_object_begin(&x->w);
+        if (!key_string(x, "pmu_name") || !key_string(x, "cpus"))
             return truncated(x);
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -733,16 +748,17 @@ static int decode_pmu_caps(feature_ctx *x)
     uint32_t nr;
     if (read_count32(x, 8, "pmu", &nr))
         return -1;
-    pv_strbuf_puts(x->out, "[");
+    pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        pv_strbuf_puts(x->out, i ? ",{\"caps\":" : "{\"caps\":");
+        pv_json_object_begin(&x->w);
+        pv_json_key(&x->w, "caps");
         if (caps_object(x))
             return -1;
-        if (!key_string(x, false, "pmu_name"))
+        if (!key_string(x, "pmu_name"))
             return truncated(x);
-        pv_strbuf_puts(x->out, "}");
+        pv_json_object_end(&x->w);
     }
-    pv_strbuf_puts(x->out, "]");
+    pv_json_array_end(&x->w);
     return done(x, PV_VALUE_JSON);
 }
 
@@ -805,6 +821,7 @@ int pv_feature_decode(pv_file *f, unsigned id, pv_value_kind *kind, int64_t *int
         .f = f, .name = features[id].name, .offset = offset, .out = out, .err = err,
         .kind = PV_VALUE_NULL,
     };
+    pv_json_init(&x.w, out);
     pv_cursor_init(&x.c, bytes, size, offset, f->swap);
     if (features[id].decode(&x)) {
         pv_strbuf_reset(out);
@@ -813,6 +830,9 @@ int pv_feature_decode(pv_file *f, unsigned id, pv_value_kind *kind, int64_t *int
     if (out->failed)
         return pv_error_set(err, "%s: %s feature at offset 0x%llx: out of memory",
                             f->data_path, x.name, (unsigned long long)offset);
+    if (x.kind == PV_VALUE_JSON && !pv_json_complete(&x.w))
+        return pv_error_set(err, "%s: %s feature at offset 0x%llx: its decoder left the JSON "
+                            "unfinished (a bug)", f->data_path, x.name, (unsigned long long)offset);
     *kind = x.kind;
     *integer = x.integer;
     return 0;

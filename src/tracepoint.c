@@ -8,6 +8,7 @@
 
 #include <event-parse.h>
 
+#include "json_writer.h"
 #include "perf_abi.h"
 #include "pv_cursor.h"
 #include "record_walk.h"
@@ -427,16 +428,16 @@ static uint64_t load_number(const uint8_t *p, unsigned size, bool swap)
     }
 }
 
-static void put_number(pv_strbuf *out, uint64_t v, unsigned size, bool is_signed)
+static void put_number(pv_json_writer *w, uint64_t v, unsigned size, bool is_signed)
 {
     if (is_signed && size < 8) {
         unsigned shift = 64 - 8 * size;
         v = (uint64_t)((int64_t)(v << shift) >> shift);
     }
     if (is_signed)
-        pv_strbuf_json_i64(out, v);
+        pv_json_i64(w, (int64_t)v);
     else
-        pv_strbuf_json_u64(out, v);
+        pv_json_u64(w, v);
 }
 
 /* Text up to its NUL: a string when the array ends in a NUL and what
@@ -451,7 +452,7 @@ static bool is_printable_text(const uint8_t *p, uint64_t n)
     return true;
 }
 
-static int put_field(pv_strbuf *out, const struct tep_format_field *fd, const uint8_t *raw,
+static int put_field(pv_json_writer *w, const struct tep_format_field *fd, const uint8_t *raw,
                      uint64_t raw_size, bool swap)
 {
     uint64_t off = (unsigned)fd->offset, len = (unsigned)fd->size;
@@ -473,25 +474,22 @@ static int put_field(pv_strbuf *out, const struct tep_format_field *fd, const ui
     }
     const uint8_t *p = raw + off;
     if ((fd->flags & TEP_FIELD_IS_STRING) && is_printable_text(p, len)) {
-        pv_strbuf_json_string(out, (const char *)p, strlen((const char *)p));
+        pv_json_cstring(w, (const char *)p);
         return 0;
     }
     bool is_signed = fd->flags & TEP_FIELD_IS_SIGNED;
     if (!(fd->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING))) {
-        put_number(out, load_number(p, (unsigned)len, swap), (unsigned)len, is_signed);
+        put_number(w, load_number(p, (unsigned)len, swap), (unsigned)len, is_signed);
         return 0;
     }
     unsigned element = fd->elementsize;
     if ((fd->flags & TEP_FIELD_IS_STRING) || element == 0 || element > 8 ||
         (element & (element - 1)) != 0)
         element = 1;
-    pv_strbuf_puts(out, "[");
-    for (uint64_t i = 0; i + element <= len; i += element) {
-        if (i)
-            pv_strbuf_puts(out, ",");
-        put_number(out, load_number(p + i, element, swap), element, is_signed);
-    }
-    pv_strbuf_puts(out, "]");
+    pv_json_array_begin(w);
+    for (uint64_t i = 0; i + element <= len; i += element)
+        put_number(w, load_number(p + i, element, swap), element, is_signed);
+    pv_json_array_end(w);
     return 0;
 }
 
@@ -505,19 +503,17 @@ int pv_trace_fields_json(pv_trace *t, const pv_file *f, const pv_record *rec,
     if (!e)
         return 0;
     bool swap = tep_is_file_bigendian(t->tep) != tep_is_local_bigendian(t->tep);
-    pv_strbuf_puts(out, "{");
-    int n = 0;
+    pv_json_writer w;
+    pv_json_init(&w, out);
+    pv_json_object_begin(&w);
     for (const struct tep_format_field *fd = e->format.fields; fd; fd = fd->next) {
-        if (n++)
-            pv_strbuf_puts(out, ",");
-        pv_strbuf_json_string(out, fd->name, strlen(fd->name));
-        pv_strbuf_puts(out, ":");
-        if (put_field(out, fd, s->raw, s->raw_size, swap))
+        pv_json_key(&w, fd->name);
+        if (put_field(&w, fd, s->raw, s->raw_size, swap))
             return pv_error_set(err, "%s: sample at offset 0x%llx: its %u-byte RAW payload is too "
                                 "short for field %s of %s:%s", f->data_path,
                                 (unsigned long long)rec->file_offset, s->raw_size, fd->name,
                                 e->system, e->name);
     }
-    pv_strbuf_puts(out, "}");
+    pv_json_object_end(&w);
     return 1;
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file_open.h"
+
 SQLITE_EXTENSION_INIT3
 
 #define CACHE_SLOTS 8

@@ -1,4 +1,3 @@
-#include "file_open.h"
 #include "vtab_common.h"
 
 #include <glob.h>

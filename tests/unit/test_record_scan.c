@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_names.h"
+#include "file_open.h"
 #include "perf_abi.h"
 #include "perf_file.h"
 #include "record_filter.h"

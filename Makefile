@@ -13,10 +13,10 @@
 
 PREFIX ?= /usr
 LIBDIR ?= $(PREFIX)/lib
-CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
-# -iquote: src/features.h must not shadow glibc's <features.h>.
+# Reader headers are included by layer folder ("base/pv_cursor.h");
+# -iquote keeps them out of the search for <...> headers.
 # -fvisibility=hidden: the extension exports only sqlite3_perfvtab_init, so its
 # names cannot interpose on (or be interposed by) the application loading it.
 BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -iquote src -iquote ext $(TRACEEVENT_CFLAGS) $(WARNINGS)
@@ -25,40 +25,44 @@ TRACEEVENT_CFLAGS := $(shell pkg-config --cflags libtraceevent)
 TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
 # libdw (libdwfl) unwinds DWARF user stacks (src/dwarf_unwind.c); libiberty demangles C++;
 # a thread decompresses big compressed recordings (src/unpack.c).
+# make's default CC is cc; CC=clang, CFLAGS and LDFLAGS work as usual.
 LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread -lm
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-READER_SRC = $(sort $(wildcard src/*.c))
+# The reader's layers are folders of src/ (docs/architecture.md);
+# scripts/check_layers.sh checks that includes only go down.
+READER_SRC = $(sort $(wildcard src/*/*.c))
 EXT_SRC = $(sort $(wildcard ext/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
-HEADERS = $(wildcard src/*.h ext/*.h)
+# -MMD -MP: each object depends on the headers it includes (build/**/*.d).
+DEPFLAGS = -MMD -MP
 FUZZ_HEADERS = $(wildcard tests/fuzz/*.h)
 
 # Two flavours share the same sources: build/ (plain) and build/san/ (sanitizers).
 define flavour
-$(1)/reader/%.o: src/%.c $$(HEADERS)
+$(1)/reader/%.o: src/%.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) -c $$< -o $$@
-$(1)/ext/%.o: ext/%.c $$(HEADERS)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
+$(1)/ext/%.o: ext/%.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) -c $$< -o $$@
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
 $(1)/libpvreader.a: $$(patsubst src/%.c,$(1)/reader/%.o,$$(READER_SRC))
 	@rm -f $$@
 	ar rcs $$@ $$^
 $(1)/sqlrun: tests/tools/sqlrun.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/tools/%: tests/tools/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$^ -o $$@ $$(LIBS)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/fuzz/replay_reader: tests/fuzz/replay_main.c tests/fuzz/fuzz_reader.c $(1)/libpvreader.a $$(FUZZ_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(LDFLAGS) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
 $(1)/fuzz/replay_sql: tests/fuzz/replay_main.c tests/fuzz/fuzz_sql.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a $$(FUZZ_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(LDFLAGS) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
 endef
 
 $(eval $(call flavour,build,))
@@ -72,14 +76,18 @@ all: build/perfvtab.so
 # --exclude-libs: the static archives linked in (libiberty's xmalloc,
 # cplus_demangle, ...) are hidden too.
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
 sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
 
-test: plain sanitized
+test: plain sanitized check-layers
 	@bash tests/run.sh
+
+# Includes go down the layers only; src/ knows no SQL; ext/ reads no bytes.
+check-layers:
+	@bash scripts/check_layers.sh
 
 demo: build/perfvtab.so
 	@bash scripts/demo.sh
@@ -99,9 +107,9 @@ bench: plain build/bench/raw_walk
 # coverage with ASan+UBSan, built with clang into build/fuzz/.
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
-build/fuzz/obj/%.o: %.c $(HEADERS) $(FUZZ_HEADERS)
+build/fuzz/obj/%.o: %.c $(FUZZ_HEADERS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 FUZZ_LIB_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(READER_SRC))
 build/fuzz/fuzz_reader: build/fuzz/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
@@ -113,7 +121,7 @@ fuzz: build/fuzz/fuzz_reader build/fuzz/fuzz_sql
 # file from several threads (tests/tools/threads.c, run by tests/t_threads.sh).
 TSAN_CC ?= clang
 TSAN_FLAGS = -O1 -g -fsanitize=thread -Wno-unknown-warning-option
-build/tsan/perfvtab.so: $(READER_SRC) $(EXT_SRC) $(HEADERS)
+build/tsan/perfvtab.so: $(READER_SRC) $(EXT_SRC) $(wildcard src/*/*.h ext/*.h)
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) -shared $(READER_SRC) $(EXT_SRC) -o $@ $(filter-out -lsqlite3,$(LIBS))
 build/tsan/threads: tests/tools/threads.c
@@ -124,5 +132,7 @@ tsan: build/tsan/threads build/tsan/perfvtab.so
 clean:
 	rm -rf build
 
-.PHONY: all plain sanitized test demo install bench clean fuzz tsan
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+.PHONY: all plain sanitized test check-layers demo install bench clean fuzz tsan
 .SECONDARY:

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# make check-layers: the reader's layers (docs/architecture.md) are folders
+# of src/, and a file may include only headers of its own layer and of the
+# layers below it.  Also: nothing in src/ mentions SQLite, and ext/ neither
+# includes the byte cursor nor calls it (tables get typed records from
+# src/decode/).  Prints each breach and exits 1 when there is any.
+set -u
+cd "$(dirname "$0")/.."
+
+# layer: the folders its files may include (besides its own)
+declare -A may_include=(
+    [base]=""
+    [format]="base"
+    [stream]="format base"
+    [decode]="stream format base"
+    [scan]="decode stream format base"
+    [unwind]="decode stream format base"
+    [symbols]="unwind decode stream format base"
+    [analysis]="render symbols unwind scan decode stream format base"
+    [render]="base"
+)
+
+breaches=0
+breach() {
+    echo "check-layers: $*"
+    breaches=$((breaches + 1))
+}
+
+for dir in src/*/; do
+    layer=$(basename "$dir")
+    [ -n "${may_include[$layer]+set}" ] || breach "src/$layer/ is not a known layer (add it to scripts/check_layers.sh and docs/architecture.md)"
+done
+for f in src/*.c src/*.h; do
+    [ -e "$f" ] && breach "$f: every reader file belongs in a layer folder"
+done
+
+for f in src/*/*.[ch]; do
+    layer=$(basename "$(dirname "$f")")
+    allowed=" $layer ${may_include[$layer]:-} "
+    while IFS= read -r inc; do
+        case "$inc" in
+        */*) ;;
+        *) breach "$f includes \"$inc\": name the layer folder (\"layer/$inc\")"; continue ;;
+        esac
+        target=${inc%%/*}
+        [ -f "src/$inc" ] || { breach "$f includes \"$inc\", which is not a file of src/"; continue; }
+        case "$allowed" in
+        *" $target "*) ;;
+        *) breach "$f ($layer) includes \"$inc\": $layer may include only ${may_include[$layer]:-nothing below it}" ;;
+        esac
+    done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+done
+
+if grep -rniI 'sqlite' src; then
+    breach "src/ mentions SQLite (lines above): the reader knows nothing of it"
+fi
+if grep -nE '#[[:space:]]*include[[:space:]]*"base/pv_cursor\.h"|\bpv_cursor_[a-z0-9_]+[[:space:]]*\(|\bpv_load_u(16|32|64)[[:space:]]*\(' ext/*.[ch]; then
+    breach "ext/ reads bytes (lines above): decode them in src/decode/ and hand ext/ typed values"
+fi
+
+if [ "$breaches" -gt 0 ]; then
+    echo "check-layers: $breaches breaches"
+    exit 1
+fi
+echo "check-layers: ok ($(ls src/*/*.[ch] | wc -l) reader files in $(ls -d src/*/ | wc -l) layers)"

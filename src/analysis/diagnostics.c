@@ -1,0 +1,549 @@
+#include "format/event_names.h"
+#include "analysis/diagnostics.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/build_ids.h"
+#include "format/features.h"
+#include "format/perf_abi.h"
+#include "base/pv_strbuf.h"
+#include "decode/record_fields.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
+#include "decode/tracepoint.h"
+
+/* Per-type rows (unknown and malformed types): beyond this many distinct
+ * types, the rest are counted in one row, so a file of random types cannot
+ * make the table grow without bound. */
+#define MAX_TYPE_ROWS 64
+#define OTHER_TYPES UINT32_MAX
+/* perf 6.16+ rounds COMPRESSED2 data_size up past the record's padding */
+#define COMPRESSED2_PADDING 7
+
+/* Records of one type, counted, with the first one's place and message. */
+typedef struct type_tally {
+    uint32_t type;
+    uint64_t count;
+    uint64_t first_record, first_offset;
+    char *first_message;
+} type_tally;
+
+typedef struct type_tallies {
+    type_tally items[MAX_TYPE_ROWS + 1];
+    size_t nr;
+} type_tallies;
+
+/* Records of one kind, counted and summed. */
+typedef struct tally {
+    uint64_t count, sum, max;
+    uint64_t first_record, first_offset;
+} tally;
+
+typedef struct collector {
+    pv_file *f;
+    pv_diagnostics *out;
+    bool failed;                /* out of memory */
+    type_tallies unknown_types, malformed;
+    tally unknown_ids, lost, lost_samples, overstated, out_of_order;
+    /* perf's ordered-events flush (see diagnostics.h) */
+    uint64_t max_time;          /* largest time seen so far */
+    uint64_t round_max_time;    /* max_time at the last FINISHED_ROUND */
+    uint64_t flushed_up_to;     /* what the last FINISHED_ROUND flushed */
+    uint64_t rounds;
+    uint64_t first_late_time;
+    uint64_t first_late_limit;  /* what was flushed when it came */
+    uint64_t *samples_per_attr; /* f->nr_attrs counts, or NULL */
+} collector;
+
+static pv_diagnostic *add_row(collector *c, const char *kind, const char *severity,
+                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static pv_diagnostic *add_row(collector *c, const char *kind, const char *severity,
+                              const char *fmt, ...)
+{
+    pv_diagnostics *d = c->out;
+    if (c->failed)
+        return NULL;
+    if (d->nr == d->capacity) {
+        size_t capacity = d->capacity ? d->capacity * 2 : 16;
+        pv_diagnostic *grown = realloc(d->items, capacity * sizeof *grown);
+        if (!grown) {
+            c->failed = true;
+            return NULL;
+        }
+        d->items = grown;
+        d->capacity = capacity;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char *message = NULL;
+    int n = vasprintf(&message, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        c->failed = true;
+        return NULL;
+    }
+    pv_diagnostic *row = &d->items[d->nr++];
+    memset(row, 0, sizeof *row);
+    row->kind = kind;
+    row->severity = severity;
+    row->count = 1;
+    row->message = message;
+    return row;
+}
+
+static void set_place(pv_diagnostic *row, uint64_t record, uint64_t offset)
+{
+    if (!row)
+        return;
+    row->has_record = true;
+    row->record = record;
+    row->has_offset = true;
+    row->file_offset = offset;
+}
+
+/* The offset an error message names ("offset 0x..."), for the row. */
+static bool offset_in_message(const char *msg, uint64_t *offset)
+{
+    const char *at = strstr(msg, "offset 0x");
+    if (!at)
+        return false;
+    *offset = strtoull(at + strlen("offset "), NULL, 16);
+    return true;
+}
+
+/* ---- features ---- */
+
+static void check_features(collector *c)
+{
+    pv_file *f = c->f;
+    pv_strbuf text = {0};
+    for (unsigned id = 0; id < PV_FEATURE_BITS; id++) {
+        if (!pv_file_has_feature(f, id))
+            continue;
+        const pv_section *s = &f->feature_sections[id];
+        const char *name = pv_feature_name(id);
+        pv_error err;
+        const uint8_t *bytes;
+        uint64_t size, offset;
+        pv_value_kind kind;
+        int64_t integer;
+        pv_diagnostic *row = NULL;
+        /* the decoder's error names the feature, as perf_features.value's */
+        if (name && pv_feature_decode(f, id, &kind, &integer, &text, &err)) {
+            row = add_row(c, "damaged_feature", "error", "%s", err.msg);
+        } else if (pv_file_feature_bytes(f, id, &bytes, &size, &offset, &err)) {
+            row = add_row(c, "damaged_feature", "error", "%s", err.msg);
+        } else if (!name) {
+            row = add_row(c, "unknown_feature", "info",
+                          "feature bit %u is set but this reader has no decoder for it; its %llu "
+                          "bytes at offset 0x%llx are perf_features.raw", id,
+                          (unsigned long long)s->size, (unsigned long long)s->offset);
+            if (row) {
+                row->has_value = true;
+                row->value = s->size;
+            }
+        }
+        if (row) {
+            row->has_offset = true;
+            row->file_offset = s->offset;
+        }
+    }
+    pv_strbuf_free(&text);
+}
+
+/* ---- records ---- */
+
+static void count_type(collector *c, type_tallies *t, const pv_record *rec, const char *message)
+{
+    size_t i = 0;
+    while (i < t->nr && t->items[i].type != rec->type && t->items[i].type != OTHER_TYPES)
+        i++;
+    if (i == t->nr) {
+        t->nr++;
+        type_tally *slot = &t->items[i];
+        memset(slot, 0, sizeof *slot);
+        slot->type = i == MAX_TYPE_ROWS ? OTHER_TYPES : rec->type;
+        slot->first_record = rec->index;
+        slot->first_offset = rec->file_offset;
+        if (message) {
+            slot->first_message = strdup(message);
+            if (!slot->first_message)
+                c->failed = true;
+        }
+    }
+    t->items[i].count++;
+}
+
+static void count(tally *t, const pv_record *rec, uint64_t amount)
+{
+    if (t->count == 0) {
+        t->first_record = rec->index;
+        t->first_offset = rec->file_offset;
+    }
+    t->count++;
+    t->sum += amount;
+    if (amount > t->max)
+        t->max = amount;
+}
+
+static void observe_time(collector *c, const pv_record *rec, uint64_t time)
+{
+    /* perf does not queue events without a time (0 or all ones) */
+    if (time == 0 || time == UINT64_MAX)
+        return;
+    if (time < c->flushed_up_to) {
+        if (c->out_of_order.count == 0) {
+            c->first_late_time = time;
+            c->first_late_limit = c->flushed_up_to;
+        }
+        count(&c->out_of_order, rec, 1);
+    }
+    if (time > c->max_time)
+        c->max_time = time;
+}
+
+static void finished_round(collector *c)
+{
+    /* round k hands on what was queued up to round k-1's largest time */
+    if (c->rounds > 0)
+        c->flushed_up_to = c->round_max_time;
+    c->round_max_time = c->max_time;
+    c->rounds++;
+}
+
+static uint64_t load_u64(const pv_file *f, const pv_record *rec, uint64_t at)
+{
+    return pv_load_u64(rec->bytes + at, f->swap);
+}
+
+static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
+{
+    pv_file *f = c->f;
+    pv_error err;
+    if (!pv_record_type_name(rec->type)) {
+        count_type(c, &c->unknown_types, rec, NULL);
+        /* a kernel-range type still has a sample_id_all trailer, which
+         * perf_records' time, pid, ... columns read */
+        pv_sample_id trailer;
+        if (rec->type < PV_RECORD_KERNEL_TYPE_END && pv_sample_id_decode(f, rec, &trailer, &err))
+            count_type(c, &c->malformed, rec, err.msg);
+        return;
+    }
+    if (rec->type == PV_RECORD_SAMPLE) {
+        int attr_index = pv_record_attr_index(f, rec);
+        if (attr_index < 0) {
+            count(&c->unknown_ids, rec, 1);
+            return;
+        }
+        if (c->samples_per_attr && (size_t)attr_index < f->nr_attrs)
+            c->samples_per_attr[attr_index]++;
+        pv_sample s;
+        if (pv_sample_decode(f, rec, &s, &err)) {
+            count_type(c, &c->malformed, rec, err.msg);
+            return;
+        }
+        if (s.sample_type & PV_SAMPLE_TIME)
+            observe_time(c, rec, s.time);
+        return;
+    }
+    pv_strbuf_reset(text);
+    if (pv_record_fields_json(f, rec, text, &err)) {
+        count_type(c, &c->malformed, rec, err.msg);
+        return;
+    }
+    if (rec->type == PV_RECORD_HEADER_BUILD_ID) {
+        /* perf_build_ids reads the entries the fields JSON does not */
+        pv_build_id_iter it;
+        pv_build_id id;
+        pv_build_ids_start_record(&it, f, rec);
+        int rc;
+        while ((rc = pv_build_ids_next(&it, &id, &err)) == 1) {
+        }
+        if (rc < 0) {
+            count_type(c, &c->malformed, rec, err.msg);
+            return;
+        }
+    }
+    if (rec->type < PV_RECORD_KERNEL_TYPE_END) {
+        pv_sample_id trailer;
+        if (pv_sample_id_decode(f, rec, &trailer, &err) == 0 && (trailer.fields & PV_SAMPLE_TIME))
+            observe_time(c, rec, trailer.time);
+    }
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
+    switch (rec->type) {
+    case PV_RECORD_FINISHED_ROUND:
+        finished_round(c);
+        break;
+    case PV_RECORD_LOST:
+    case PV_RECORD_LOST_SAMPLES: {
+        pv_rec_lost l;
+        /* the fields JSON above decoded it, so this cannot fail */
+        uint64_t lost = pv_rec_lost_decode(f, rec, &l, &err) == 0 ? l.lost : 0;
+        count(rec->type == PV_RECORD_LOST ? &c->lost : &c->lost_samples, rec, lost);
+        break;
+    }
+    case PV_RECORD_COMPRESSED2: /* u64 data_size, then the data */
+        if (body >= 8) {
+            uint64_t data_size = load_u64(f, rec, PV_RECORD_HEADER_SIZE);
+            if (data_size > body - 8)
+                count(&c->overstated, rec, data_size - (body - 8));
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void emit_type_rows(collector *c, type_tallies *t, bool unknown)
+{
+    for (size_t i = 0; i < t->nr; i++) {
+        type_tally *x = &t->items[i];
+        pv_diagnostic *row;
+        char type_text[32];
+        if (x->type == OTHER_TYPES)
+            snprintf(type_text, sizeof type_text, "other types");
+        else
+            snprintf(type_text, sizeof type_text, "type %u", x->type);
+        /* a type no writer uses is a damaged record, maybe a sample lost;
+         * perf stops reading there, this reader steps over it by its size */
+        if (unknown && x->type >= PV_RECORD_TYPE_LIMIT)
+            row = add_row(c, "unknown_record_type", "warning",
+                          "%llu records of %s, which no perf.data writer uses (a damaged "
+                          "record: perhaps a sample lost), first at offset 0x%llx: skipped "
+                          "by its size by every table but perf_records; perf stops reading "
+                          "there", (unsigned long long)x->count, type_text,
+                          (unsigned long long)x->first_offset);
+        else if (unknown)
+            row = add_row(c, "unknown_record_type", "info",
+                          "%llu records of %s, which this reader does not know, first at "
+                          "offset 0x%llx: skipped by every table but perf_records",
+                          (unsigned long long)x->count, type_text,
+                          (unsigned long long)x->first_offset);
+        else
+            row = add_row(c, "malformed_record", "error",
+                          "%llu %s records (%s) do not decode; the first: %s",
+                          (unsigned long long)x->count,
+                          x->type == OTHER_TYPES ? "other"
+                          : pv_record_type_name(x->type) ? pv_record_type_name(x->type) : "unknown",
+                          type_text, x->first_message ? x->first_message : "?");
+        set_place(row, x->first_record, x->first_offset);
+        if (row) {
+            row->count = x->count;
+            if (x->type != OTHER_TYPES) {
+                row->has_value = true;
+                row->value = x->type;
+            }
+        }
+        free(x->first_message);
+        x->first_message = NULL;
+    }
+}
+
+static pv_diagnostic *tally_row(collector *c, const tally *t, const char *kind,
+                                const char *severity, uint64_t value, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static pv_diagnostic *tally_row(collector *c, const tally *t, const char *kind,
+                                const char *severity, uint64_t value, const char *fmt, ...)
+{
+    if (t->count == 0 || c->failed)
+        return NULL;
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    pv_diagnostic *row = add_row(c, kind, severity, "%s", message);
+    set_place(row, t->first_record, t->first_offset);
+    if (row) {
+        row->count = t->count;
+        row->has_value = true;
+        row->value = value;
+    }
+    return row;
+}
+
+static void emit_record_rows(collector *c)
+{
+    emit_type_rows(c, &c->malformed, false);
+    emit_type_rows(c, &c->unknown_types, true);
+    tally_row(c, &c->unknown_ids, "unknown_sample_id", "warning", c->unknown_ids.count,
+              "%llu samples carry an id that belongs to no event, first at offset 0x%llx: "
+              "perf_samples shows them with event NULL", (unsigned long long)c->unknown_ids.count,
+              (unsigned long long)c->unknown_ids.first_offset);
+    tally_row(c, &c->out_of_order, "out_of_order", "warning", c->first_late_limit,
+              "%llu events are timed before what an earlier FINISHED_ROUND already flushed "
+              "(the first, at offset 0x%llx, has time %llu, after events up to %llu were "
+              "flushed): perf reports \"%llu out of order events recorded\" and cannot sort "
+              "them in", (unsigned long long)c->out_of_order.count,
+              (unsigned long long)c->out_of_order.first_offset,
+              (unsigned long long)c->first_late_time, (unsigned long long)c->first_late_limit,
+              (unsigned long long)c->out_of_order.count);
+    tally_row(c, &c->lost, "lost", "warning", c->lost.sum,
+              "%llu LOST records: the kernel dropped %llu events when the ring buffer was full",
+              (unsigned long long)c->lost.count, (unsigned long long)c->lost.sum);
+    tally_row(c, &c->lost_samples, "lost_samples", "warning", c->lost_samples.sum,
+              "%llu LOST_SAMPLES records: the kernel dropped %llu samples",
+              (unsigned long long)c->lost_samples.count, (unsigned long long)c->lost_samples.sum);
+    tally_row(c, &c->overstated, "compressed_size_overstated",
+              c->overstated.max > COMPRESSED2_PADDING ? "warning" : "info", c->overstated.max,
+              "%llu COMPRESSED2 records declare more data than they hold (by up to %llu bytes); "
+              "the record size is trusted", (unsigned long long)c->overstated.count,
+              (unsigned long long)c->overstated.max);
+}
+
+/* One row for a recording perf record never finished (pv_file.unfinished). */
+static void unfinished_row(collector *c, const pv_walk *w)
+{
+    const pv_file *f = c->f;
+    char cut[512] = "";
+    if (w->cut_bytes > 0)
+        snprintf(cut, sizeof cut, "; %llu bytes from offset 0x%llx%s%s on, which hold no whole "
+                 "record (one cut short, or bytes that cannot be one), are dropped", (unsigned long long)w->cut_bytes, (unsigned long long)w->cut_offset,
+                 w->cut_segment > 0 ? " of " : "",
+                 w->cut_segment > 0 ? f->segments[w->cut_segment - 1].path : "");
+    pv_diagnostic *row = add_row(c, "unfinished_recording", "warning",
+        "the header's data size is 0 and no index of its %u feature sections follows: perf "
+        "record was stopped before it finished (killed, out of memory, a time-out); the records "
+        "are read to the end of the file, as perf reads a copy whose header is repaired%s",
+        f->unwritten_features, cut);
+    if (row) {
+        row->has_value = true;
+        row->value = w->cut_bytes;
+        if (w->cut_bytes > 0) {
+            row->has_offset = true;
+            row->file_offset = w->cut_offset;
+        }
+    }
+}
+
+static void walk_records(collector *c)
+{
+    pv_file *f = c->f;
+    pv_walk w;
+    pv_record rec;
+    pv_error err;
+    pv_strbuf text = {0};
+    pv_walk_start(&w, f);
+    int rc;
+    while ((rc = pv_walk_next(&w, &rec, &err)) == 1 && !c->failed)
+        check_record(c, &rec, &text);
+    uint64_t next_index = w.next_index;
+    pv_walk_end(&w);
+    pv_strbuf_free(&text);
+    emit_record_rows(c);
+    if (f->unfinished)
+        unfinished_row(c, &w);
+    if (rc < 0) {
+        pv_diagnostic *row = add_row(c, "unreadable_records", "error",
+                                     "%s; the records after it are not read", err.msg);
+        uint64_t offset;
+        if (row) {
+            row->has_record = true;
+            row->record = next_index;
+            row->has_offset = offset_in_message(err.msg, &offset);
+            row->file_offset = row->has_offset ? offset : 0;
+        }
+    }
+    if (f->pipe && f->trailing_garbage_offset) {
+        uint64_t bytes = f->file_size > f->trailing_garbage_offset
+                             ? f->file_size - f->trailing_garbage_offset : 0;
+        pv_diagnostic *row = add_row(c, "trailing_garbage", "warning",
+                                     "the stream ends with %llu bytes at offset 0x%llx that do not "
+                                     "form a record: ignored", (unsigned long long)bytes,
+                                     (unsigned long long)f->trailing_garbage_offset);
+        if (row) {
+            row->has_offset = true;
+            row->file_offset = f->trailing_garbage_offset;
+            row->has_value = true;
+            row->value = bytes;
+        }
+    }
+}
+
+/* Tracepoint samples whose event has no parsed format: their trace_fields
+ * are NULL.  The format may be missing, rejected by libtraceevent, or one
+ * it would crash on (trace_format_check.h). */
+static void undescribed_tracepoint_rows(collector *c)
+{
+    pv_file *f = c->f;
+    bool any = false;
+    for (size_t i = 0; c->samples_per_attr && i < f->nr_attrs; i++)
+        any |= c->samples_per_attr[i] > 0 && pv_attr_is_tracepoint(&f->attrs[i]);
+    if (!any)
+        return;
+    pv_trace *trace = NULL;
+    pv_error err;
+    bool unreadable = pv_trace_get(f, &trace, &err) != 0;
+    for (size_t i = 0; i < f->nr_attrs; i++) {
+        uint64_t samples = c->samples_per_attr[i];
+        if (samples == 0 || !pv_attr_is_tracepoint(&f->attrs[i]) ||
+            pv_trace_event_name(trace, (int)i))
+            continue;
+        pv_diagnostic *row = add_row(c, "undescribed_tracepoint", "warning",
+            "%llu samples of tracepoint event %s (id %llu) have no trace_fields: %s",
+            (unsigned long long)samples, pv_file_event_name(f, i),
+            (unsigned long long)f->attrs[i].config,
+            unreadable ? err.msg
+            : !trace ? "the recording has no tracing data"
+                     : "the tracing data has no format for it that could be parsed (missing, "
+                       "rejected by libtraceevent, or one libtraceevent would crash on)");
+        if (row) {
+            row->count = samples;
+            row->has_value = true;
+            row->value = f->attrs[i].config;
+        }
+    }
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+    const pv_diagnostic *x = a, *y = b;
+    if (x->has_offset != y->has_offset)
+        return x->has_offset ? -1 : 1;
+    if (x->file_offset != y->file_offset)
+        return x->file_offset < y->file_offset ? -1 : 1;
+    return strcmp(x->kind, y->kind);
+}
+
+int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    collector *c = calloc(1, sizeof *c);
+    if (!c)
+        return pv_error_set(err, "%s: out of memory", f->data_path);
+    c->f = f;
+    c->out = out;
+    check_features(c);
+    c->samples_per_attr = calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *c->samples_per_attr);
+    if (!c->samples_per_attr)
+        c->failed = true;
+    walk_records(c);
+    if (!c->failed)
+        undescribed_tracepoint_rows(c);
+    bool failed = c->failed;
+    free(c->samples_per_attr);
+    for (size_t i = 0; i < c->malformed.nr; i++)
+        free(c->malformed.items[i].first_message);
+    free(c);
+    if (failed) {
+        pv_diagnostics_free(out);
+        return pv_error_set(err, "%s: out of memory", f->data_path);
+    }
+    if (out->nr > 1)
+        qsort(out->items, out->nr, sizeof *out->items, compare_rows);
+    return 0;
+}
+
+void pv_diagnostics_free(pv_diagnostics *d)
+{
+    for (size_t i = 0; i < d->nr; i++)
+        free(d->items[i].message);
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}

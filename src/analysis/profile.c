@@ -1,0 +1,307 @@
+#include "analysis/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/callchain.h"
+#include "analysis/frame_set.h"
+#include "format/perf_abi.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
+
+#define NO_SLOT SIZE_MAX
+
+typedef struct key {
+    int attr_index;
+    const char *dso, *sym;
+    uint64_t addr;
+    bool inlined;
+} key;
+
+static key key_of(int attr_index, const pv_location *l, uint64_t ip)
+{
+    key k = { attr_index, l->dso, l->sym, 0, false };
+    if (!l->sym)
+        k.addr = l->dso ? l->dso_offset : ip;
+    return k;
+}
+
+static bool same(const key *a, const key *b)
+{
+    return a->attr_index == b->attr_index && a->dso == b->dso && a->sym == b->sym &&
+           a->addr == b->addr;
+}
+
+static size_t hash(const key *k)
+{
+    uint64_t h = (uint64_t)(uintptr_t)k->sym * 0x9e3779b97f4a7c15u;
+    h ^= (uint64_t)(uintptr_t)k->dso + 0x632be59bd9b4e019u + (h << 6) + (h >> 2);
+    h ^= k->addr * 0xff51afd7ed558ccdu + (uint64_t)k->attr_index;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static bool rehash(pv_profile *p, size_t nr_slots)
+{
+    size_t *slots = malloc(nr_slots * sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < nr_slots; i++)
+        slots[i] = NO_SLOT;
+    for (size_t r = 0; r < p->nr_rows; r++) {
+        key k = { p->rows[r].attr_index, p->rows[r].dso, p->rows[r].sym, p->rows[r].addr,
+                  p->rows[r].inlined };
+        size_t i = hash(&k) & (nr_slots - 1);
+        while (slots[i] != NO_SLOT)
+            i = (i + 1) & (nr_slots - 1);
+        slots[i] = r;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->nr_slots = nr_slots;
+    return true;
+}
+
+/* The row of k, created with zero counts; NULL when out of memory. */
+static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
+{
+    if ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024))
+        return NULL;
+    size_t i = hash(k) & (p->nr_slots - 1);
+    while (p->slots[i] != NO_SLOT) {
+        pv_profile_row *r = &p->rows[p->slots[i]];
+        key other = { r->attr_index, r->dso, r->sym, r->addr, r->inlined };
+        if (same(&other, k))
+            return r;
+        i = (i + 1) & (p->nr_slots - 1);
+    }
+    if (p->nr_rows == *cap) {
+        size_t n = *cap ? *cap * 2 : 1024;
+        pv_profile_row *rows = realloc(p->rows, n * sizeof *rows);
+        if (!rows)
+            return NULL;
+        p->rows = rows;
+        *cap = n;
+    }
+    pv_profile_row *r = &p->rows[p->nr_rows];
+    memset(r, 0, sizeof *r);
+    r->attr_index = k->attr_index;
+    r->dso = k->dso;
+    r->sym = k->sym;
+    r->addr = k->addr;
+    r->inlined = k->inlined;
+    p->slots[i] = p->nr_rows++;
+    return r;
+}
+
+/* 1: k is new for this sample (now remembered); 0: already counted; -1: out of memory. */
+static int seen_add(pv_frame_set *seen, const key *k)
+{
+    pv_frame_key fk = { k->dso, k->sym, k->addr, k->inlined };
+    return pv_frame_set_add(seen, &fk);
+}
+
+/* Scratch of one pass: the functions counted for the current sample, and
+ * room for a DWARF-unwound user stack. */
+typedef struct scratch {
+    pv_frame_set counted;
+    pv_unwound_frame frames[1024];
+    char names[65536];
+} scratch;
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Places names[i] in a hash of nr_slots slots (UINT32_MAX: free). */
+static void place_name(uint32_t *slots, size_t nr_slots, char **names, uint32_t i)
+{
+    size_t j = hash_text(names[i]) & (nr_slots - 1);
+    while (slots[j] != UINT32_MAX)
+        j = (j + 1) & (nr_slots - 1);
+    slots[j] = i;
+}
+
+/* One stable copy per inline function name (rows point at them). */
+static const char *intern(pv_profile *p, const char *name)
+{
+    if ((p->nr_names + 1) * 2 > p->nr_name_slots) {
+        size_t n = p->nr_name_slots ? p->nr_name_slots * 2 : 64;
+        uint32_t *slots = malloc(n * sizeof *slots);
+        if (!slots || p->nr_names >= UINT32_MAX) {
+            free(slots);
+            return NULL;
+        }
+        memset(slots, 0xff, n * sizeof *slots);
+        for (size_t i = 0; i < p->nr_names; i++)
+            place_name(slots, n, p->names, (uint32_t)i);
+        free(p->name_slots);
+        p->name_slots = slots;
+        p->nr_name_slots = n;
+    }
+    size_t j = hash_text(name) & (p->nr_name_slots - 1);
+    for (; p->name_slots[j] != UINT32_MAX; j = (j + 1) & (p->nr_name_slots - 1))
+        if (strcmp(p->names[p->name_slots[j]], name) == 0)
+            return p->names[p->name_slots[j]];
+    if (p->nr_names == p->cap_names) {
+        size_t n = p->cap_names ? p->cap_names * 2 : 16;
+        char **names = realloc(p->names, n * sizeof *names);
+        if (!names)
+            return NULL;
+        p->names = names;
+        p->cap_names = n;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return NULL;
+    p->names[p->nr_names] = copy;
+    p->name_slots[j] = (uint32_t)p->nr_names++;
+    return copy;
+}
+
+/* Counts k once for this sample. */
+static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, uint64_t period)
+{
+    int added = seen_add(&sc->counted, k);
+    if (added == 0)
+        return 0;
+    pv_profile_row *row = added > 0 ? row_for(p, k, cap) : NULL;
+    if (!row)
+        return -1;
+    row->samples++;
+    row->period += period;
+    return 0;
+}
+
+/* The user frames perf unwinds from REGS_USER + STACK_USER, with the
+ * functions inlined at them (symbolizer.h). */
+static int count_unwound(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_sample *s,
+                         uint64_t order, scratch *sc, uint64_t period)
+{
+    size_t n = pv_symbolizer_unwind(sym, s, order, sc->frames,
+                                    sizeof sc->frames / sizeof sc->frames[0], sc->names,
+                                    sizeof sc->names);
+    for (size_t i = 0; i < n; i++) {
+        const pv_unwound_frame *f = &sc->frames[i];
+        pv_location l;
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, PV_CPUMODE_USER, f->pc, &l);
+        key k = key_of(s->attr_index, &l, f->pc);
+        /* perf's "name (inlined)": a debug-info name that is not the symbol's */
+        if (f->name >= 0 && l.sym && strcmp(sc->names + f->name, l.sym) != 0) {
+            k.sym = intern(p, sc->names + f->name);
+            k.inlined = true;
+            if (!k.sym)
+                return -1;
+        }
+        if (count_frame(p, cap, sc, &k, period))
+            return -1;
+    }
+    return 0;
+}
+
+static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_file *f,
+                        const pv_record *r, const pv_sample *s, bool with_children, scratch *sc,
+                        pv_error *err)
+{
+    uint64_t period = s->has_period ? s->period : 1;
+    bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
+    uint64_t order;
+    if (pv_symbolizer_at(sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0, s->time, &order,
+                         err))
+        return -1;
+    pv_location l;
+    memset(&l, 0, sizeof l);
+    if (has_thread && (s->sample_type & PV_SAMPLE_IP))
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, r->misc & PV_MISC_CPUMODE_MASK,
+                              s->ip, &l);
+    key own = key_of(s->attr_index, &l, (s->sample_type & PV_SAMPLE_IP) ? s->ip : 0);
+    pv_profile_row *row = row_for(p, &own, cap);
+    if (!row)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    row->self_samples++;
+    row->self_period += period;
+    row->samples++;
+    row->period += period;
+    if (!with_children || !has_thread)
+        return 0;
+    pv_frame_set_clear(&sc->counted);
+    if (seen_add(&sc->counted, &own) < 0)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    if ((s->sample_type & PV_SAMPLE_CALLCHAIN) && !pv_callchain_is_corrupt(s)) {
+        unsigned cpumode = r->misc & PV_MISC_CPUMODE_MASK;
+        for (uint64_t i = 0; i < s->callchain_nr; i++) {
+            uint64_t ip = pv_sample_u64_at(s, s->callchain, i);
+            if (pv_callchain_is_marker(ip)) {
+                cpumode = pv_callchain_marker_cpumode(ip);
+                continue;
+            }
+            pv_symbolizer_resolve(sym, (int32_t)s->pid, order, cpumode, ip, &l);
+            key k = key_of(s->attr_index, &l, ip);
+            if (count_frame(p, cap, sc, &k, period))
+                return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+        }
+    }
+    /* --call-graph dwarf: the user frames unwound from the stack copy (none
+     * for a corrupt callchain, which perf discards whole) */
+    if (pv_symbolizer_has_dwarf_stack(s) && !pv_callchain_is_corrupt(s) &&
+        count_unwound(p, cap, sym, s, order, sc, period))
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    return 0;
+}
+
+int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
+                     pv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    scratch *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    pv_walk walk;
+    pv_record r;
+    pv_sample s;
+    int rc;
+    pv_walk_start(&walk, f);
+    while ((rc = pv_walk_next(&walk, &r, err)) == 1) {
+        if (r.type != PV_RECORD_SAMPLE)
+            continue;
+        if (pv_sample_decode(f, &r, &s, err)) {
+            rc = -1;
+            break;
+        }
+        if (s.attr_index < 0)
+            continue;
+        if (count_sample(out, &cap, sym, f, &r, &s, with_children, sc, err)) {
+            rc = -1;
+            break;
+        }
+    }
+    pv_walk_end(&walk);
+    pv_frame_set_free(&sc->counted);
+    free(sc);
+    free(out->slots);
+    out->slots = NULL;
+    out->nr_slots = 0;
+    free(out->name_slots);
+    out->name_slots = NULL;
+    out->nr_name_slots = 0;
+    if (rc < 0) {
+        pv_profile_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void pv_profile_free(pv_profile *p)
+{
+    for (size_t i = 0; i < p->nr_names; i++)
+        free(p->names[i]);
+    free(p->names);
+    free(p->name_slots);
+    free(p->rows);
+    free(p->slots);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,50 @@
+/*
+ * A profile in one pass: per event and function, the samples whose ip is
+ * in it ("self") and the samples with it anywhere on the stack, each
+ * sample once ("children"), as perf report --no-children / --children
+ * count them.  Stacks are the callchain's frames and, for --call-graph
+ * dwarf, the unwound user frames with the functions inlined at them.
+ *
+ * SQL's GROUP BY sorts every row; over millions of samples and frames
+ * that sort costs more than reading the file.  This counts into a hash
+ * table keyed by the resolved function instead, so a whole-file profile
+ * costs one walk.
+ */
+#ifndef PV_PROFILE_H
+#define PV_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/perf_file.h"
+#include "base/pv_error.h"
+#include "symbols/symbolizer.h"
+
+typedef struct pv_profile_row {
+    int attr_index;             /* the event */
+    const char *dso;            /* NULL: no map held the address */
+    const char *sym;            /* NULL: unresolved, then addr names the row */
+    uint64_t addr;              /* unresolved: dso_offset, or the ip without a dso */
+    bool inlined;               /* sym names a function inlined there (debug info) */
+    uint64_t self_samples, self_period;
+    uint64_t samples, period;   /* children: on the stack, once per sample */
+} pv_profile_row;
+
+typedef struct pv_profile {
+    pv_profile_row *rows;
+    size_t nr_rows;
+    size_t *slots;              /* hash of rows, while counting */
+    size_t nr_slots;
+    char **names;               /* inlined functions' names, one copy each */
+    size_t nr_names, cap_names;
+    uint32_t *name_slots;       /* hash of names, while counting */
+    size_t nr_name_slots;
+} pv_profile;
+
+/* Counts every sample of f; with_children also walks the callchains. */
+int pv_profile_build(pv_file *f, pv_symbolizer *s, bool with_children, pv_profile *out,
+                     pv_error *err);
+void pv_profile_free(pv_profile *p);
+
+#endif

@@ -1,0 +1,22 @@
+#include "base/pv_array.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+bool pv_array_grow(void **array, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / elem)
+            return false;
+        n *= 2;
+    }
+    void *p = realloc(*array, n * elem);
+    if (!p)
+        return false;
+    *array = p;
+    *cap = n;
+    return true;
+}

@@ -1,0 +1,67 @@
+#include "decode/record_reader.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "format/perf_abi.h"
+
+int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
+                pv_error *err)
+{
+    *r = (pv_rec_reader){.f = f, .rec = rec};
+    *trailer = (pv_sample_id){.attr_index = -1};
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
+    /* a file without events (a pipe cut before its first HEADER_ATTR) has
+     * no sample_type to say what a trailer holds */
+    if (rec->type < PV_RECORD_KERNEL_TYPE_END && rec->type != PV_RECORD_SAMPLE && f->nr_attrs) {
+        if (pv_sample_id_decode(f, rec, trailer, err))
+            return -1;
+        r->has_trailer = trailer->fields != 0;
+        body -= trailer->size;   /* pv_sample_id_decode checked size <= body */
+    }
+    pv_cursor_init(&r->c, rec->bytes + PV_RECORD_HEADER_SIZE, body,
+                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    return 0;
+}
+
+static const char *type_name(const pv_record *rec)
+{
+    const char *name = pv_record_type_name(rec->type);
+    return name ? name : "unknown";
+}
+
+int pv_rec_malformed(const pv_rec_reader *r, pv_error *err, const char *fmt, ...)
+{
+    char what[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u): %s", r->f->data_path,
+                        type_name(r->rec), (unsigned long long)r->rec->file_offset,
+                        r->rec->size, what);
+}
+
+int pv_rec_finish(const pv_rec_reader *r, pv_error *err)
+{
+    if (!r->c.failed)
+        return 0;
+    return pv_rec_malformed(r, err, "%s at offset 0x%llx goes past the end of the %s (%llu bytes)",
+                            r->fail_field ? r->fail_field : "a field",
+                            (unsigned long long)r->c.fail_offset,
+                            r->has_trailer ? "body before the sample_id trailer" : "body",
+                            (unsigned long long)r->c.size);
+}
+
+int pv_rec_check_count(const pv_rec_reader *r, const char *what, uint64_t nr, uint64_t elem,
+                       pv_error *err)
+{
+    uint64_t left = pv_cursor_left(&r->c);
+    if (r->c.failed || nr > left / elem)
+        return pv_rec_malformed(r, err, "%s count %llu (of %llu bytes each) does not fit in the "
+                                "%llu bytes left at offset 0x%llx",
+                                what, (unsigned long long)nr, (unsigned long long)elem,
+                                (unsigned long long)left,
+                                (unsigned long long)pv_cursor_offset(&r->c));
+    return 0;
+}

@@ -1,0 +1,282 @@
+#include "decode/sample.h"
+
+#include <string.h>
+
+#include "format/perf_abi.h"
+#include "base/pv_cursor.h"
+
+int pv_record_attr_index(const pv_file *f, const pv_record *rec)
+{
+    if (f->nr_attrs == 1)
+        return 0;
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
+    uint64_t id;
+    if (rec->type == PV_RECORD_SAMPLE) {
+        if (f->sample_id_word < 0)
+            return 0;
+        uint64_t at = (uint64_t)f->sample_id_word * 8;
+        if (body < at + 8)
+            return -1;
+        id = pv_load_u64(rec->bytes + PV_RECORD_HEADER_SIZE + at, f->swap);
+    } else if (rec->type < PV_RECORD_KERNEL_TYPE_END &&
+               pv_attr_flag(&f->attrs[0], PV_ATTR_SAMPLE_ID_ALL)) {
+        if (f->trailer_id_word < 0)
+            return 0;
+        uint64_t back = (uint64_t)f->trailer_id_word * 8;
+        if (body < back)
+            return -1;
+        id = pv_load_u64(rec->bytes + rec->size - back, f->swap);
+    } else {
+        return 0;
+    }
+    return pv_file_attr_for_id(f, id);
+}
+
+static int overflow(const pv_file *f, const pv_record *rec, const pv_cursor *c, const char *field,
+                    pv_error *err)
+{
+    return pv_error_set(err, "%s: sample at offset 0x%llx (size %u): %s at offset 0x%llx "
+                        "goes past the end of the record",
+                        f->data_path, (unsigned long long)rec->file_offset, rec->size, field,
+                        (unsigned long long)c->fail_offset);
+}
+
+/* An array of nr elements of elem bytes, nr checked against what is left
+ * before any multiplication. */
+static const uint8_t *take_array(pv_cursor *c, uint64_t nr, uint64_t elem)
+{
+    if (c->failed)
+        return NULL;
+    if (nr > pv_cursor_left(c) / elem) {
+        c->failed = true;
+        c->fail_offset = pv_cursor_offset(c);
+        return NULL;
+    }
+    return pv_cursor_bytes(c, nr * elem);
+}
+
+static int decode_regs(pv_cursor *c, uint64_t mask, pv_sample_regs *regs)
+{
+    regs->abi = pv_cursor_u64(c);
+    regs->mask = mask;
+    regs->nr = 0;
+    regs->values = NULL;
+    if (c->failed)
+        return -1;
+    if (regs->abi != 0) {
+        regs->nr = (uint64_t)__builtin_popcountll(mask);
+        regs->values = take_array(c, regs->nr, 8);
+        if (!regs->values && regs->nr)
+            return -1;
+    }
+    return 0;
+}
+
+/* The read block's size, from read_format, validated against the record. */
+static int decode_read(pv_cursor *c, uint64_t read_format, pv_sample *s)
+{
+    uint64_t start = c->pos;
+    uint64_t per_value = 8 + ((read_format & PV_FORMAT_ID) ? 8 : 0) +
+                         ((read_format & PV_FORMAT_LOST) ? 8 : 0);
+    int times = ((read_format & PV_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
+                ((read_format & PV_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+    if (read_format & PV_FORMAT_GROUP) {
+        uint64_t nr = pv_cursor_u64(c);
+        pv_cursor_skip(c, (uint64_t)times * 8);
+        if (!take_array(c, nr, per_value) && nr)
+            return -1;
+    } else {
+        pv_cursor_skip(c, (uint64_t)times * 8 + per_value);
+    }
+    if (c->failed)
+        return -1;
+    s->read = c->data + start;
+    s->read_size = c->pos - start;
+    return 0;
+}
+
+/* The fields at fixed places after the header, in the kernel's order;
+ * the cursor is left after them.  Every field this sets is set, to 0 when
+ * absent, so that a caller may skip clearing the whole sample. */
+static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_cursor *c,
+                        pv_error *err)
+{
+    s->swap = f->swap;
+    s->misc = rec->misc;
+    s->attr_index = pv_record_attr_index(f, rec);
+    s->sample_type = 0;
+    s->has_period = false;
+    if (s->attr_index < 0)
+        return 0;
+    const pv_attr *a = &f->attrs[s->attr_index];
+    uint64_t t = a->sample_type;
+    s->sample_type = t;
+    s->read_format = a->read_format;
+    pv_cursor_init(c, rec->bytes + PV_RECORD_HEADER_SIZE,
+                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
+                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    s->identifier = (t & PV_SAMPLE_IDENTIFIER) ? pv_cursor_u64(c) : 0;
+    s->ip = (t & PV_SAMPLE_IP) ? pv_cursor_u64(c) : 0;
+    s->pid = s->tid = 0;
+    if (t & PV_SAMPLE_TID) { s->pid = pv_cursor_u32(c); s->tid = pv_cursor_u32(c); }
+    s->time = (t & PV_SAMPLE_TIME) ? pv_cursor_u64(c) : 0;
+    s->addr = (t & PV_SAMPLE_ADDR) ? pv_cursor_u64(c) : 0;
+    s->id = (t & PV_SAMPLE_ID) ? pv_cursor_u64(c) : 0;
+    s->stream_id = (t & PV_SAMPLE_STREAM_ID) ? pv_cursor_u64(c) : 0;
+    s->cpu = 0;
+    if (t & PV_SAMPLE_CPU) { s->cpu = pv_cursor_u32(c); pv_cursor_u32(c); }
+    s->has_period = (t & PV_SAMPLE_PERIOD) || !pv_attr_flag(a, PV_ATTR_FREQ);
+    s->period = (t & PV_SAMPLE_PERIOD) ? pv_cursor_u64(c) : s->has_period ? a->sample_period : 0;
+    if (c->failed)
+        return overflow(f, rec, c, "fixed fields", err);
+    return 0;
+}
+
+int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
+{
+    pv_cursor c;
+    return decode_fixed(f, rec, s, &c, err);
+}
+
+int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
+{
+    memset(s, 0, sizeof *s);
+    pv_cursor c;
+    if (decode_fixed(f, rec, s, &c, err))
+        return -1;
+    if (s->attr_index < 0)
+        return 0;
+    const pv_attr *a = &f->attrs[s->attr_index];
+    uint64_t t = s->sample_type;
+
+    if ((t & PV_SAMPLE_READ) && decode_read(&c, a->read_format, s))
+        return overflow(f, rec, &c, "read values", err);
+    if (t & PV_SAMPLE_CALLCHAIN) {
+        s->callchain_nr = pv_cursor_u64(&c);
+        s->callchain = take_array(&c, s->callchain_nr, 8);
+        if (c.failed)
+            return overflow(f, rec, &c, "callchain", err);
+    }
+    if (t & PV_SAMPLE_RAW) {
+        /* u32 size then size bytes; size includes the padding that keeps
+         * the record u64-aligned. */
+        s->raw_size = pv_cursor_u32(&c);
+        s->raw = pv_cursor_bytes(&c, s->raw_size);
+        if (c.failed)
+            return overflow(f, rec, &c, "raw data", err);
+    }
+    if (t & PV_SAMPLE_BRANCH_STACK) {
+        s->branch_nr = pv_cursor_u64(&c);
+        /* hw_idx sits between nr and the entries, only when requested. */
+        if (a->branch_sample_type & PV_BRANCH_HW_INDEX) {
+            s->has_branch_hw_idx = true;
+            s->branch_hw_idx = pv_cursor_u64(&c);
+        }
+        s->branches = take_array(&c, s->branch_nr, 24);
+        if (c.failed)
+            return overflow(f, rec, &c, "branch stack", err);
+    }
+    if ((t & PV_SAMPLE_REGS_USER) && decode_regs(&c, a->sample_regs_user, &s->regs_user))
+        return overflow(f, rec, &c, "user registers", err);
+    if (t & PV_SAMPLE_STACK_USER) {
+        s->stack_user_size = pv_cursor_u64(&c);
+        s->stack_user = take_array(&c, s->stack_user_size, 1);
+        if (s->stack_user_size != 0)
+            s->stack_user_dyn_size = pv_cursor_u64(&c);
+        if (c.failed)
+            return overflow(f, rec, &c, "user stack", err);
+    }
+    if (t & (PV_SAMPLE_WEIGHT | PV_SAMPLE_WEIGHT_STRUCT)) s->weight = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_DATA_SRC) s->data_src = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_TRANSACTION) s->transaction = pv_cursor_u64(&c);
+    if (c.failed)
+        return overflow(f, rec, &c, "weight/data_src/transaction", err);
+    if ((t & PV_SAMPLE_REGS_INTR) && decode_regs(&c, a->sample_regs_intr, &s->regs_intr))
+        return overflow(f, rec, &c, "interrupt registers", err);
+    if (t & PV_SAMPLE_PHYS_ADDR) s->phys_addr = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_CGROUP) s->cgroup = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_DATA_PAGE_SIZE) s->data_page_size = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_CODE_PAGE_SIZE) s->code_page_size = pv_cursor_u64(&c);
+    if (c.failed)
+        return overflow(f, rec, &c, "phys_addr/cgroup/page sizes", err);
+    if (t & PV_SAMPLE_AUX) {
+        s->aux_size = pv_cursor_u64(&c);
+        s->aux = take_array(&c, s->aux_size, 1);
+        if (c.failed)
+            return overflow(f, rec, &c, "aux data", err);
+    }
+    return 0;
+}
+
+int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out, pv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->attr_index = pv_record_attr_index(f, rec);
+    if (rec->type == PV_RECORD_SAMPLE || rec->type >= PV_RECORD_KERNEL_TYPE_END)
+        return 0;
+    int index = out->attr_index < 0 ? 0 : out->attr_index;
+    const pv_attr *a = &f->attrs[index];
+    if (!pv_attr_flag(a, PV_ATTR_SAMPLE_ID_ALL))
+        return 0;
+    uint64_t t = a->sample_type & PV_SAMPLE_ID_FIELDS;
+    uint64_t size = 8 * (uint64_t)__builtin_popcountll(t);
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
+    if (size > body)
+        return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) is too short "
+                            "for its %llu-byte sample_id trailer",
+                            f->data_path, (unsigned long long)rec->file_offset, rec->type,
+                            rec->size, (unsigned long long)size);
+    pv_cursor c;
+    uint64_t start = rec->size - size;
+    pv_cursor_init(&c, rec->bytes + start, size, rec->file_offset + start, f->swap);
+    out->fields = t;
+    out->size = size;
+    if (t & PV_SAMPLE_TID) { out->pid = pv_cursor_u32(&c); out->tid = pv_cursor_u32(&c); }
+    if (t & PV_SAMPLE_TIME) out->time = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_ID) out->id = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_STREAM_ID) out->stream_id = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_CPU) { out->cpu = pv_cursor_u32(&c); pv_cursor_u32(&c); }
+    if (t & PV_SAMPLE_IDENTIFIER) out->identifier = pv_cursor_u64(&c);
+    return 0;
+}
+
+int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
+                              pv_error *err)
+{
+    if (rec->type != PV_RECORD_SAMPLE)
+        return pv_sample_id_decode(f, rec, out, err);
+    pv_sample s;
+    if (pv_sample_decode(f, rec, &s, err))
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->attr_index = s.attr_index;
+    out->fields = s.sample_type & PV_SAMPLE_ID_FIELDS;
+    out->pid = s.pid;
+    out->tid = s.tid;
+    out->time = s.time;
+    out->id = s.id;
+    out->stream_id = s.stream_id;
+    out->cpu = s.cpu;
+    out->identifier = s.identifier;
+    return 0;
+}
+
+int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
+                   pv_cursor *body, pv_error *err)
+{
+    if (pv_sample_id_decode(f, rec, trailer, err))
+        return -1;
+    /* pv_sample_id_decode checked that the trailer fits in the body. */
+    pv_cursor_init(body, rec->bytes + PV_RECORD_HEADER_SIZE,
+                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE - trailer->size,
+                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    return 0;
+}
+
+int pv_record_too_short(const pv_file *f, const pv_record *rec, pv_error *err)
+{
+    const char *name = pv_record_type_name(rec->type);
+    return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
+                        f->data_path, name ? name : "unknown", (unsigned long long)rec->file_offset,
+                        rec->size);
+}

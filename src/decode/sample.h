@@ -1,0 +1,140 @@
+/*
+ * PERF_RECORD_SAMPLE and the sample_id_all trailer of other records.
+ *
+ * A sample's body is the fields its event's sample_type selects, in the
+ * kernel's order (see pv_sample_decode).  Arrays and blobs are not copied:
+ * they point into the record bytes and are read with pv_load_u64, which
+ * handles byte order.
+ */
+#ifndef PV_SAMPLE_H
+#define PV_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "base/pv_cursor.h"
+#include "base/pv_strbuf.h"
+#include "stream/record_walk.h"
+
+typedef struct pv_sample_regs {
+    uint64_t abi;          /* PERF_SAMPLE_REGS_ABI_*, 0 = none recorded */
+    uint64_t mask;         /* which registers: attr.sample_regs_user/intr */
+    uint64_t nr;
+    const uint8_t *values; /* nr u64 */
+} pv_sample_regs;
+
+typedef struct pv_sample {
+    int attr_index;        /* the event, or -1 if its id matches no event */
+    uint64_t sample_type;  /* fields present */
+    bool swap;
+    uint16_t misc;
+
+    uint64_t identifier;
+    uint64_t ip;
+    uint32_t pid, tid;
+    uint64_t time;
+    uint64_t addr;
+    uint64_t id;
+    uint64_t stream_id;
+    uint32_t cpu;
+    /* PERIOD, or as perf reports it when the sample has none: the event's
+     * fixed attr.sample_period; has_period is false only in freq mode
+     * without PERIOD, where no period is known */
+    uint64_t period;
+    bool has_period;
+
+    uint64_t read_format;
+    const uint8_t *read;   /* the read block, read_size bytes */
+    uint64_t read_size;
+
+    uint64_t callchain_nr;
+    const uint8_t *callchain;
+
+    uint32_t raw_size;
+    const uint8_t *raw;
+
+    uint64_t branch_nr;
+    bool has_branch_hw_idx;
+    uint64_t branch_hw_idx;
+    const uint8_t *branches;   /* branch_nr entries of {from, to, flags} */
+
+    pv_sample_regs regs_user;
+    uint64_t stack_user_size;
+    const uint8_t *stack_user;
+    uint64_t stack_user_dyn_size;
+
+    uint64_t weight;       /* WEIGHT, or WEIGHT_STRUCT's full u64 */
+    uint64_t data_src;
+    uint64_t transaction;
+    pv_sample_regs regs_intr;
+    uint64_t phys_addr;
+    uint64_t cgroup;
+    uint64_t data_page_size;
+    uint64_t code_page_size;
+    uint64_t aux_size;
+    const uint8_t *aux;
+} pv_sample;
+
+/* The identity of a record: which event, task, time and cpu it is of.
+ * pv_sample_id_decode reads it from the sample_id_all trailer of a record
+ * other than SAMPLE (types below 64); pv_record_identity_decode reads it
+ * from any record, a SAMPLE's from the sample itself. */
+typedef struct pv_sample_id {
+    int attr_index;
+    uint64_t fields;       /* the PV_SAMPLE_ID_FIELDS bits it holds */
+    uint32_t pid, tid;
+    uint64_t time;
+    uint64_t id;
+    uint64_t stream_id;
+    uint32_t cpu;
+    uint64_t identifier;
+    uint64_t size;         /* bytes of trailer at the record's end */
+} pv_sample_id;
+
+/* The sample_type bits that make a record's identity, in a trailer. */
+#define PV_SAMPLE_ID_FIELDS (PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_ID | \
+                             PV_SAMPLE_STREAM_ID | PV_SAMPLE_CPU | PV_SAMPLE_IDENTIFIER)
+
+/* The event (attr index) a record belongs to; -1 if its id is unknown. */
+int pv_record_attr_index(const pv_file *f, const pv_record *rec);
+
+int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
+/* Only the fields at fixed places (identifier, ip, pid/tid, time, addr, id,
+ * stream_id, cpu, period) and attr_index/sample_type: what most queries
+ * read, without the cost of the rest.  Other fields are not set. */
+int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
+
+/* Decodes the trailer of a kernel record other than SAMPLE.  A record
+ * without a trailer (sample_id_all off, or a user record type) gives
+ * fields == 0. */
+int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out, pv_error *err);
+
+/* The identity of any record: a SAMPLE's from the sample (decoded whole,
+ * so that a malformed one is an error here too; attr_index -1 and no
+ * fields when its id names no event), another kernel record's from its
+ * trailer as pv_sample_id_decode reads it.  size is 0 for a SAMPLE. */
+int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
+                              pv_error *err);
+
+/* Decodes a kernel record's trailer and opens *body over what lies between
+ * the header and the trailer: the start of every non-sample decoder. */
+int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
+                   pv_cursor *body, pv_error *err);
+/* The error for a record whose body ends before its fields do. */
+int pv_record_too_short(const pv_file *f, const pv_record *rec, pv_error *err);
+
+/* The u64 at index i of an array in file bytes. */
+static inline uint64_t pv_sample_u64_at(const pv_sample *s, const uint8_t *array, uint64_t i)
+{
+    return pv_load_u64(array + i * 8, s->swap);
+}
+
+/* JSON renderings of the structured fields. */
+void pv_sample_callchain_json(const pv_sample *s, pv_strbuf *out);
+void pv_sample_branch_stack_json(const pv_sample *s, pv_strbuf *out);
+void pv_sample_read_json(const pv_sample *s, pv_strbuf *out);
+void pv_sample_regs_json(const pv_sample *s, const pv_sample_regs *regs, pv_strbuf *out);
+
+#endif

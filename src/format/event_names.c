@@ -1,0 +1,91 @@
+/*
+ * Event names as perf report shows them.
+ *
+ * HEADER_EVENT_DESC holds the names perf record gave the events (with
+ * modifiers, e.g. "cycles:u"):
+ *
+ *   u32 nr; u32 attr_size;
+ *   nr times: perf_event_attr (attr_size bytes), u32 nr_ids,
+ *             perf_header_string name, u64 ids[nr_ids]
+ *
+ * An entry belongs to the attr that owns its first id, or failing ids, to
+ * the attr at the same position.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/event_names.h"
+
+#include "format/attr.h"
+
+#define FEATURE_EVENT_DESC 12
+
+static char *copy_name(const char *s, uint64_t n)
+{
+    char *d = malloc((size_t)n + 1);
+    if (d) {
+        memcpy(d, s, (size_t)n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* Best effort: a damaged EVENT_DESC leaves the derived names in place;
+ * perf_features reports the damage when asked for the section. */
+static void names_from_event_desc(pv_file *f)
+{
+    const uint8_t *bytes;
+    uint64_t size, offset;
+    pv_error ignored;
+    if (!pv_file_has_feature(f, FEATURE_EVENT_DESC) ||
+        pv_file_feature_bytes(f, FEATURE_EVENT_DESC, &bytes, &size, &offset, &ignored))
+        return;
+    pv_cursor c;
+    pv_cursor_init(&c, bytes, size, offset, f->swap);
+    uint32_t nr = pv_cursor_u32(&c);
+    uint32_t attr_size = pv_cursor_u32(&c);
+    if (c.failed || attr_size < PV_ATTR_SIZE_VER0)
+        return;
+    for (uint32_t i = 0; i < nr && !c.failed; i++) {
+        if (!pv_cursor_skip(&c, attr_size))
+            return;
+        uint32_t nr_ids = pv_cursor_u32(&c);
+        uint64_t len;
+        const char *name = pv_read_header_string(&c, &len);
+        if (!name)
+            return;
+        uint64_t first_id = 0;
+        if (nr_ids > 0) {
+            if (pv_cursor_left(&c) / 8 < nr_ids)
+                return;
+            first_id = pv_cursor_u64(&c);
+            pv_cursor_skip(&c, ((uint64_t)nr_ids - 1) * 8);
+        }
+        int index = nr_ids > 0 ? pv_file_attr_for_id(f, first_id) : -1;
+        if (index < 0 && i < f->nr_attrs)
+            index = (int)i;
+        if (index < 0 || f->attrs[index].name || len == 0)
+            continue;
+        f->attrs[index].name = copy_name(name, len);
+    }
+}
+
+const char *pv_file_event_name(pv_file *f, size_t attr_index)
+{
+    if (attr_index >= f->nr_attrs)
+        return NULL;
+    if (!f->names_loaded) {
+        f->names_loaded = true;
+        names_from_event_desc(f);
+        pv_strbuf b = {0};
+        for (size_t i = 0; i < f->nr_attrs; i++) {
+            if (f->attrs[i].name)
+                continue;
+            pv_strbuf_reset(&b);
+            pv_attr_default_name(&f->attrs[i], &b);
+            f->attrs[i].name = copy_name(pv_strbuf_text(&b), strlen(pv_strbuf_text(&b)));
+        }
+        pv_strbuf_free(&b);
+    }
+    return f->attrs[attr_index].name;
+}

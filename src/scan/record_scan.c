@@ -1,0 +1,73 @@
+#include "scan/record_scan.h"
+
+#include <string.h>
+
+int pv_record_scan_start(pv_record_scan *scan, pv_file *file, const pv_record_filter *filter,
+                         pv_record_type_test wants, pv_error *err)
+{
+    memset(scan, 0, sizeof *scan);
+    pv_walk_start(&scan->walk, file);
+    scan->file = file;
+    scan->filter = filter && filter->active ? filter : NULL;
+    scan->wants = wants;
+    if (scan->filter && (filter->has_time_min || filter->has_time_max)) {
+        const pv_time_index *ti;
+        if (pv_time_index_get(file, &ti, err))
+            return -1;
+        /* Compressed streams have no usable index: they are read whole. */
+        scan->time_index = ti->usable ? ti : NULL;
+    }
+    return 0;
+}
+
+/* With a time index: at the end of the current chunk, moves the walk to
+ * the next chunk whose time range meets the filter's.  False when none is
+ * left. */
+static bool next_chunk(pv_record_scan *scan)
+{
+    const pv_time_index *ti = scan->time_index;
+    const pv_record_filter *filter = scan->filter;
+    if (scan->in_chunk) {
+        const pv_time_chunk *c = &ti->chunks[scan->chunk];
+        if (scan->walk.segment == c->segment && scan->walk.next_offset < c->end)
+            return true;
+        scan->chunk++;
+    }
+    int64_t min = filter->has_time_min ? filter->time_min : INT64_MIN;
+    int64_t max = filter->has_time_max ? filter->time_max : INT64_MAX;
+    uint64_t k = scan->chunk;
+    while (k < ti->nr_chunks && !pv_time_chunk_meets(&ti->chunks[k], min, max))
+        k++;
+    scan->chunk = k;
+    scan->in_chunk = k < ti->nr_chunks;
+    if (!scan->in_chunk)
+        return false;
+    const pv_time_chunk *c = &ti->chunks[k];
+    pv_walk_seek(&scan->walk, c->segment, c->offset, c->first_index);
+    return true;
+}
+
+int pv_record_scan_next(pv_record_scan *scan, pv_record *rec, pv_error *err)
+{
+    for (;;) {
+        if (scan->time_index && !next_chunk(scan))
+            return 0;
+        int rc = pv_walk_next(&scan->walk, rec, err);
+        if (rc <= 0)
+            return rc;
+        if (scan->wants && !scan->wants(rec->type))
+            continue;
+        if (!scan->filter)
+            return 1;
+        rc = pv_record_filter_test(scan->filter, scan->file, rec, err);
+        if (rc != 0)
+            return rc;
+    }
+}
+
+void pv_record_scan_end(pv_record_scan *scan)
+{
+    pv_walk_end(&scan->walk);
+    scan->time_index = NULL;
+    scan->in_chunk = false;
+}

@@ -1,0 +1,111 @@
+#include "scan/time_index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/perf_abi.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
+
+/* Small enough that 1% of a long recording is many chunks, large enough
+ * that the index of a 2 GB file is a few hundred kB. */
+#define CHUNK_BYTES (64u << 10)
+
+static int add_chunk(pv_time_index *ti, uint64_t *capacity, const pv_record *rec,
+                     const char *path, pv_error *err)
+{
+    if (ti->nr_chunks == *capacity) {
+        uint64_t grown = *capacity ? *capacity * 2 : 256;
+        pv_time_chunk *c = realloc(ti->chunks, (size_t)grown * sizeof *c);
+        if (!c)
+            return pv_error_set(err, "%s: out of memory for the time index", path);
+        ti->chunks = c;
+        *capacity = grown;
+    }
+    pv_time_chunk *c = &ti->chunks[ti->nr_chunks++];
+    memset(c, 0, sizeof *c);
+    c->segment = rec->segment;
+    c->offset = rec->file_offset;
+    c->end = rec->file_offset;
+    c->first_index = rec->index;
+    return 0;
+}
+
+static int build(pv_file *f, pv_time_index *ti, pv_error *err)
+{
+    pv_walk w;
+    pv_walk_start(&w, f);
+    uint64_t capacity = 0;
+    pv_time_chunk *chunk = NULL;
+    int rc;
+    pv_record rec;
+    ti->usable = true;
+    while ((rc = pv_walk_next(&w, &rec, err)) == 1) {
+        if (rec.compressed || rec.type == PV_RECORD_COMPRESSED ||
+            rec.type == PV_RECORD_COMPRESSED2) {
+            ti->usable = false;
+            break;
+        }
+        if (!chunk || chunk->segment != rec.segment || rec.file_offset - chunk->offset >= CHUNK_BYTES) {
+            if (add_chunk(ti, &capacity, &rec, f->data_path, err)) {
+                rc = -1;
+                break;
+            }
+            chunk = &ti->chunks[ti->nr_chunks - 1];
+        }
+        /* The walk has stepped over the record and any payload after it. */
+        chunk->end = w.next_offset;
+        if (rec.type != PV_RECORD_SAMPLE && rec.type >= PV_RECORD_KERNEL_TYPE_END)
+            continue;
+        pv_sample_id id;
+        if (pv_record_identity_decode(f, &rec, &id, err)) {
+            rc = -1;
+            break;
+        }
+        if (!(id.fields & PV_SAMPLE_TIME))
+            continue;
+        int64_t time = (int64_t)id.time;    /* as the filter compares it */
+        if (!chunk->has_time || time < chunk->min_time)
+            chunk->min_time = time;
+        if (!chunk->has_time || time > chunk->max_time)
+            chunk->max_time = time;
+        chunk->has_time = true;
+    }
+    pv_walk_end(&w);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The key of the index among the file's derived state. */
+static const char time_index_key;
+
+static void free_time_index(void *ti)
+{
+    pv_time_index_free(ti);
+}
+
+int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err)
+{
+    void *kept;
+    if (!pv_file_state_get(f, &time_index_key, &kept)) {
+        pv_time_index *ti = calloc(1, sizeof *ti);
+        if (!ti)
+            return pv_error_set(err, "%s: out of memory for the time index", f->data_path);
+        if (build(f, ti, err)) {
+            pv_time_index_free(ti);
+            return -1;
+        }
+        if (pv_file_state_set(f, &time_index_key, ti, free_time_index, err))
+            return -1;
+        kept = ti;
+    }
+    *out = kept;
+    return 0;
+}
+
+void pv_time_index_free(pv_time_index *ti)
+{
+    if (!ti)
+        return;
+    free(ti->chunks);
+    free(ti);
+}

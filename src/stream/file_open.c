@@ -1,0 +1,29 @@
+#include "stream/file_open.h"
+
+#include "stream/pipe_header.h"
+
+/* A pipe's attrs, event names and features are records of the stream. */
+static int finish_pipe(pv_file *f, pv_file **out, pv_error *err)
+{
+    if (f->pipe && (pv_pipe_read_header_records(f, err) || pv_file_index_ids(f, err))) {
+        pv_file_close(f);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int pv_file_open(const char *path, pv_file **out, pv_error *err)
+{
+    if (pv_file_open_header(path, out, err))
+        return -1;
+    return finish_pipe(*out, out, err);
+}
+
+int pv_file_open_memory(const char *name, const uint8_t *bytes, uint64_t size,
+                        pv_file **out, pv_error *err)
+{
+    if (pv_file_open_memory_header(name, bytes, size, out, err))
+        return -1;
+    return finish_pipe(*out, out, err);
+}

@@ -1,0 +1,404 @@
+#include "stream/record_walk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/perf_abi.h"
+#include "base/pv_cursor.h"
+#include "stream/unpack.h"
+
+/* Bytes read from the file at once; a record (at most 64 KiB) always fits. */
+#define WINDOW_CAPACITY (256u << 10)
+#define MAX_RECORD_SIZE 0xffffu
+
+void pv_walk_start(pv_walk *w, pv_file *f)
+{
+    memset(w, 0, sizeof *w);
+    w->file = f;
+    w->path = f->data_path;
+    w->next_offset = f->data_section.offset;
+    w->end_offset = f->data_section.offset + f->data_section.size;
+}
+
+/* Ends decompression: stops its thread, frees its blocks. */
+static void stop_unpacking(pv_walk *w)
+{
+    pv_unpacked *u = &w->unpacked;
+    pv_unpacker_close(u->source);
+    free(u->stitch);
+    memset(u, 0, sizeof *u);
+}
+
+void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index)
+{
+    const pv_file *f = w->file;
+    if (segment == w->segment && offset == w->next_offset && index == w->next_index)
+        return;
+    stop_unpacking(w);
+    if (segment != w->segment) {
+        w->window_len = 0;
+        w->segment = segment;
+        if (segment == 0) {
+            w->path = f->data_path;
+            w->end_offset = f->data_section.offset + f->data_section.size;
+        } else {
+            const pv_segment *s = &f->segments[segment - 1];
+            w->path = s->path;
+            w->end_offset = s->data_end;
+        }
+    }
+    w->next_offset = offset;
+    w->next_index = index;
+}
+
+/* Moves to the next data.N file; false when there is none. */
+static bool next_segment(pv_walk *w)
+{
+    const pv_file *f = w->file;
+    if (w->segment >= f->nr_segments)
+        return false;
+    const pv_segment *s = &f->segments[w->segment++];
+    w->path = s->path;
+    w->window_len = 0;
+    w->next_offset = s->data_offset;
+    w->end_offset = s->data_end;
+    return true;
+}
+
+void pv_walk_end(pv_walk *w)
+{
+    stop_unpacking(w);
+    free(w->buffer);
+    w->buffer = NULL;
+    w->window = NULL;
+    w->window_len = 0;
+}
+
+/* The n bytes at offset at of the current segment (at + n <= end_offset,
+ * n <= WINDOW_CAPACITY), or NULL with err set. */
+static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
+{
+    if (w->window && at >= w->window_offset && w->window_len >= n &&
+        at - w->window_offset <= w->window_len - n)
+        return w->window + (at - w->window_offset);
+    const pv_file *f = w->file;
+    if (w->segment == 0 && f->memory) {
+        w->window = f->memory + at;
+        w->window_offset = at;
+        w->window_len = w->end_offset - at;
+        return w->window;
+    }
+    if (!w->buffer) {
+        w->buffer = malloc(WINDOW_CAPACITY);
+        if (!w->buffer) {
+            pv_error_set(err, "%s: out of memory for reading records", w->path);
+            return NULL;
+        }
+    }
+    uint64_t len = w->end_offset - at < WINDOW_CAPACITY ? w->end_offset - at : WINDOW_CAPACITY;
+    w->window = NULL;
+    if (pv_file_read(f, w->segment, at, w->buffer, len, err))
+        return NULL;
+    w->window = w->buffer;
+    w->window_offset = at;
+    w->window_len = len;
+    return w->window;
+}
+
+/* Record types are small numbers; text appended to a pipe recording reads
+ * as a huge one. */
+#define PIPE_MAX_RECORD_TYPE PV_RECORD_TYPE_LIMIT
+
+/* 1: a record starts at at; 0: it does not; -1: read error. */
+static int pipe_record_fits(pv_walk *w, uint64_t at, uint64_t end, pv_error *err)
+{
+    if (end - at < PV_RECORD_HEADER_SIZE)
+        return 0;
+    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
+    if (!p)
+        return -1;
+    uint32_t type = pv_load_u32(p, w->file->swap);
+    uint16_t size = pv_load_u16(p + 6, w->file->swap);
+    /* A record type with an impossible size is a damaged record, not text
+     * or zero padding: read_header reports it. */
+    if (type != 0 && type < PIPE_MAX_RECORD_TYPE && size < PV_RECORD_HEADER_SIZE)
+        return 1;
+    return type < PIPE_MAX_RECORD_TYPE && size >= PV_RECORD_HEADER_SIZE && end - at >= size;
+}
+
+/* Reads the header at p (n bytes available) into rec; checks size >= 8. */
+static int read_header(const pv_walk *w, const uint8_t *p, pv_record *rec, uint64_t at,
+                       const char *where, pv_error *err)
+{
+    bool swap = w->file->swap;
+    rec->type = pv_load_u32(p, swap);
+    rec->misc = pv_load_u16(p + 4, swap);
+    rec->size = pv_load_u16(p + 6, swap);
+    rec->segment = (uint32_t)w->segment;
+    if (rec->size < PV_RECORD_HEADER_SIZE)
+        return pv_error_set(err, "%s: record at offset 0x%llx%s has size %u (< 8)",
+                            w->path, (unsigned long long)at, where, rec->size);
+    return 0;
+}
+
+/* Compressed bytes from the container at at to the end of the recording:
+ * whether a decompressing thread is worth it. */
+static uint64_t compressed_bytes_left(const pv_walk *w, uint64_t at)
+{
+    const pv_file *f = w->file;
+    uint64_t n = w->end_offset - at;
+    for (size_t k = w->segment; k < f->nr_segments; k++)
+        n += f->segments[k].data_end - f->segments[k].data_offset;
+    return n;
+}
+
+static int enter_container(pv_walk *w, const pv_record *container, pv_error *err)
+{
+    pv_unpacked *u = &w->unpacked;
+    if (!u->source) {
+        u->stitch = malloc(MAX_RECORD_SIZE);
+        if (!u->stitch)
+            return pv_error_set(err, "%s: out of memory for decompression", w->path);
+        if (pv_unpacker_open(&u->source, w->file, container,
+                             compressed_bytes_left(w, container->file_offset), w->path, err))
+            return -1;
+    }
+    if (pv_unpacker_enter(u->source, container, w->path, err))
+        return -1;
+    u->segment = container->segment;
+    u->container_offset = container->file_offset;
+    u->container_done = false;
+    return 0;
+}
+
+/* Moves on to the next block of decompressed bytes. */
+static int next_block(pv_walk *w, pv_error *err)
+{
+    pv_unpacked *u = &w->unpacked;
+    const pv_unpack_block *b = u->block;
+    if (b && b->status == PV_UNPACK_ERROR) {
+        *err = b->error;
+        return -1;
+    }
+    if (b && b->status == PV_UNPACK_END)
+        return pv_error_set(err, "%s: the decompressed data of the record at offset 0x%llx is "
+                            "missing: the file changed while it was read", w->path,
+                            (unsigned long long)u->container_offset);
+    if (pv_unpacker_next_block(u->source, &u->block, err))
+        return -1;
+    u->piece = 0;
+    u->pos = 0;
+    return 0;
+}
+
+static void hand_out(pv_walk *w, const uint8_t *p, pv_record *rec)
+{
+    rec->bytes = p;
+    rec->file_offset = w->unpacked.container_offset;
+    rec->compressed = true;
+    rec->index = w->next_index++;
+}
+
+/* The next record from decompressed bytes: 1 found, 0 the current
+ * container's output is used up, -1 error.  A record lies in one piece and
+ * is handed out where it is, or is put together in stitch from the pieces
+ * it spans (of the same container, or of the next containers the walk
+ * enters). */
+static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    static const char inside[] = " (inside the compressed data of that record)";
+    pv_unpacked *u = &w->unpacked;
+    for (;;) {
+        if (u->container_done)
+            return 0;
+        if (!u->block || u->piece == u->block->nr_pieces) {
+            if (next_block(w, err))
+                return -1;
+            continue;
+        }
+        const pv_unpack_piece *piece = &u->block->pieces[u->piece];
+        if (piece->segment != u->segment || piece->container_offset != u->container_offset)
+            return pv_error_set(err, "%s: the decompressed data of the record at offset 0x%llx "
+                                "is not where it was: the file changed while it was read",
+                                w->path, (unsigned long long)u->container_offset);
+        if (u->pos == piece->end) {
+            u->container_done = piece->last;
+            u->piece++;
+            continue;
+        }
+        const uint8_t *p = u->block->bytes + u->pos;
+        uint32_t avail = piece->end - u->pos;
+        if (u->held == 0 && avail >= PV_RECORD_HEADER_SIZE) {
+            if (read_header(w, p, rec, u->container_offset, inside, err))
+                return -1;
+            if (avail >= rec->size) {
+                u->pos += rec->size;
+                hand_out(w, p, rec);
+                return 1;
+            }
+        }
+        uint32_t need = PV_RECORD_HEADER_SIZE - u->held;
+        if (u->held >= PV_RECORD_HEADER_SIZE)
+            need = pv_load_u16(u->stitch + 6, w->file->swap) - u->held;
+        uint32_t take = avail < need ? avail : need;
+        memcpy(u->stitch + u->held, p, take);
+        u->held += take;
+        u->pos += take;
+        if (u->held >= PV_RECORD_HEADER_SIZE) {
+            if (read_header(w, u->stitch, rec, u->container_offset, inside, err))
+                return -1;
+            if (u->held == rec->size) {
+                u->held = 0;
+                hand_out(w, u->stitch, rec);
+                return 1;
+            }
+        }
+    }
+}
+
+/* An unfinished recording may end in the middle of a record, where perf
+ * was stopped while writing it: the bytes from at to the file's end, or
+ * the n bytes of a record begun in compressed data, are dropped. */
+static int cut_short(pv_walk *w, uint32_t segment, uint64_t at, uint64_t n)
+{
+    if (w->cut_bytes == 0) {
+        w->cut_segment = segment;
+        w->cut_offset = at;
+    }
+    w->cut_bytes += n;
+    return 0;
+}
+
+/* The next record of the current file: 1, 0 at its end, -1 on error. */
+static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    const pv_file *f = w->file;
+    uint64_t at = w->next_offset;
+    if (at >= w->end_offset)
+        return 0;
+    int fits = f->pipe ? pipe_record_fits(w, at, w->end_offset, err) : 1;
+    if (fits < 0)
+        return -1;
+    if (!fits) {
+        /* A pipe has no size in a header: what does not form a record at
+         * the end (a cut-off write, text a shell appended) ends the stream. */
+        w->garbage_offset = at;
+        w->next_offset = w->end_offset;
+        return 0;
+    }
+    bool cut_ends = f->unfinished;
+    if (cut_ends && w->end_offset - at < PV_RECORD_HEADER_SIZE) {
+        w->next_offset = w->end_offset;
+        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+    }
+    if (w->end_offset - at < PV_RECORD_HEADER_SIZE)
+        return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
+                            "only %llu bytes left in the data section",
+                            w->path, (unsigned long long)at,
+                            (unsigned long long)(w->end_offset - at));
+    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
+    if (!p)
+        return -1;
+    /* An unfinished file's records end where one cannot be: a tail the
+     * file system zero-filled, or (data size lost from a finished file)
+     * the feature sections.  What follows is dropped and said, not fatal. */
+    if (cut_ends && pv_load_u16(p + 6, f->swap) < PV_RECORD_HEADER_SIZE) {
+        w->next_offset = w->end_offset;
+        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+    }
+    if (read_header(w, p, rec, at, "", err))
+        return -1;
+    if (cut_ends && w->end_offset - at < rec->size) {
+        w->next_offset = w->end_offset;
+        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+    }
+    if (w->end_offset - at < rec->size)
+        return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) goes past the "
+                            "end of the data section at offset 0x%llx: truncated file",
+                            w->path, (unsigned long long)at, rec->type, rec->size,
+                            (unsigned long long)w->end_offset);
+    p = walk_bytes(w, at, rec->size, err);
+    if (!p)
+        return -1;
+    uint64_t next = at + rec->size;
+    /* In a pipe, tracing data follows its record, outside header.size. */
+    if (f->pipe && rec->type == PV_RECORD_HEADER_TRACING_DATA) {
+        uint64_t payload = rec->size >= PV_RECORD_HEADER_SIZE + 4
+                               ? pv_load_u32(p + PV_RECORD_HEADER_SIZE, f->swap) : 0;
+        if (w->end_offset - next < payload)
+            return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx has %llu bytes "
+                                "of data that go past the end of the file at offset 0x%llx",
+                                w->path, (unsigned long long)at, (unsigned long long)payload,
+                                (unsigned long long)w->end_offset);
+        next += payload;
+    }
+    /* An AUXTRACE record's trace data follows it, outside header.size;
+     * its length is the record's first body field. */
+    if (rec->type == PV_RECORD_AUXTRACE) {
+        if (rec->size < PV_RECORD_HEADER_SIZE + 8)
+            return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has size %u (< 16)",
+                                w->path, (unsigned long long)at, rec->size);
+        uint64_t payload = pv_load_u64(p + PV_RECORD_HEADER_SIZE, f->swap);
+        if (cut_ends && w->end_offset - next < payload) {
+            w->next_offset = w->end_offset;
+            return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+        }
+        if (w->end_offset - next < payload)
+            return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has %llu bytes of trace "
+                                "data that go past the end of the data section at offset 0x%llx",
+                                w->path, (unsigned long long)at, (unsigned long long)payload,
+                                (unsigned long long)w->end_offset);
+        next += payload;
+    }
+    rec->bytes = p;
+    rec->file_offset = at;
+    rec->compressed = false;
+    rec->index = w->next_index++;
+    w->next_offset = next;
+    return 1;
+}
+
+int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    for (;;) {
+        int rc = file_record(w, rec, err);
+        if (rc != 0 || w->garbage_offset || !next_segment(w))
+            return rc;
+    }
+}
+
+int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    pv_unpacked *u = &w->unpacked;
+    for (;;) {
+        if (u->source) {
+            int rc = next_unpacked(w, rec, err);
+            if (rc != 0)
+                return rc;
+        }
+        int rc = file_record(w, rec, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 1)
+            break;
+        if (w->garbage_offset) {
+            w->file->trailing_garbage_offset = w->garbage_offset;
+            return 0;
+        }
+        /* A record does not continue into the next file. */
+        if (u->held > 0 && w->file->unfinished) {
+            cut_short(w, u->segment, u->container_offset, u->held);
+            u->held = 0;
+        }
+        if (u->held > 0)
+            return pv_error_set(err, "%s: the compressed data ends in the middle of a record: "
+                                "%u bytes left after the container at offset 0x%llx",
+                                w->path, u->held, (unsigned long long)u->container_offset);
+        if (!next_segment(w))
+            return 0;
+    }
+    if ((rec->type == PV_RECORD_COMPRESSED || rec->type == PV_RECORD_COMPRESSED2) &&
+        enter_container(w, rec, err))
+        return -1;
+    return 1;
+}

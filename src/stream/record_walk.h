@@ -1,0 +1,82 @@
+/*
+ * Walking the record stream.
+ *
+ * A record is an 8-byte header {u32 type; u16 misc; u16 size} followed by
+ * size - 8 bytes of body.  The walk steps from header to header; it never
+ * touches a body.  Every table's cursor owns one walk.
+ *
+ * The walk is the "record source" of the reader: the data section read in
+ * windows with pread, the records of compressed containers (unpack.h:
+ * decompressed on a second thread when there are many), and the data.N
+ * files of a directory after it, all behind pv_walk_next.
+ */
+#ifndef PV_RECORD_WALK_H
+#define PV_RECORD_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/perf_file.h"
+#include "format/record.h"
+
+/* Records cut out of the decompressed bytes of COMPRESSED containers
+ * (unpack.h hands them out in blocks).  A record may span two containers,
+ * or two blocks: its pieces are put together in stitch. */
+struct pv_unpacker;
+struct pv_unpack_block;
+typedef struct pv_unpacked {
+    struct pv_unpacker *source;           /* created at the first container */
+    const struct pv_unpack_block *block;  /* records are cut from here */
+    uint32_t piece;                       /* the block's piece being read */
+    uint32_t pos;                         /* offset in the block */
+    bool container_done;                  /* the container's output is all read */
+    uint32_t segment;                     /* the container being read */
+    uint64_t container_offset;
+    uint8_t *stitch;                      /* the start of a record that goes on */
+    uint32_t held;                        /* in the next piece: its length */
+} pv_unpacked;
+
+typedef struct pv_walk {
+    pv_file *file;
+    size_t segment;        /* 0: the perf.data itself; N + 1: segments[N] */
+    const char *path;      /* the current segment's path, for messages */
+    uint64_t next_offset;
+    uint64_t end_offset;
+    uint64_t next_index;
+    /* Bytes [window_offset, window_offset + window_len) of the current
+     * segment: read into buffer with pread, or pointing into an image in
+     * memory.  Records are handed out from here. */
+    const uint8_t *window;
+    uint64_t window_offset, window_len;
+    uint8_t *buffer;
+    /* pipe mode: where bytes that are not a record end the stream, or 0 */
+    uint64_t garbage_offset;
+    /* an unfinished recording (pv_file.unfinished): bytes of records cut
+     * short at the ends of its files, dropped, and where the first began */
+    uint64_t cut_bytes;
+    uint32_t cut_segment;
+    uint64_t cut_offset;
+    pv_unpacked unpacked;
+} pv_walk;
+
+/* Starts a walk over f; every started walk must be ended with pv_walk_end. */
+void pv_walk_start(pv_walk *w, pv_file *f);
+/* 1: *rec holds the next record, valid until the next call; 0: end of
+ * stream; -1: error in err. */
+int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err);
+/* The next record of the files themselves, COMPRESSED containers not
+ * entered, the data.N files after the perf.data: 1, 0 at the end, -1 on
+ * error.  Writes nothing but w, so that a second thread can run ahead of
+ * the walk on the same file (unpack.h). */
+int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err);
+/* Continues the walk at the record header at offset of segment (as in
+ * pv_record.segment), whose ordinal is index: a place an earlier walk of
+ * the same file found (time_index.h).  Decompression stops there: a seek
+ * anywhere but where the walk already is drops it (compressed files have
+ * no time index). */
+void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index);
+/* Frees what the walk allocated (its window, decompression state) and
+ * stops a decompressing thread.  Safe on a zeroed or ended walk. */
+void pv_walk_end(pv_walk *w);
+
+#endif

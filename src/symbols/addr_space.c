@@ -1,0 +1,547 @@
+#include "symbols/addr_space.h"
+#include "base/pv_array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_MMAP, EV_COMM, EV_FORK };
+
+#define NO_NAME UINT32_MAX
+#define NO_INDEX UINT32_MAX
+
+struct pv_aspace_event {
+    uint8_t kind;
+    int32_t pid, tid, ppid, ptid;
+    uint64_t key, arrival;
+    uint64_t start, end, pgoff;
+    uint32_t dso;
+    uint32_t name;
+};
+
+struct pv_aspace_process {
+    int32_t pid;
+    pv_map *maps;               /* sorted by (start, seq) when sorted */
+    uint64_t *max_end;          /* max of end over maps[0 .. i], when sorted */
+    size_t nr, cap, cap_max_end;
+    bool sorted;
+    size_t last;                /* lookup cache: the map found last */
+};
+
+/* A thread's names: each COMM, and at its creation its creator's name. */
+typedef struct thread_name {
+    uint64_t key, seq;
+    uint32_t name;              /* offset in names, NO_NAME: unnamed */
+} thread_name;
+
+struct pv_aspace_thread {
+    int32_t tid;
+    thread_name *names;         /* sorted by (key, seq) */
+    size_t nr, cap;
+};
+
+/* ---- pid/tid -> index ------------------------------------------------------ */
+
+static size_t id_slot(const pv_id_table *t, int32_t id)
+{
+    size_t i = ((uint32_t)id * 2654435761u) & (t->nr_slots - 1);
+    while (t->slots[i].index != NO_INDEX && t->slots[i].id != id)
+        i = (i + 1) & (t->nr_slots - 1);
+    return i;
+}
+
+static uint32_t id_find(const pv_id_table *t, int32_t id)
+{
+    return t->nr_slots ? t->slots[id_slot(t, id)].index : NO_INDEX;
+}
+
+static bool id_insert(pv_id_table *t, int32_t id, uint32_t index)
+{
+    if ((t->nr_used + 1) * 2 > t->nr_slots) {
+        size_t n = t->nr_slots ? t->nr_slots * 2 : 64;
+        struct pv_id_slot *slots = malloc(n * sizeof *slots);
+        if (!slots)
+            return false;
+        for (size_t i = 0; i < n; i++)
+            slots[i].index = NO_INDEX;
+        pv_id_table bigger = { slots, n, t->nr_used };
+        for (size_t i = 0; i < t->nr_slots; i++)
+            if (t->slots[i].index != NO_INDEX)
+                slots[id_slot(&bigger, t->slots[i].id)] = t->slots[i];
+        free(t->slots);
+        *t = bigger;
+    }
+    size_t i = id_slot(t, id);
+    t->slots[i].id = id;
+    t->slots[i].index = index;
+    t->nr_used++;
+    return true;
+}
+
+/* ---- feeding ---------------------------------------------------------------- */
+
+void pv_aspace_init(pv_aspace *as)
+{
+    memset(as, 0, sizeof *as);
+    as->prune_at = 4096;
+}
+
+void pv_aspace_free(pv_aspace *as)
+{
+    free(as->pending);
+    free(as->names);
+    for (size_t i = 0; i < as->nr_processes; i++) {
+        free(as->processes[i].maps);
+        free(as->processes[i].max_end);
+    }
+    free(as->processes);
+    free(as->process_ids.slots);
+    for (size_t i = 0; i < as->nr_threads; i++)
+        free(as->threads[i].names);
+    free(as->threads);
+    free(as->thread_ids.slots);
+    memset(as, 0, sizeof *as);
+}
+
+static bool event_before(const pv_aspace_event *x, const pv_aspace_event *y)
+{
+    return x->key != y->key ? x->key < y->key : x->arrival < y->arrival;
+}
+
+static void heap_push(pv_aspace *as, const pv_aspace_event *e)
+{
+    if (as->failed ||
+        !pv_array_grow((void **)&as->pending, &as->cap_pending, as->nr_pending + 1, sizeof *as->pending)) {
+        as->failed = true;
+        return;
+    }
+    size_t i = as->nr_pending++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!event_before(e, &as->pending[parent]))
+            break;
+        as->pending[i] = as->pending[parent];
+        i = parent;
+    }
+    as->pending[i] = *e;
+}
+
+static pv_aspace_event heap_pop(pv_aspace *as)
+{
+    pv_aspace_event top = as->pending[0];
+    pv_aspace_event last = as->pending[--as->nr_pending];
+    size_t i = 0, n = as->nr_pending;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && event_before(&as->pending[child + 1], &as->pending[child]))
+            child++;
+        if (!event_before(&as->pending[child], &last))
+            break;
+        as->pending[i] = as->pending[child];
+        i = child;
+    }
+    if (n)
+        as->pending[i] = last;
+    return top;
+}
+
+static pv_aspace_event new_event(pv_aspace *as, uint8_t kind, uint64_t key)
+{
+    pv_aspace_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind;
+    e.key = key;
+    e.arrival = as->arrivals++;
+    return e;
+}
+
+void pv_aspace_add_mmap(pv_aspace *as, uint64_t key, int32_t pid, uint64_t start, uint64_t len,
+                        uint64_t pgoff, uint32_t dso)
+{
+    pv_aspace_event e = new_event(as, EV_MMAP, key);
+    e.pid = pid;
+    e.start = start;
+    /* a length reaching past the top of the address space stops there */
+    e.end = len > UINT64_MAX - start ? UINT64_MAX : start + len;
+    e.pgoff = pgoff;
+    e.dso = dso;
+    heap_push(as, &e);
+}
+
+void pv_aspace_add_comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, const char *comm,
+                        size_t comm_len, bool exec)
+{
+    /* An exec ends no map: the new image's maps replace the old ones as
+     * they come (as in perf), and samples taken while the exec runs still
+     * unwind through the old image. */
+    (void)exec;
+    if (as->failed || comm_len >= NO_NAME - as->names_len ||
+        !pv_array_grow((void **)&as->names, &as->names_cap, as->names_len + comm_len + 1, 1)) {
+        as->failed = true;
+        return;
+    }
+    pv_aspace_event e = new_event(as, EV_COMM, key);
+    e.pid = pid;
+    e.tid = tid;
+    e.name = (uint32_t)as->names_len;
+    memcpy(as->names + as->names_len, comm, comm_len);
+    as->names[as->names_len + comm_len] = 0;
+    as->names_len += comm_len + 1;
+    heap_push(as, &e);
+}
+
+void pv_aspace_add_fork(pv_aspace *as, uint64_t key, int32_t pid, int32_t ppid, int32_t tid,
+                        int32_t ptid)
+{
+    pv_aspace_event e = new_event(as, EV_FORK, key);
+    e.pid = pid;
+    e.ppid = ppid;
+    e.tid = tid;
+    e.ptid = ptid;
+    heap_push(as, &e);
+}
+
+/* ---- replaying -------------------------------------------------------------- */
+
+static pv_aspace_process *process_of(pv_aspace *as, int32_t pid, bool create)
+{
+    uint32_t i = id_find(&as->process_ids, pid);
+    if (i != NO_INDEX)
+        return &as->processes[i];
+    if (!create || as->nr_processes >= NO_INDEX ||
+        !pv_array_grow((void **)&as->processes, &as->cap_processes, as->nr_processes + 1,
+              sizeof *as->processes) ||
+        !id_insert(&as->process_ids, pid, (uint32_t)as->nr_processes))
+        return NULL;
+    pv_aspace_process *p = &as->processes[as->nr_processes++];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->sorted = true;
+    return p;
+}
+
+static pv_aspace_thread *thread_of(pv_aspace *as, int32_t tid, bool create)
+{
+    uint32_t i = id_find(&as->thread_ids, tid);
+    if (i != NO_INDEX)
+        return &as->threads[i];
+    if (!create || as->nr_threads >= NO_INDEX ||
+        !pv_array_grow((void **)&as->threads, &as->cap_threads, as->nr_threads + 1, sizeof *as->threads) ||
+        !id_insert(&as->thread_ids, tid, (uint32_t)as->nr_threads))
+        return NULL;
+    pv_aspace_thread *t = &as->threads[as->nr_threads++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    return t;
+}
+
+static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
+{
+    if (!pv_array_grow((void **)&p->maps, &p->cap, p->nr + 1, sizeof *p->maps))
+        return false;
+    p->maps[p->nr++] = *m;
+    p->sorted = false;
+    as->held++;
+    return true;
+}
+
+static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
+{
+    pv_aspace_process *p = process_of(as, e->pid, true);
+    if (!p)
+        return false;
+    /* live maps the new one hides entirely end now; partly hidden ones
+     * stay and lose to it in lookups */
+    for (size_t i = 0; i < p->nr; i++) {
+        pv_map *old = &p->maps[i];
+        if (old->end_key == PV_KEY_NEVER && old->start >= e->start && old->end <= e->end)
+            old->end_key = e->key;
+    }
+    pv_map m = {
+        .start = e->start, .end = e->end, .pgoff = e->pgoff, .begin_key = e->key,
+        .end_key = PV_KEY_NEVER, .seq = as->seq++, .pid = e->pid, .dso = e->dso,
+    };
+    return add_map(as, p, &m);
+}
+
+static int compare_seq(const void *a, const void *b)
+{
+    const pv_map *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
+{
+    pv_aspace_process *child = process_of(as, e->pid, true);
+    if (!child)
+        return false;
+    for (size_t i = 0; i < child->nr; i++)      /* the pid's previous owner */
+        if (child->maps[i].end_key == PV_KEY_NEVER)
+            child->maps[i].end_key = e->key;
+    size_t child_index = (size_t)(child - as->processes);
+    pv_aspace_process *parent = process_of(as, e->ppid, false);
+    if (!parent)
+        return true;
+    size_t n = 0;
+    for (size_t i = 0; i < parent->nr; i++)
+        n += parent->maps[i].end_key == PV_KEY_NEVER;
+    if (n == 0)
+        return true;
+    pv_map *copies = malloc(n * sizeof *copies);
+    if (!copies)
+        return false;
+    n = 0;
+    for (size_t i = 0; i < parent->nr; i++)
+        if (parent->maps[i].end_key == PV_KEY_NEVER)
+            copies[n++] = parent->maps[i];
+    /* the copies keep their order of replay, all after the parent's */
+    qsort(copies, n, sizeof *copies, compare_seq);
+    child = &as->processes[child_index];
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        copies[i].pid = e->pid;
+        copies[i].begin_key = e->key;
+        copies[i].end_key = PV_KEY_NEVER;
+        copies[i].seq = as->seq++;
+        ok = add_map(as, child, &copies[i]);
+    }
+    free(copies);
+    return ok;
+}
+
+/* The name thread tid had at key: NO_NAME when none. */
+static uint32_t name_at(const pv_aspace_thread *t, uint64_t key)
+{
+    size_t lo = 0, hi = t->nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->names[mid].key <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? t->names[lo - 1].name : NO_NAME;
+}
+
+static bool add_name(pv_aspace *as, int32_t tid, uint64_t key, uint32_t name)
+{
+    pv_aspace_thread *t = thread_of(as, tid, true);
+    if (!t || !pv_array_grow((void **)&t->names, &t->cap, t->nr + 1, sizeof *t->names))
+        return false;
+    /* in key order; a late event (keys out of perf's order) moves back */
+    size_t i = t->nr++;
+    while (i > 0 && t->names[i - 1].key > key) {
+        t->names[i] = t->names[i - 1];
+        i--;
+    }
+    t->names[i] = (thread_name){ key, as->seq++, name };
+    as->held++;
+    return true;
+}
+
+static bool replay_fork(pv_aspace *as, const pv_aspace_event *e)
+{
+    /* a new thread is named after its creator at that moment */
+    const pv_aspace_thread *creator = thread_of(as, e->ptid, false);
+    uint32_t inherited = creator && e->ptid != e->tid ? name_at(creator, e->key) : NO_NAME;
+    if (!add_name(as, e->tid, e->key, inherited))
+        return false;
+    if (e->pid == e->ppid)
+        return true;    /* a thread: shares its process's maps */
+    return replay_fork_maps(as, e);
+}
+
+static int compare_extent(const void *a, const void *b)
+{
+    const pv_map *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    if (x->begin_key != y->begin_key)
+        return x->begin_key < y->begin_key ? -1 : 1;
+    return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;     /* latest first */
+}
+
+/* Drops the maps no lookup can return: those that ended at the key they
+ * began (replaced at once), and those a later map of the same extent,
+ * begun at the same key, outlives (as when a file repeats its events). */
+static size_t prune_maps(pv_aspace_process *p)
+{
+    if (p->nr)
+        qsort(p->maps, p->nr, sizeof *p->maps, compare_extent);
+    size_t kept = 0;
+    pv_map group = {0};         /* the extent of the latest maps seen */
+    uint64_t outlived = 0;      /* the latest end_key of that extent so far */
+    for (size_t j = 0; j < p->nr; j++) {
+        pv_map m = p->maps[j];
+        bool same = j > 0 && m.start == group.start && m.end == group.end &&
+                    m.begin_key == group.begin_key;
+        if (!same) {
+            group = m;
+            outlived = 0;
+        }
+        bool hidden = same && outlived >= m.end_key;
+        if (m.end_key > outlived)
+            outlived = m.end_key;
+        if (m.begin_key < m.end_key && !hidden)
+            p->maps[kept++] = m;
+    }
+    p->nr = kept;
+    p->sorted = false;
+    return kept;
+}
+
+/* Drops what no lookup can return: hidden maps, and names followed by
+ * another at the same key. */
+static void prune(pv_aspace *as)
+{
+    size_t held = 0;
+    for (size_t i = 0; i < as->nr_processes; i++)
+        held += prune_maps(&as->processes[i]);
+    for (size_t i = 0; i < as->nr_threads; i++) {
+        pv_aspace_thread *t = &as->threads[i];
+        size_t kept = 0;
+        for (size_t j = 0; j < t->nr; j++)
+            if (j + 1 == t->nr || t->names[j + 1].key != t->names[j].key)
+                t->names[kept++] = t->names[j];
+        t->nr = kept;
+        held += kept;
+    }
+    as->held = held;
+    as->prune_at = held * 2 > 4096 ? held * 2 : 4096;
+}
+
+bool pv_aspace_apply(pv_aspace *as, uint64_t key)
+{
+    bool ok = !as->failed;
+    while (ok && as->nr_pending && as->pending[0].key <= key) {
+        pv_aspace_event e = heap_pop(as);
+        switch (e.kind) {
+        case EV_MMAP:
+            ok = replay_mmap(as, &e);
+            break;
+        case EV_COMM:
+            ok = add_name(as, e.tid, e.key, e.name);
+            break;
+        case EV_FORK:
+            ok = replay_fork(as, &e);
+            break;
+        }
+        if (ok && as->held >= as->prune_at)
+            prune(as);
+    }
+    if (!ok)
+        as->failed = true;
+    return ok;
+}
+
+size_t pv_aspace_held(const pv_aspace *as)
+{
+    return as->held;
+}
+
+/* ---- lookups ---------------------------------------------------------------- */
+
+static int compare_start(const void *a, const void *b)
+{
+    const pv_map *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Maps sorted by start, each with the furthest end up to it. */
+static bool sort_maps(pv_aspace_process *p)
+{
+    if (p->sorted)
+        return true;
+    if (!pv_array_grow((void **)&p->max_end, &p->cap_max_end, p->nr ? p->nr : 1, sizeof *p->max_end))
+        return false;
+    if (p->nr)
+        qsort(p->maps, p->nr, sizeof *p->maps, compare_start);
+    for (size_t i = 0; i < p->nr; i++)
+        p->max_end[i] = i && p->max_end[i - 1] > p->maps[i].end ? p->max_end[i - 1] : p->maps[i].end;
+    p->sorted = true;
+    p->last = 0;
+    return true;
+}
+
+static pv_aspace_process *find_process(pv_aspace *as, int32_t pid)
+{
+    /* callchains alternate between the kernel's maps and one process's */
+    size_t *last = pid == PV_KERNEL_PID ? &as->last_kernel : &as->last_process;
+    pv_aspace_process *p;
+    if (*last < as->nr_processes && as->processes[*last].pid == pid)
+        p = &as->processes[*last];
+    else if ((p = process_of(as, pid, false)) != NULL)
+        *last = (size_t)(p - as->processes);
+    if (!p || !sort_maps(p))
+        return NULL;
+    return p;
+}
+
+static bool map_holds(const pv_map *m, uint64_t addr, uint64_t key)
+{
+    return m->start <= addr && addr < m->end && m->begin_key <= key && key < m->end_key;
+}
+
+const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key)
+{
+    pv_aspace_process *p = find_process(as, pid);
+    if (!p || p->nr == 0)
+        return NULL;
+    /* Most lookups hit the map of the previous one: accept it when no
+     * other map of the process overlaps it (then nothing can beat it). */
+    size_t last = p->last;
+    if (last < p->nr && map_holds(&p->maps[last], addr, key)) {
+        bool alone = (last == 0 || p->max_end[last - 1] <= p->maps[last].start) &&
+                     (last + 1 == p->nr || p->maps[last + 1].start >= p->maps[last].end);
+        if (alone)
+            return &p->maps[last];
+    }
+    /* the last map starting at or below addr, then back over every map
+     * that could still reach addr */
+    size_t lo = 0, hi = p->nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->maps[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const pv_map *best = NULL;
+    for (size_t i = lo; i > 0; i--) {
+        if (p->max_end[i - 1] <= addr)
+            break;
+        const pv_map *m = &p->maps[i - 1];
+        if (map_holds(m, addr, key) && (!best || m->seq > best->seq)) {
+            best = m;
+            p->last = i - 1;
+        }
+    }
+    return best;
+}
+
+uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64_t key)
+{
+    const pv_aspace_process *p = find_process(as, pid);
+    if (!p)
+        return UINT64_MAX;
+    for (size_t i = 0; i < p->nr; i++) {
+        const pv_map *m = &p->maps[i];
+        if (m->dso == dso && m->begin_key <= key && key < m->end_key)
+            return m->start;
+    }
+    return UINT64_MAX;
+}
+
+const char *pv_aspace_comm(pv_aspace *as, int32_t tid, uint64_t key)
+{
+    const pv_aspace_thread *t = thread_of(as, tid, false);
+    if (!t)
+        return NULL;
+    uint32_t name = name_at(t, key);
+    return name == NO_NAME ? NULL : as->names + name;
+}

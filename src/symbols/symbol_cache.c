@@ -1,0 +1,24 @@
+#include "symbols/symbol_cache.h"
+
+#include <stdlib.h>
+
+bool pv_symbol_cache_alloc(pv_symbol_cache *c)
+{
+    if (c->failed)
+        return false;
+    c->slots = malloc(PV_SYMBOL_CACHE_SLOTS * sizeof *c->slots);
+    if (!c->slots) {
+        c->failed = true;
+        return false;
+    }
+    for (uint32_t i = 0; i < PV_SYMBOL_CACHE_SLOTS; i++)
+        c->slots[i].dso = PV_SYMBOL_CACHE_EMPTY;
+    return true;
+}
+
+void pv_symbol_cache_free(pv_symbol_cache *c)
+{
+    free(c->slots);
+    c->slots = NULL;
+    c->failed = false;
+}

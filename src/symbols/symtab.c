@@ -1,0 +1,307 @@
+#include "symbols/symtab.h"
+#include "base/pv_array.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE 4096u
+
+void pv_symtab_init(pv_symtab *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void pv_symtab_free(pv_symtab *t)
+{
+    free(t->syms);
+    free(t->names);
+    memset(t, 0, sizeof *t);
+}
+
+void pv_symtab_add(pv_symtab *t, uint64_t start, uint64_t size, uint8_t binding,
+                   const char *name, size_t name_len, bool module)
+{
+    if (t->failed)
+        return;
+    if (name_len > UINT32_MAX - t->names_len - 1 ||
+        !pv_array_grow((void **)&t->names, &t->names_cap, t->names_len + name_len + 1, 1) ||
+        !pv_array_grow((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
+        t->failed = true;
+        return;
+    }
+    pv_symbol *s = &t->syms[t->nr++];
+    s->start = start;
+    s->end = size > UINT64_MAX - start ? UINT64_MAX : start + size;
+    s->name = (uint32_t)t->names_len;
+    s->binding = binding;
+    s->module = module;
+    memcpy(t->names + t->names_len, name, name_len);
+    t->names[t->names_len + name_len] = 0;
+    t->names_len += name_len + 1;
+}
+
+/* qsort is not stable: the name offset grows with the order of adding. */
+static int compare_symbols(const void *a, const void *b)
+{
+    const pv_symbol *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static size_t leading_underscores(const char *s)
+{
+    size_t n = 0;
+    while (s[n] == '_')
+        n++;
+    return n;
+}
+
+bool pv_symbol_prefer_first(bool a_sized, uint8_t a_binding, const char *a_name, bool b_sized,
+                            uint8_t b_binding, const char *b_name)
+{
+    if (a_sized != b_sized)
+        return a_sized;
+    bool a_weak = a_binding == PV_BIND_WEAK, b_weak = b_binding == PV_BIND_WEAK;
+    if (a_weak != b_weak)
+        return !a_weak;
+    bool a_global = a_binding == PV_BIND_GLOBAL, b_global = b_binding == PV_BIND_GLOBAL;
+    if (a_global != b_global)
+        return a_global;
+    size_t au = leading_underscores(a_name), bu = leading_underscores(b_name);
+    if (au != bu)
+        return au < bu;
+    return strlen(a_name) >= strlen(b_name);
+}
+
+static bool prefer_first(const pv_symtab *t, const pv_symbol *a, const pv_symbol *b)
+{
+    return pv_symbol_prefer_first(a->end > a->start, a->binding, t->names + a->name,
+                                  b->end > b->start, b->binding, t->names + b->name);
+}
+
+uint64_t pv_symbol_page_after(uint64_t addr)
+{
+    uint64_t rounded = (addr + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    return rounded < addr || rounded > UINT64_MAX - PAGE ? UINT64_MAX : rounded + PAGE;
+}
+
+bool pv_symtab_finish(pv_symtab *t, bool kallsyms)
+{
+    if (t->failed)
+        return false;
+    if (t->nr == 0)
+        return true;
+    /* kallsyms files come sorted */
+    size_t sorted = 1;
+    while (sorted < t->nr && compare_symbols(&t->syms[sorted - 1], &t->syms[sorted]) <= 0)
+        sorted++;
+    if (sorted < t->nr)
+        qsort(t->syms, t->nr, sizeof *t->syms, compare_symbols);
+    for (size_t i = 0; i + 1 < t->nr; i++) {
+        pv_symbol *prev = &t->syms[i];
+        const pv_symbol *curr = &t->syms[i + 1];
+        if (prev->end != prev->start)
+            continue;
+        if (kallsyms && prev->module != curr->module)
+            prev->end = pv_symbol_page_after(prev->start);
+        else
+            prev->end = curr->start;
+    }
+    pv_symbol *last = &t->syms[t->nr - 1];
+    if (last->end == last->start)
+        last->end = pv_symbol_page_after(last->start);
+    /* one symbol per address */
+    size_t kept = 0;
+    for (size_t i = 0; i < t->nr; i++) {
+        if (kept > 0 && t->syms[kept - 1].start == t->syms[i].start) {
+            if (!prefer_first(t, &t->syms[kept - 1], &t->syms[i]))
+                t->syms[kept - 1] = t->syms[i];
+            continue;
+        }
+        t->syms[kept++] = t->syms[i];
+    }
+    t->nr = kept;
+    return true;
+}
+
+const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr)
+{
+    size_t lo = 0, hi = t->nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->syms[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const pv_symbol *s = &t->syms[lo - 1];
+    if (addr < s->end || addr == s->start)
+        return s;
+    return NULL;
+}
+
+static bool parse_hex(const char **p, uint64_t *out)
+{
+    const char *s = *p;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;     /* some JITs write 0x */
+    uint64_t v = 0;
+    int digits = 0;
+    for (; digits < 17; s++, digits++) {
+        unsigned c = (unsigned char)*s, d;
+        if (c - '0' < 10)
+            d = c - '0';
+        else if ((c | 0x20) - 'a' < 6)
+            d = (c | 0x20) - 'a' + 10;
+        else
+            break;
+        v = v * 16 + d;
+    }
+    if (digits == 0 || digits > 16)
+        return false;
+    *p = s;
+    *out = v;
+    return true;
+}
+
+/* The whole of a text file (procfs files have no size to ask for); NULL
+ * when unreadable or over max bytes. */
+static char *slurp_text(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        char *bigger = cap <= max / 2 ? realloc(buf, cap * 2 + 1) : NULL;
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (!buf || failed) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* A kallsyms file can list a machine's every symbol (perf's copies of
+ * /proc/kallsyms are ~5 MB): read at once, names left in place as the
+ * table's name store. */
+#define KALLSYMS_MAX (1u << 30)
+
+bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+{
+    size_t len;
+    /* what was in t goes */
+    char *text = slurp_text(path, KALLSYMS_MAX, &len);
+    if (!text || len >= UINT32_MAX) {
+        free(text);
+        return false;
+    }
+    pv_symtab_free(t);
+    t->names = text;
+    t->names_len = t->names_cap = len + 1;
+    bool any_address = false;
+    char *line = text, *end = text + len;
+    while (line < end && !t->failed) {
+        char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol)
+            eol = end;
+        *eol = 0;
+        const char *p = line;
+        line = eol + 1;
+        uint64_t addr;
+        if (!parse_hex(&p, &addr) || !is_blank(*p))
+            continue;
+        while (is_blank(*p))
+            p++;
+        char raw_type = *p;
+        char type = (char)toupper((unsigned char)raw_type);
+        if (!raw_type)
+            continue;
+        p++;
+        while (is_blank(*p))
+            p++;
+        char *name = (char *)p;
+        size_t n = 0;
+        while (name[n] && !is_blank(name[n]) && name[n] != '\r')
+            n++;
+        if (n == 0)
+            continue;
+        /* perf keeps text, weak and data symbols */
+        if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
+            continue;
+        const char *rest = name + n;
+        while (is_blank(*rest))
+            rest++;
+        bool module = *rest == '[';
+        uint8_t binding = islower((unsigned char)raw_type) ? PV_BIND_LOCAL : PV_BIND_GLOBAL;
+        if (type == 'W')
+            binding = PV_BIND_WEAK;
+        any_address |= addr != 0;
+        name[n] = 0;
+        if (!pv_array_grow((void **)&t->syms, &t->cap, t->nr + 1, sizeof *t->syms)) {
+            t->failed = true;
+            break;
+        }
+        pv_symbol *s = &t->syms[t->nr++];
+        s->start = addr;
+        s->end = addr;
+        s->name = (uint32_t)(name - text);
+        s->binding = binding;
+        s->module = module;
+    }
+    if (!any_address || t->failed) {
+        t->nr = 0;
+        return false;
+    }
+    return pv_symtab_finish(t, true);
+}
+
+bool pv_symtab_load_jit_map(pv_symtab *t, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        const char *p = line;
+        uint64_t start, size;
+        if (!parse_hex(&p, &start) || *p != ' ')
+            continue;
+        p++;
+        if (!parse_hex(&p, &size) || *p != ' ')
+            continue;
+        p++;
+        size_t n = strcspn(p, "\r\n");
+        if (n == 0)
+            continue;
+        pv_symtab_add(t, start, size, PV_BIND_GLOBAL, p, n, false);
+    }
+    fclose(f);
+    return pv_symtab_finish(t, false);
+}

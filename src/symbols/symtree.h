@@ -1,0 +1,60 @@
+/*
+ * An ELF dso's symbols as perf keeps them: a red-black tree ordered by
+ * start address, built in perf's order, and searched perf's way.
+ *
+ * Why a tree and not a sorted array: perf's lookup walks its tree from the
+ * root and returns the first symbol on the way whose range holds the
+ * address.  Where symbols overlap -- perf sizes size-0 symbols before it adds
+ * the .plt entries, so `_init` can reach over the whole .plt -- which one
+ * wins depends on the tree's shape.  Building the same tree (the textbook
+ * red-black insert and erase, as the kernel's rbtree that perf uses does,
+ * equal starts going right) in the same order gives the same answers:
+ *
+ *   1. .symtab's symbols, then sizes fixed and aliases removed;
+ *   2. .dynsym's symbols, then the same fixes over all;
+ *   3. the .plt entries, with no fixes.
+ *
+ * The sizing and alias rules are those of symtab.h.
+ */
+#ifndef PV_SYMTREE_H
+#define PV_SYMTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/symtab.h"
+
+typedef struct pv_symtree_node {
+    uint64_t start, end;
+    uint32_t name;              /* offset in the tree's names */
+    uint8_t binding;
+    bool red;
+    int32_t left, right, parent;    /* node indices, -1 for none */
+} pv_symtree_node;
+
+typedef struct pv_symtree {
+    pv_symtree_node *nodes;     /* erased nodes stay, unlinked */
+    size_t nr, cap;
+    int32_t root;
+    char *names;
+    size_t names_len, names_cap;
+    size_t live;                /* nodes in the tree */
+    bool failed;
+} pv_symtree;
+
+void pv_symtree_init(pv_symtree *t);
+void pv_symtree_free(pv_symtree *t);
+void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
+                       const char *name, size_t name_len);
+/* Sizes size-0 symbols and drops aliases (symtab.h's rules), over the whole tree. */
+void pv_symtree_fixup(pv_symtree *t);
+/* perf's search from the root; -1 when no symbol holds addr. */
+int32_t pv_symtree_find(const pv_symtree *t, uint64_t addr);
+
+static inline const char *pv_symtree_name(const pv_symtree *t, int32_t node)
+{
+    return t->names + t->nodes[node].name;
+}
+
+#endif

@@ -14,10 +14,10 @@
  */
 #include <string.h>
 
-#include "build_ids.h"
-#include "perf_abi.h"
-#include "record_types.h"
-#include "record_walk.h"
+#include "format/build_ids.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
 #include "vtab_common.h"
 
 #define BUILD_IDS_COLUMNS(X) \

@@ -26,12 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_names.h"
-#include "callchain.h"
-#include "frame_set.h"
-#include "perf_abi.h"
-#include "record_walk.h"
-#include "sample.h"
+#include "format/event_names.h"
+#include "decode/callchain.h"
+#include "analysis/frame_set.h"
+#include "format/perf_abi.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
 #include "symbol_paths.h"
 #include "location_columns.h"
 #include "vtab_common.h"

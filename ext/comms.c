@@ -2,9 +2,9 @@
  * perf_comms: one row per PERF_RECORD_COMM (a thread's name, set by exec
  * or prctl), in file order, decoded by pv_rec_comm_decode (src/record_types.h).
  */
-#include "perf_abi.h"
-#include "record_types.h"
-#include "record_walk.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
 #include "vtab_common.h"
 
 #define COMMS_COLUMNS(X) \

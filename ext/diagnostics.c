@@ -7,7 +7,7 @@
  *
  *   SELECT kind, severity, count, message FROM perf_diagnostics('perf.data');
  */
-#include "diagnostics.h"
+#include "analysis/diagnostics.h"
 #include "vtab_common.h"
 
 #define DIAGNOSTICS_COLUMNS(X) \

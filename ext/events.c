@@ -1,9 +1,9 @@
 /*
  * perf_events: one row per event (perf_event_attr) of the file.
  */
-#include "event_names.h"
-#include "attr.h"
-#include "json_writer.h"
+#include "format/event_names.h"
+#include "format/attr.h"
+#include "base/json_writer.h"
 #include "vtab_common.h"
 
 #define EVENTS_COLUMNS(X) \

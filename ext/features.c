@@ -8,7 +8,7 @@
  * features (or reading raw) costs nothing but the header already read at
  * open.  A malformed section is an SQL error from that row's value alone.
  */
-#include "features.h"
+#include "format/features.h"
 #include "vtab_common.h"
 
 #define FEATURES_COLUMNS(X) \

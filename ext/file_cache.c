@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "file_open.h"
+#include "stream/file_open.h"
 
 SQLITE_EXTENSION_INIT3
 

@@ -12,8 +12,8 @@
 #ifndef PV_FILE_CACHE_H
 #define PV_FILE_CACHE_H
 
-#include "perf_file.h"
-#include "pv_error.h"
+#include "format/perf_file.h"
+#include "base/pv_error.h"
 
 typedef struct PvCache PvCache;
 

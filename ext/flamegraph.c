@@ -30,8 +30,8 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph.h"
-#include "folded_stack.h"
+#include "render/flamegraph.h"
+#include "render/folded_stack.h"
 
 /* ---- perf_folded ---- */
 

@@ -6,7 +6,7 @@
 #ifndef PV_LOCATION_COLUMNS_H
 #define PV_LOCATION_COLUMNS_H
 
-#include "symbolizer.h"
+#include "symbols/symbolizer.h"
 #include "vtab_common.h"
 
 enum { PV_LOC_DSO, PV_LOC_DSO_OFFSET, PV_LOC_SYM, PV_LOC_SYM_OFFSET, PV_LOC_SYM_STATUS };

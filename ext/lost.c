@@ -3,10 +3,10 @@
  * PERF_RECORD_LOST_SAMPLES (dropped by the kernel), decoded by
  * pv_rec_lost_decode (src/record_types.h).
  */
-#include "event_names.h"
-#include "perf_abi.h"
-#include "record_types.h"
-#include "record_walk.h"
+#include "format/event_names.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
 #include "vtab_common.h"
 
 #define LOST_COLUMNS(X) \

@@ -2,9 +2,9 @@
  * perf_mmaps: one row per PERF_RECORD_MMAP and PERF_RECORD_MMAP2, in file order.
  * The records are decoded by pv_rec_mmap_decode (src/record_types.h).
  */
-#include "perf_abi.h"
-#include "record_types.h"
-#include "record_walk.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
 #include "vtab_common.h"
 
 #define MMAPS_COLUMNS(X) \

@@ -14,8 +14,8 @@
  * is a function inlined at the frames (--call-graph dwarf, from the debug
  * info), perf's "sym (inlined)" row.
  */
-#include "event_names.h"
-#include "profile.h"
+#include "format/event_names.h"
+#include "analysis/profile.h"
 #include "symbol_paths.h"
 #include "vtab_common.h"
 

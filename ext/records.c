@@ -2,11 +2,11 @@
  * perf_records: every record of the stream, in file order, with the
  * sample_id fields every table shares and the body decoded as JSON.
  */
-#include "event_names.h"
-#include "perf_abi.h"
-#include "record_fields.h"
-#include "record_walk.h"
-#include "sample.h"
+#include "format/event_names.h"
+#include "format/perf_abi.h"
+#include "decode/record_fields.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
 #include "vtab_common.h"
 
 #define RECORDS_COLUMNS(X) \

@@ -6,12 +6,12 @@
  */
 #include <string.h>
 
-#include "event_names.h"
-#include "perf_abi.h"
-#include "record_walk.h"
-#include "sample.h"
+#include "format/event_names.h"
+#include "format/perf_abi.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
 #include "symbol_paths.h"
-#include "tracepoint.h"
+#include "decode/tracepoint.h"
 #include "location_columns.h"
 #include "vtab_common.h"
 

@@ -9,10 +9,10 @@
  * ahead, once per round).  With -I the values are running totals: a round's counts are its
  * values minus the previous round's.
  */
-#include "event_names.h"
-#include "perf_abi.h"
-#include "record_types.h"
-#include "record_walk.h"
+#include "format/event_names.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
 #include "vtab_common.h"
 
 #define STATS_COLUMNS(X) \

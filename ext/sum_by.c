@@ -17,9 +17,9 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
-#include "hash_groups.h"
-#include "json_writer.h"
-#include "pv_strbuf.h"
+#include "render/hash_groups.h"
+#include "base/json_writer.h"
+#include "base/pv_strbuf.h"
 
 #define MAX_KEYS 64
 

@@ -3,9 +3,9 @@
  * pv_rec_switch_decode (src/record_types.h).  A SWITCH has no body: its task
  * is the trailer's.
  */
-#include "perf_abi.h"
-#include "record_types.h"
-#include "record_walk.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
 #include "vtab_common.h"
 
 #define SWITCHES_COLUMNS(X) \

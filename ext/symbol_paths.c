@@ -18,8 +18,8 @@
 
 #include "symbol_paths.h"
 
-#include "json_writer.h"
-#include "perf_abi.h"
+#include "base/json_writer.h"
+#include "format/perf_abi.h"
 
 static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *current_sysroot;

@@ -5,9 +5,9 @@
 #ifndef PV_SYMBOL_PATHS_H
 #define PV_SYMBOL_PATHS_H
 
-#include "record_walk.h"
-#include "sample.h"
-#include "symbolizer.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
+#include "symbols/symbolizer.h"
 #include "vtab_common.h"
 
 int pv_register_symbol_path_function(sqlite3 *db);

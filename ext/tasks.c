@@ -5,9 +5,9 @@
  * `time` is the trailer's, as for every other table (and as perf script
  * prints it); the body's own timestamp is `task_time`.
  */
-#include "perf_abi.h"
-#include "record_types.h"
-#include "record_walk.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+#include "stream/record_walk.h"
 #include "vtab_common.h"
 
 #define TASKS_COLUMNS(X) \

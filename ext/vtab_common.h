@@ -15,12 +15,12 @@
 #include <stdint.h>
 
 #include "file_cache.h"
-#include "perf_file.h"
-#include "pv_error.h"
-#include "pv_strbuf.h"
-#include "record_filter.h"
-#include "record_scan.h"
-#include "record_walk.h"
+#include "format/perf_file.h"
+#include "base/pv_error.h"
+#include "base/pv_strbuf.h"
+#include "scan/record_filter.h"
+#include "scan/record_scan.h"
+#include "stream/record_walk.h"
 
 SQLITE_EXTENSION_INIT3
 

@@ -8,17 +8,17 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "file_open.h"
-#include "event_names.h"
-#include "build_ids.h"
-#include "diagnostics.h"
-#include "features.h"
+#include "stream/file_open.h"
+#include "format/event_names.h"
+#include "format/build_ids.h"
+#include "analysis/diagnostics.h"
+#include "format/features.h"
 #include "fuzz_input.h"
-#include "perf_abi.h"
-#include "perf_file.h"
-#include "record_fields.h"
-#include "record_walk.h"
-#include "sample.h"
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "decode/record_fields.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
 
 /* Touches every byte an array field points at, so that a pointer past the
  * record is caught by ASan here and not only when a column is read. */

@@ -59,16 +59,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "file_open.h"
-#include "event_names.h"
-#include "build_ids.h"
-#include "diagnostics.h"
-#include "features.h"
-#include "perf_abi.h"
-#include "perf_file.h"
-#include "record_fields.h"
-#include "record_walk.h"
-#include "sample.h"
+#include "stream/file_open.h"
+#include "format/event_names.h"
+#include "format/build_ids.h"
+#include "analysis/diagnostics.h"
+#include "format/features.h"
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "decode/record_fields.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
 
 #define MAX_FAILURES_SHOWN 5
 #define CASE_SECONDS 10

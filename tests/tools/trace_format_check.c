@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "trace_format_check.h"
+#include "decode/trace_format_check.h"
 
 int main(int argc, char **argv)
 {

@@ -29,15 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_open.h"
-#include "dwarf_unwind.h"
-#include "features.h"
-#include "perf_abi.h"
-#include "perf_file.h"
-#include "pv_cursor.h"
-#include "pv_strbuf.h"
-#include "record_walk.h"
-#include "sample.h"
+#include "stream/file_open.h"
+#include "unwind/dwarf_unwind.h"
+#include "format/features.h"
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "base/pv_cursor.h"
+#include "base/pv_strbuf.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
 
 typedef struct tool_map {
     int32_t pid;

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pv_cursor.h"
-#include "record_walk.h"
+#include "base/pv_cursor.h"
+#include "stream/record_walk.h"
 
 /* Where every built record claims to sit in its file (messages name it). */
 #define BB_RECORD_OFFSET 0x1a38

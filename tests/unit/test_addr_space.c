@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr_space.h"
-#include "callchain.h"
-#include "symtab.h"
-#include "symtree.h"
+#include "symbols/addr_space.h"
+#include "decode/callchain.h"
+#include "symbols/symtab.h"
+#include "symbols/symtree.h"
 #include "unit_check.h"
 
 

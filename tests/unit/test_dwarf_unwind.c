@@ -22,9 +22,9 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
-#include "dwarf_unwind.h"
-#include "perf_abi.h"
-#include "sample.h"
+#include "unwind/dwarf_unwind.h"
+#include "format/perf_abi.h"
+#include "decode/sample.h"
 #include "unit_check.h"
 
 

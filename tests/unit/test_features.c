@@ -15,10 +15,10 @@
 
 #include <sqlite3.h>
 
-#include "build_ids.h"
+#include "format/build_ids.h"
 #include "byte_builder.h"
-#include "features.h"
-#include "perf_abi.h"
+#include "format/features.h"
+#include "format/perf_abi.h"
 #include "unit_check.h"
 
 static sqlite3 *db;

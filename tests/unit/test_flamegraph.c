@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph.h"
-#include "folded_stack.h"
-#include "pv_strbuf.h"
+#include "render/flamegraph.h"
+#include "render/folded_stack.h"
+#include "base/pv_strbuf.h"
 #include "unit_check.h"
 
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "frame_set.h"
-#include "symbol_cache.h"
+#include "analysis/frame_set.h"
+#include "symbols/symbol_cache.h"
 #include "unit_check.h"
 
 

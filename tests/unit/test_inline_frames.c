@@ -16,7 +16,7 @@
 
 #include <elfutils/libdwfl.h>
 
-#include "inline_frames.h"
+#include "unwind/inline_frames.h"
 #include "unit_check.h"
 
 

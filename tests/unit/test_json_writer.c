@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "json_writer.h"
+#include "base/json_writer.h"
 #include "unit_check.h"
 
 static sqlite3 *db;

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_open.h"
-#include "kcore_dir.h"
-#include "perf_file.h"
+#include "stream/file_open.h"
+#include "symbols/kcore_dir.h"
+#include "format/perf_file.h"
 #include "unit_check.h"
 
 

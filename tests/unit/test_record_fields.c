@@ -14,9 +14,9 @@
 #include <sqlite3.h>
 
 #include "byte_builder.h"
-#include "perf_abi.h"
-#include "perf_file.h"
-#include "record_fields.h"
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "decode/record_fields.h"
 #include "unit_check.h"
 
 static sqlite3 *db;

@@ -13,15 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_names.h"
-#include "file_open.h"
-#include "perf_abi.h"
-#include "perf_file.h"
-#include "record_filter.h"
-#include "record_scan.h"
-#include "record_walk.h"
-#include "sample.h"
-#include "time_index.h"
+#include "format/event_names.h"
+#include "stream/file_open.h"
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "scan/record_filter.h"
+#include "scan/record_scan.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
+#include "scan/time_index.h"
 #include "unit_check.h"
 
 typedef struct index_list {

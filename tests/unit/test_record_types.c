@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_abi.h"
-#include "perf_file.h"
-#include "record_types.h"
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "decode/record_types.h"
 #include "unit_check.h"
 
 /* ------------------------------------------------------------ a record builder */

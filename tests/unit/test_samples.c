@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_open.h"
-#include "attr.h"
+#include "stream/file_open.h"
+#include "format/attr.h"
 #include "byte_builder.h"
-#include "perf_abi.h"
-#include "perf_file.h"
-#include "pv_strbuf.h"
-#include "record_walk.h"
-#include "sample.h"
+#include "format/perf_abi.h"
+#include "format/perf_file.h"
+#include "base/pv_strbuf.h"
+#include "stream/record_walk.h"
+#include "decode/sample.h"
 #include "unit_check.h"
 
 #define FAKE_PATH "fake.data"

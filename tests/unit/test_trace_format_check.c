@@ -1,5 +1,5 @@
 /* pv_trace_format_is_safe: which formats are kept from libtraceevent. */
-#include "trace_format_check.h"
+#include "decode/trace_format_check.h"
 #include "unit_check.h"
 
 /* A sched_switch-like format: scalar, array and __data_loc fields. */

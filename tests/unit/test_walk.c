@@ -23,13 +23,13 @@
 #include <zstd.h>
 
 #include "byte_builder.h"
-#include "file_open.h"
-#include "perf_file.h"
-#include "record_walk.h"
-#include "perf_abi.h"
-#include "sample.h"
+#include "stream/file_open.h"
+#include "format/perf_file.h"
+#include "stream/record_walk.h"
+#include "format/perf_abi.h"
+#include "decode/sample.h"
 #include "unit_check.h"
-#include "unpack.h"
+#include "stream/unpack.h"
 
 static uint8_t *slurp(const char *path, uint64_t *size)
 {

@@ -1,0 +1,184 @@
+#include "symbols/symbolizer_internal.h"
+
+#include <string.h>
+
+#include "decode/record_types.h"
+
+/* ---- walking the records --------------------------------------------------- */
+
+bool pv_sym_file_is_timed(const pv_file *f)
+{
+    if (f->nr_attrs == 0)
+        return false;
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        if (!(f->attrs[i].sample_type & PV_SAMPLE_TIME) ||
+            !pv_attr_flag(&f->attrs[i], PV_ATTR_SAMPLE_ID_ALL))
+            return false;
+    return true;
+}
+
+static uint64_t key_of(const pv_symbolizer *s, uint64_t record_index, bool has_time,
+                       uint64_t time)
+{
+    return s->timed && has_time ? time : record_index;
+}
+
+static uint64_t record_key(const pv_symbolizer *s, const pv_record *r, const pv_sample_id *t)
+{
+    return key_of(s, r->index, (t->fields & PV_SAMPLE_TIME) != 0, t->time);
+}
+
+static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    pv_file *f = s->file;
+    pv_rec_mmap m;
+    if (pv_rec_mmap_decode(f, r, &m, err))
+        return -1;
+    int32_t pid = (int32_t)m.pid;
+    /* MMAP has no prot: perf takes its maps as executable unless marked data */
+    bool exec = m.mmap2 ? (m.prot & 4 /* PROT_EXEC */) != 0 : !(r->misc & PV_MISC_MMAP_DATA);
+    uint32_t d = pv_sym_dso_for_map(s, pid, r->misc & PV_MISC_CPUMODE_MASK, m.filename,
+                             (size_t)m.filename_len, exec);
+    if (d == UINT32_MAX)
+        return pv_error_set(err, "%s: out of memory reading maps", f->path);
+    if (m.has_build_id)
+        pv_sym_set_build_id(&s->dsos[d], m.build_id, m.build_id_size);
+    bool kernel_side = s->dsos[d].kernel_side;
+    pv_aspace_add_mmap(&s->space, record_key(s, r, &m.trailer), kernel_side ? PV_KERNEL_PID : pid,
+                       m.start, m.len, m.pgoff, d);
+    return 0;
+}
+
+static int add_comm(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    pv_rec_comm c;
+    if (pv_rec_comm_decode(s->file, r, &c, err))
+        return -1;
+    pv_aspace_add_comm(&s->space, record_key(s, r, &c.trailer), (int32_t)c.pid, (int32_t)c.tid,
+                       c.comm, (size_t)c.comm_len, c.exec);
+    return 0;
+}
+
+static int add_fork(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    pv_rec_task t;
+    if (pv_rec_task_decode(s->file, r, &t, err))
+        return -1;
+    pv_aspace_add_fork(&s->space, record_key(s, r, &t.trailer), (int32_t)t.pid, (int32_t)t.ppid,
+                       (int32_t)t.tid, (int32_t)t.ptid);
+    return 0;
+}
+
+/* Build-ids the recording lists (the BUILD_ID feature, or HEADER_BUILD_ID
+ * records in pipe mode) go to the dsos of that name. */
+int pv_sym_apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err)
+{
+    pv_build_id b;
+    int rc;
+    while ((rc = pv_build_ids_next(it, &b, err)) == 1) {
+        unsigned cpumode = b.misc & PV_MISC_CPUMODE_MASK;
+        bool kernel_side = cpumode == CPUMODE_KERNEL || cpumode == CPUMODE_GUEST_KERNEL;
+        /* the dso is made now when its maps come later in the stream */
+        uint32_t d = kernel_side
+                         ? pv_sym_intern_dso(s, pv_sym_kernel_dso_name(b.filename, (size_t)b.filename_len),
+                                      DSO_KERNEL, true, -1)
+                         /* b.pid is the machine's (-1: the host), not a process */
+                         : pv_sym_dso_for_map(s, 0, CPUMODE_USER, b.filename, (size_t)b.filename_len,
+                                       false);
+        if (d == UINT32_MAX)
+            return pv_error_set(err, "%s: out of memory", s->file->path);
+        if (s->dsos[d].build_id_len == 0)
+            pv_sym_set_build_id(&s->dsos[d], b.id, b.id_len);
+    }
+    return rc;
+}
+
+static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    switch (r->type) {
+    case PV_RECORD_MMAP:
+    case PV_RECORD_MMAP2:
+        return add_mmap(s, r, err);
+    case PV_RECORD_COMM:
+        return add_comm(s, r, err);
+    case PV_RECORD_FORK:
+        return add_fork(s, r, err);
+    case PV_RECORD_HEADER_BUILD_ID: {
+        pv_build_id_iter it;
+        pv_build_ids_start_record(&it, s->file, r);
+        return pv_sym_apply_build_ids(s, &it, err) < 0 ? -1 : 0;
+    }
+    case PV_RECORD_FINISHED_ROUND:
+        s->feed.round_before = s->feed.last_round;
+        s->feed.last_round = r->index;
+        if (s->feed.nr_rounds < 2)
+            s->feed.nr_rounds++;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* Whether the feed has read far enough for lookups of record index. */
+static bool fed_enough(const pv_symbolizer *s, uint64_t index)
+{
+    const map_feed *m = &s->feed;
+    if (m->done)
+        return true;
+    /* untimed records are keyed by their ordinals, so what precedes them
+     * is all they need; a directory's data.N files each run through the
+     * whole recording, so only all of them orders anything */
+    if (!s->timed)
+        return m->next_index > index;
+    if (s->file->nr_segments)
+        return false;
+    return m->nr_rounds == 2 && m->round_before > index;
+}
+
+static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
+{
+    map_feed *m = &s->feed;
+    if (!m->started) {
+        pv_walk_start(&m->walk, s->file);
+        m->started = true;
+    }
+    pv_record r;
+    while (!fed_enough(s, index)) {
+        int rc = pv_walk_next(&m->walk, &r, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            m->done = true;
+            break;
+        }
+        m->next_index = r.index + 1;
+        if (feed_record(s, &r, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Back to the start of the stream; the dsos and their symbols stay. */
+static void restart_feed(pv_symbolizer *s)
+{
+    if (s->feed.started)
+        pv_walk_end(&s->feed.walk);
+    memset(&s->feed, 0, sizeof s->feed);
+    pv_aspace_free(&s->space);
+    pv_aspace_init(&s->space);
+}
+
+int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uint64_t time,
+                     uint64_t *key, pv_error *err)
+{
+    *key = key_of(s, record_index, has_time, time);
+    if (record_index < s->feed.consumer)
+        restart_feed(s);
+    s->feed.consumer = record_index;
+    if (feed_until(s, record_index, err))
+        return -1;
+    if (!pv_aspace_apply(&s->space, *key))
+        return pv_error_set(err, "%s: out of memory building address spaces", s->file->path);
+    return 0;
+}
+

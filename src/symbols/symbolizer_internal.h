@@ -1,0 +1,104 @@
+/*
+ * What the symbolizer's files share: the dso table's entries, the record
+ * feed's state and the symbolizer itself.  Not for use outside
+ * src/symbols/: symbolizer.h is the interface.
+ *
+ *   dso_table.c      the dsos of the recording, interned by name
+ *   map_feed.c       map, comm and fork records fed to the address spaces
+ *   symbol_files.c   finding and loading each dso's symbols
+ *   symbolizer.c     opening, lookups of addresses and comms
+ *   unwind_glue.c    DWARF stacks: the unwinder over the address spaces
+ */
+#ifndef PV_SYMBOLIZER_INTERNAL_H
+#define PV_SYMBOLIZER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/build_ids.h"
+#include "format/perf_abi.h"
+#include "stream/record_walk.h"
+#include "unwind/dwarf_unwind.h"
+#include "symbols/addr_space.h"
+#include "symbols/elf_image.h"
+#include "symbols/symbol_cache.h"
+#include "symbols/symbolizer.h"
+#include "symbols/symtab.h"
+
+
+enum { CPUMODE_KERNEL = 1, CPUMODE_USER = 2, CPUMODE_GUEST_KERNEL = 4 };
+
+typedef enum { DSO_ELF, DSO_KERNEL, DSO_VDSO, DSO_JIT, DSO_NONE } dso_kind;
+
+typedef struct dso {
+    char *name;             /* as perf names it */
+    dso_kind kind;
+    bool kernel_side;       /* mapped by pid -1 */
+    int32_t pid;            /* DSO_JIT: whose map file */
+    uint8_t build_id[PV_BUILD_ID_MAX];
+    uint8_t build_id_len;   /* 0: the recording has none */
+    bool loaded;
+    bool identity_offsets;  /* once loaded: offsets_are_addresses() */
+    pv_symtree tree;        /* DSO_ELF, DSO_VDSO */
+    pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
+    pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
+    char *status;           /* "ok" or why there are no symbols */
+    char *runtime_path;     /* DSO_ELF, DSO_VDSO: the file found for it, or NULL */
+} dso;
+
+/* The records ahead of the scan that feed the address space: by perf's
+ * rule (the events of a round may sort before those of the round before
+ * it, never before those of the round before that), every map event that
+ * sorts before a record lies before the second FINISHED_ROUND after it. */
+typedef struct map_feed {
+    pv_walk walk;
+    bool started, done;
+    uint64_t next_index;        /* every record before it has been fed */
+    uint64_t last_round, round_before;  /* the last two FINISHED_ROUNDs fed */
+    unsigned nr_rounds;         /* fed, up to 2 */
+    uint64_t consumer;          /* the record the last lookups were for */
+} map_feed;
+
+struct pv_symbolizer {
+    pv_file *file;
+    char *sysroot, *symdir;
+    bool timed;
+    pv_aspace space;
+    map_feed feed;
+    dso *dsos;
+    size_t nr_dsos, cap_dsos;
+    /* name -> dso index, open addressing, used while walking */
+    uint32_t *dso_slots;
+    size_t nr_dso_slots;
+
+    bool kallsyms_loaded;
+    pv_symtab kallsyms;
+    char *kallsyms_status;
+
+    /* symbol lookups by (dso, address), see symbol_cache.h */
+    pv_symbol_cache symbol_cache;
+
+    /* DWARF stacks: made on the first sample that has one */
+    pv_unwinder *unwinder;
+    uint64_t user_ips[PV_UNWIND_DEFAULT_MAX_FRAMES];
+};
+
+
+/* Entry points across the files (pv_sym_: internal to src/symbols/). */
+char *pv_sym_dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *pv_sym_kernel_dso_name(const char *filename, size_t n);
+void pv_sym_free_dso(dso *d);
+uint32_t pv_sym_intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool kernel_side,
+                           int32_t pid);
+uint32_t pv_sym_dso_for_map(pv_symbolizer *s, int32_t pid, unsigned cpumode, const char *filename,
+                            size_t n, bool exec);
+dso *pv_sym_find_dso_by_name(pv_symbolizer *s, const char *name, size_t n, bool kernel_side);
+void pv_sym_set_build_id(dso *d, const uint8_t *id, uint8_t len);
+bool pv_sym_offsets_are_addresses(const char *name, bool jit);
+bool pv_sym_file_is_timed(const pv_file *f);
+int pv_sym_apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err);
+void pv_sym_load_dso(pv_symbolizer *s, dso *d);
+bool pv_sym_read_feature_text(pv_file *f, unsigned id, char *out, size_t size);
+
+#endif

@@ -1,0 +1,78 @@
+#include "symbols/symbolizer_internal.h"
+
+#include "decode/callchain.h"
+#include "format/features.h"
+#include "unwind/inline_frames.h"
+
+/* ---- DWARF stacks ---------------------------------------------------------- */
+
+typedef struct unwind_lookup {
+    pv_symbolizer *s;
+    int32_t pid;
+    uint64_t key;
+} unwind_lookup;
+
+/* The unwinder's view of a process: its maps at the sample's key, each with
+ * the file its symbols come from (the recorded path, the sysroot's or the
+ * build-id cache's copy). */
+static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
+{
+    unwind_lookup *l = ctx;
+    const pv_map *m = pv_aspace_find(&l->s->space, l->pid, addr, l->key);
+    if (!m)
+        return false;
+    dso *d = &l->s->dsos[m->dso];
+    if ((d->kind == DSO_ELF || d->kind == DSO_VDSO) && !d->loaded)
+        pv_sym_load_dso(l->s, d);
+    out->start = m->start;
+    out->end = m->end;
+    out->pgoff = m->pgoff;
+    out->path = d->kind == DSO_ELF || d->kind == DSO_VDSO ? d->runtime_path : NULL;
+    /* maps of the same dso left from before an exec or a fork count too */
+    uint64_t lowest = pv_aspace_lowest_start(&l->s->space, l->pid, m->dso, l->key);
+    out->perf_lowest_start = lowest == UINT64_MAX ? m->start : lowest;
+    return true;
+}
+
+bool pv_symbolizer_has_dwarf_stack(const pv_sample *sample)
+{
+    uint64_t need = PV_SAMPLE_CALLCHAIN | PV_SAMPLE_REGS_USER | PV_SAMPLE_STACK_USER |
+                    PV_SAMPLE_TID;
+    return sample->attr_index >= 0 && (sample->sample_type & need) == need;
+}
+
+size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t key,
+                            pv_unwound_frame *frames, size_t max, char *names, size_t names_size)
+{
+    if (!pv_symbolizer_has_dwarf_stack(sample) || max == 0)
+        return 0;
+    if (!s->unwinder) {
+        char arch[64];
+        s->unwinder = pv_unwinder_new(pv_sym_read_feature_text(s->file, PV_FEATURE_ARCH, arch, sizeof arch)
+                                      ? arch : NULL);
+        if (!s->unwinder)
+            return 0;
+    }
+    unwind_lookup lookup = { s, (int32_t)sample->pid, key };
+    pv_unwind_result res;
+    size_t nr_ips = pv_unwind_sample(s->unwinder, sample, unwind_find_map, &lookup, s->user_ips,
+                                     PV_UNWIND_DEFAULT_MAX_FRAMES, &res);
+    pv_name_buf buf = { names, names_size, 0 };
+    int32_t at[PV_INLINE_DEPTH];
+    size_t nr = 0;
+    for (size_t i = 0; i < nr_ips && nr < max; i++) {
+        uint64_t ip = s->user_ips[i];
+        /* perf expands only a frame it has a symbol for */
+        pv_location l;
+        pv_symbolizer_resolve(s, (int32_t)sample->pid, key, PV_CPUMODE_USER, ip, &l);
+        size_t n = l.sym ? pv_inline_names(pv_unwinder_module(s->unwinder, ip), ip, &buf, at,
+                                           PV_INLINE_DEPTH)
+                         : 0;
+        if (n == 0)
+            frames[nr++] = (pv_unwound_frame){ ip, -1 };
+        for (size_t j = 0; j < n && nr < max; j++)
+            frames[nr++] = (pv_unwound_frame){ ip, at[j] };
+    }
+    return nr;
+}
+

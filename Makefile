@@ -20,11 +20,11 @@ WARNINGS = -Wall -Wextra -Werror
 # -fvisibility=hidden: the extension exports only sqlite3_perfvtab_init, so its
 # names cannot interpose on (or be interposed by) the application loading it.
 BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -iquote src -iquote ext $(TRACEEVENT_CFLAGS) $(WARNINGS)
-# libtraceevent parses the tracepoint formats of tracing data (src/tracepoint.c).
+# libtraceevent parses the tracepoint formats of tracing data (src/decode/tracepoint.c).
 TRACEEVENT_CFLAGS := $(shell pkg-config --cflags libtraceevent)
 TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
-# libdw (libdwfl) unwinds DWARF user stacks (src/dwarf_unwind.c); libiberty demangles C++;
-# a thread decompresses big compressed recordings (src/unpack.c).
+# libdw (libdwfl) unwinds DWARF user stacks (src/unwind/dwarf_unwind.c); libiberty demangles C++;
+# a thread decompresses big compressed recordings (src/stream/unpack.c).
 # make's default CC is cc; CC=clang, CFLAGS and LDFLAGS work as usual.
 LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread -lm
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -1,6 +1,6 @@
 /*
  * perf_comms: one row per PERF_RECORD_COMM (a thread's name, set by exec
- * or prctl), in file order, decoded by pv_rec_comm_decode (src/record_types.h).
+ * or prctl), in file order, decoded by pv_rec_comm_decode (src/decode/record_types.h).
  */
 #include "format/perf_abi.h"
 #include "decode/record_types.h"

@@ -1,6 +1,6 @@
 /*
  * perf_diagnostics: what the reader skipped or distrusted in a file, and
- * why -- one row per kind of damage or oddity (src/diagnostics.h lists the
+ * why -- one row per kind of damage or oddity (src/analysis/diagnostics.h lists the
  * kinds).  The whole file is read when the first row is asked for; a file
  * whose records stop making sense gives rows (kind 'unreadable_records'),
  * not an SQL error, so the damage can be seen.

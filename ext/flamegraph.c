@@ -21,7 +21,7 @@
  * Title and unit are taken from the first row that has them.  Without rows the
  * result is still an SVG, saying there is nothing to draw.
  *
- * The layout and drawing are src/flamegraph.c; this file only hands values
+ * The layout and drawing are src/render/flamegraph.c; this file only hands values
  * over.  Memory grows with the number of distinct stack prefixes.
  */
 #include <sqlite3ext.h>

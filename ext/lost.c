@@ -1,7 +1,7 @@
 /*
  * perf_lost: one row per PERF_RECORD_LOST (ring buffer overflow) and
  * PERF_RECORD_LOST_SAMPLES (dropped by the kernel), decoded by
- * pv_rec_lost_decode (src/record_types.h).
+ * pv_rec_lost_decode (src/decode/record_types.h).
  */
 #include "format/event_names.h"
 #include "format/perf_abi.h"

@@ -1,6 +1,6 @@
 /*
  * perf_mmaps: one row per PERF_RECORD_MMAP and PERF_RECORD_MMAP2, in file order.
- * The records are decoded by pv_rec_mmap_decode (src/record_types.h).
+ * The records are decoded by pv_rec_mmap_decode (src/decode/record_types.h).
  */
 #include "format/perf_abi.h"
 #include "decode/record_types.h"

@@ -8,7 +8,7 @@
  * function on the stack, each sample once (perf report --children).  An
  * unresolved address is its own row: sym NULL, addr the address (in the
  * dso, or the ip when no map holds it).  Counted in one pass into a hash
- * table (src/profile.c): the same numbers as GROUP BY over perf_samples
+ * table (src/analysis/profile.c): the same numbers as GROUP BY over perf_samples
  * and perf_callchains, without sorting every sample and frame.  The
  * callchains are walked only when a children column is read.  inlined: sym
  * is a function inlined at the frames (--call-graph dwarf, from the debug

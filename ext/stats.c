@@ -1,7 +1,7 @@
 /*
  * perf_stats: one row per PERF_RECORD_STAT of a `perf stat record` file: a
  * counter's value on one cpu and thread at the end of a round.  STAT and
- * STAT_ROUND records are decoded by src/record_types.h.
+ * STAT_ROUND records are decoded by src/decode/record_types.h.
  *
  * perf writes a round's STAT records and then its STAT_ROUND, so a row's
  * round is the number of STAT_ROUND records before it, and round_time the

@@ -1,7 +1,7 @@
 /*
  * perf_sum_by(key1, ..., keyN, value): a GROUP BY keys computing
  * sum(value) and count(*), in one pass with a hash table of the groups
- * (src/hash_groups.h) instead of SQLite's sort of every row.  The result is
+ * (src/render/hash_groups.h) instead of SQLite's sort of every row.  The result is
  * a JSON array with one [key1, ..., keyN, sum, rows] per group, in the
  * order the groups were first met; json_each turns it into rows:
  *

@@ -1,6 +1,6 @@
 /*
  * perf_switches: one row per PERF_RECORD_SWITCH and SWITCH_CPU_WIDE, decoded by
- * pv_rec_switch_decode (src/record_types.h).  A SWITCH has no body: its task
+ * pv_rec_switch_decode (src/decode/record_types.h).  A SWITCH has no body: its task
  * is the trailer's.
  */
 #include "format/perf_abi.h"

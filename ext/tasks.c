@@ -1,6 +1,6 @@
 /*
  * perf_tasks: one row per PERF_RECORD_FORK and PERF_RECORD_EXIT, in file order,
- * decoded by pv_rec_task_decode (src/record_types.h).
+ * decoded by pv_rec_task_decode (src/decode/record_types.h).
  *
  * `time` is the trailer's, as for every other table (and as perf script
  * prints it); the body's own timestamp is `task_time`.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compressed recordings (perf record -z): the records decompressed on a
-# second thread (src/unpack.c; forced with PERFVTAB_UNPACK_THREAD_MIN=0)
+# second thread (src/stream/unpack.c; forced with PERFVTAB_UNPACK_THREAD_MIN=0)
 # are the ones decompressed without it (the variable set past any size),
 # row for row, error for error; and they are the records of the same data
 # uncompressed.

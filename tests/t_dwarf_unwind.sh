@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # DWARF call stacks (perf record --call-graph dwarf: REGS_USER + STACK_USER)
-# unwound by src/dwarf_unwind.c, against perf's own unwinding of the same
+# unwound by src/unwind/dwarf_unwind.c, against perf's own unwinding of the same
 # file, sample by sample.  Computed live: unwinding reads the mapped binaries,
 # which must be the ones recorded, so the workload is built and recorded now.
 #

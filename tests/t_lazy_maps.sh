@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The symbol columns read the map records only a little ahead of the scan
-# (src/symbolizer.h): the first row of a long recording reads a little of
+# (src/symbols/symbolizer.h): the first row of a long recording reads a little of
 # it, and the rows equal those of a whole-file reading.  The long
 # recording is a fixture's data section repeated (tests/tools/make_variants),
 # so every copy must resolve as the fixture itself does, whose symbol

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A tracepoint format libtraceevent would crash on is not handed to it
-# (src/trace_format_check.h).  The input: tracepoint_kinds.data with one
+# (src/decode/trace_format_check.h).  The input: tracepoint_kinds.data with one
 # byte changed, so that sched_switch's print fmt hands __print_flags the
 # undeclared field REC->0rev_state (the shape fuzz_sql found; same length,
 # so the file stays whole).  libtraceevent 1.7 dereferences NULL on it:

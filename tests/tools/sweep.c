@@ -41,7 +41,7 @@
  *                                  an offset; the records before the damaged
  *                                  one are the original's
  *
- * In every case perf_diagnostics (src/diagnostics.c) must agree with what
+ * In every case perf_diagnostics (src/analysis/diagnostics.c) must agree with what
  * the read met: an unreadable_records row exactly when the walk failed, a
  * malformed_record (or unknown_sample_id) row when records did not decode,
  * a damaged_feature row when a feature did not.
@@ -196,7 +196,7 @@ static void decode_record(pv_file *f, const pv_record *rec, pv_strbuf *text, out
         o->record_errors++;
 }
 
-/* perf_diagnostics (src/diagnostics.c) over the same file must agree with
+/* perf_diagnostics (src/analysis/diagnostics.c) over the same file must agree with
  * what reading it met: a row for a broken stream, for records that did not
  * decode and for damaged features, and no stream error when there was none. */
 static void check_diagnostics(pv_file *f, outcome *o)

@@ -4,7 +4,7 @@
  * over and over; every result must equal the one a single connection got
  * first.  Run under ThreadSanitizer (make tsan) it also proves the
  * extension shares no unsynchronized state between connections, nor with
- * the thread that decompresses a compressed file (src/unpack.c), which
+ * the thread that decompresses a compressed file (src/stream/unpack.c), which
  * some queries leave mid-stream.
  *
  *   threads EXTENSION FILE [THREADS [ROUNDS]]

@@ -7,14 +7,14 @@
  *     PID/TID SECONDS.MICROS: IP IP IP ...
  *
  * the kernel callchain first (absolute addresses), then the user frames
- * unwound from the sample's REGS_USER and STACK_USER by src/dwarf_unwind.c.
+ * unwound from the sample's REGS_USER and STACK_USER by src/unwind/dwarf_unwind.c.
  * As in perf, a user address inside a map is printed as its offset in the
  * mapped file (address - map start + pgoff), in anonymous memory, the stack
  * or the heap as it is.  --why appends " # reason"
  * saying why the unwind stopped.  Exit status 1 on a read error.
  *
  * The maps are the minimum the test needs, kept here until the address
- * spaces of src/addr_space.c are on this branch: the MMAP/MMAP2, FORK and
+ * spaces of src/symbols/addr_space.c are on this branch: the MMAP/MMAP2, FORK and
  * SAMPLE records are replayed in time order (as perf sorts them; ties in
  * file order), a process's maps copied at its fork and, as in perf, kept
  * across an exec, the latest map holding an address winning.  Paths are

@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/addr_space.c and src/symtab.c: address spaces replayed
+ * Unit tests of src/symbols/addr_space.c and src/symbols/symtab.c: address spaces replayed
  * from hand-made MMAP/COMM/FORK events (an exec's new maps replacing the old, fork copying
  * them, threads sharing them, kernel maps, overlaps, events out of order,
  * names inherited through forks), symbol tables with perf's rules for

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the DWARF unwinder (src/dwarf_unwind.c) on samples built by
+ * Unit tests of the DWARF unwinder (src/unwind/dwarf_unwind.c) on samples built by
  * hand.
  *
  * Hostile samples (no registers, an unknown ABI, a register mask that does

@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/features.c and src/build_ids.c on hand-built feature
+ * Unit tests of src/format/features.c and src/format/build_ids.c on hand-built feature
  * sections.  Each test lays out a section byte by byte (as perf writes it)
  * inside a fake in-memory pv_file, decodes it, and checks the value; broken
  * sections (truncated, counts larger than the bytes) must fail with a

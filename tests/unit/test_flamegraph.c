@@ -1,8 +1,8 @@
 /*
- * Unit tests of the flame graph (src/flamegraph.c): merging stacks into a
+ * Unit tests of the flame graph (src/render/flamegraph.c): merging stacks into a
  * tree, the layout (widths, order, hiding narrow frames, root at the
  * bottom), XML escaping and cutting of names, colours, and the SVG text;
- * and the joining of one call stack's frames (src/folded_stack.c).
+ * and the joining of one call stack's frames (src/render/folded_stack.c).
  * Output: one line per check, "ok - what" or "not ok - what: why".
  */
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /*
- * Unit tests of src/frame_set.c (the functions seen on one sample's stack)
- * and src/symbol_cache.c (symbol lookups by dso and address).
+ * Unit tests of src/analysis/frame_set.c (the functions seen on one sample's stack)
+ * and src/symbols/symbol_cache.c (symbol lookups by dso and address).
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the inline expansion of a frame (src/inline_frames.c) on
+ * Unit tests of the inline expansion of a frame (src/unwind/inline_frames.c) on
  * this test's own code: functions forced inline into others record the
  * address of a call made from inside them; the names at that address,
  * read from this executable's debug info through libdwfl, must be the

@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/json_writer.c: each case writes a document and compares
+ * Unit tests of src/base/json_writer.c: each case writes a document and compares
  * the exact text; every well-formed result is also checked with SQLite's
  * json_valid, and every misuse must leave the buffer failed (text "").
  *

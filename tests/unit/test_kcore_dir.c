@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/kcore_dir.c: a directory shaped as `perf record --kcore`
+ * Unit tests of src/symbols/kcore_dir.c: a directory shaped as `perf record --kcore`
  * writes it (data + kcore_dir/kallsyms; no machine here has /proc/kcore to
  * record a real one) opens, by the directory or by its data file, and its
  * kallsyms is found and read; without kcore_dir, or for a file not named

@@ -1,5 +1,5 @@
 /*
- * The chunk-seeking record scan (src/record_scan.h) against a plain walk:
+ * The chunk-seeking record scan (src/scan/record_scan.h) against a plain walk:
  * for the committed fixtures, with and without a time range, a type test
  * and identity filters, the scan must yield exactly the records (by
  * ordinal, in order) that a full walk testing every record with the same

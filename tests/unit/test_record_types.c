@@ -1,5 +1,5 @@
 /*
- * Unit test of the typed record decoders (src/record_types.h): records
+ * Unit test of the typed record decoders (src/decode/record_types.h): records
  * built byte by byte in both byte orders, each decoder's fields and
  * sample_id trailer checked, and short or damaged records that must be
  * errors naming the file, the record, its offset and the field.

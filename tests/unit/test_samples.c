@@ -1,6 +1,6 @@
 /*
- * Unit tests of sample decoding (src/sample.c) and its JSON renderings
- * (src/sample_json.c) on SAMPLE records built byte by byte.
+ * Unit tests of sample decoding (src/decode/sample.c) and its JSON renderings
+ * (src/decode/sample_json.c) on SAMPLE records built byte by byte.
  *
  * Each test builds a fake pv_file in memory -- the attrs, the id map and
  * sample_id_word / trailer_id_word as pv_file_open would set them -- then a

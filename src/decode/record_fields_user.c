@@ -1,0 +1,420 @@
+/*
+ * perf_records.fields of the user records (types from
+ * PV_RECORD_KERNEL_TYPE_END on: HEADER_ATTR, EVENT_TYPE, TRACING_DATA,
+ * BUILD_ID, FEATURE, ID_INDEX, AUXTRACE..., THREAD_MAP, CPU_MAP, STAT...,
+ * EVENT_UPDATE, TIME_CONV, COMPRESSED...).  Most are read here field by
+ * field through the cursor in file order; STAT records through their typed
+ * decoders.  Every count read from the file is checked against the bytes
+ * left before anything loops over it.
+ */
+#include "decode/record_fields_context.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "format/attr.h"
+#include "format/perf_abi.h"
+#include "decode/record_types.h"
+
+/* HEADER_ATTR: 0 perf_event_attr (attr.size bytes, 64 when 0), then u64 ids
+ * up to the end of the record. */
+static int write_header_attr(pv_fields_decoder *d)
+{
+    uint64_t body = pv_cursor_left(&d->c);
+    if (body < 8)
+        return pv_fields_malformed(d, "body of %llu bytes is too short for a perf_event_attr",
+                                   (unsigned long long)body);
+    pv_cursor peek = d->c;          /* attr.size, the attr's second u32 */
+    pv_cursor_skip(&peek, 4);
+    uint64_t attr_bytes = pv_cursor_u32(&peek);
+    if (attr_bytes == 0)
+        attr_bytes = PV_ATTR_SIZE_VER0;
+    if (attr_bytes < PV_ATTR_SIZE_VER0 || attr_bytes > body)
+        return pv_fields_malformed(d, "attr.size %llu is outside %d..%llu (the body)",
+                                   (unsigned long long)attr_bytes, PV_ATTR_SIZE_VER0,
+                                   (unsigned long long)body);
+    pv_attr a;
+    if (pv_attr_decode(&d->c, attr_bytes, &a, d->f->data_path, d->err))
+        return -1;
+    pv_json_key(&d->w, "attr");
+    pv_attr_json(&a, pv_json_raw_begin(&d->w));
+    uint64_t nr = pv_cursor_left(&d->c) / 8;
+    pv_json_key(&d->w, "ids");
+    pv_json_array_begin(&d->w);
+    for (uint64_t i = 0; i < nr; i++)
+        pv_json_i64(&d->w, (int64_t)pv_cursor_u64(&d->c));
+    pv_json_array_end(&d->w);
+    return 0;
+}
+
+/* HEADER_EVENT_TYPE: 0 event_id u64, 8 name[64] */
+static int write_header_event_type(pv_fields_decoder *d)
+{
+    pv_field_i64(d, "event_id", pv_cursor_u64(&d->c));
+    uint64_t left = pv_cursor_left(&d->c);
+    pv_field_padded_string(d, "name", left < 64 ? left : 64);
+    return 0;
+}
+
+/* HEADER_TRACING_DATA: 0 size u32 (the data follows the record in pipe mode) */
+static int write_header_tracing_data(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "size", pv_cursor_u32(&d->c));
+    return 0;
+}
+
+/* HEADER_BUILD_ID: 0 pid u32, 4 build_id[20], 24 size u8 (valid when misc
+ * bit 15), 25 3 reserved, 28 filename[] */
+static int write_header_build_id(pv_fields_decoder *d)
+{
+    pv_field_i32(d, "pid", pv_cursor_u32(&d->c));
+    const uint8_t *id = pv_cursor_bytes(&d->c, 24);
+    pv_fields_note(d, "build_id");
+    if (!id)
+        return 0;
+    size_t size = PV_BUILD_ID_MAX;
+    if (d->rec->misc & PV_MISC_BUILD_ID_SIZE) {
+        size = id[PV_BUILD_ID_MAX];
+        if (size > PV_BUILD_ID_MAX)
+            return pv_fields_malformed(d, "build-id size %zu (> %d)", size, PV_BUILD_ID_MAX);
+    }
+    pv_field_hex(d, "build_id", id, size);
+    pv_field_rest_string(d, "filename");
+    return 0;
+}
+
+/* FINISHED_ROUND, FINISHED_INIT: no body. */
+static int write_empty(pv_fields_decoder *d)
+{
+    (void)d;
+    return 0;
+}
+
+/* ID_INDEX: 0 nr u64, 8 nr x {id, idx, cpu, tid} (u64 each), and when the
+ * body has room for them, nr x {machine_pid, vcpu} after all of those
+ * (perf 6.0+ writes both arrays; older perf only the first). */
+static int write_id_index(pv_fields_decoder *d)
+{
+    uint64_t nr = pv_cursor_u64(&d->c);
+    pv_field_u64(d, "nr", nr);
+    if (pv_fields_check_count(d, "id_index", nr, 32))
+        return -1;
+    bool second = pv_cursor_left(&d->c) / 48 >= nr;
+    pv_cursor e2 = d->c;
+    if (second)
+        pv_cursor_skip(&e2, nr * 32);
+    pv_json_key(&d->w, "entries");
+    pv_json_array_begin(&d->w);
+    for (uint64_t i = 0; i < nr; i++) {
+        pv_json_object_begin(&d->w);
+        pv_field_i64(d, "id", pv_cursor_u64(&d->c));
+        pv_field_u64(d, "idx", pv_cursor_u64(&d->c));
+        pv_field_i64(d, "cpu", pv_cursor_u64(&d->c));
+        pv_field_i64(d, "tid", pv_cursor_u64(&d->c));
+        if (second) {
+            pv_field_i64(d, "machine_pid", pv_cursor_u64(&e2));
+            pv_field_u64(d, "vcpu", pv_cursor_u64(&e2));
+        }
+        pv_json_object_end(&d->w);
+    }
+    pv_json_array_end(&d->w);
+    return 0;
+}
+
+/* AUXTRACE_INFO: 0 type u32, 4 reserved u32, 8 priv u64[] to the end */
+static int write_auxtrace_info(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "type", pv_cursor_u32(&d->c));
+    pv_cursor_skip(&d->c, 4);
+    pv_fields_note(d, "reserved");
+    uint64_t nr = pv_cursor_left(&d->c) / 8;
+    pv_json_key(&d->w, "priv");
+    pv_json_array_begin(&d->w);
+    for (uint64_t i = 0; i < nr; i++)
+        pv_json_i64(&d->w, (int64_t)pv_cursor_u64(&d->c));
+    pv_json_array_end(&d->w);
+    return 0;
+}
+
+/* AUXTRACE: 0 size u64, 8 offset u64, 16 reference u64, 24 idx u32,
+ *   28 tid u32, 32 cpu u32, 36 reserved u32; size bytes of trace follow
+ *   the record (the walk steps over them). */
+static int write_auxtrace(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "size", pv_cursor_u64(&d->c));
+    pv_field_u64(d, "offset", pv_cursor_u64(&d->c));
+    pv_field_i64(d, "reference", pv_cursor_u64(&d->c));
+    pv_field_u64(d, "idx", pv_cursor_u32(&d->c));
+    pv_field_i32(d, "tid", pv_cursor_u32(&d->c));
+    pv_field_i32(d, "cpu", pv_cursor_u32(&d->c));
+    return 0;
+}
+
+/* AUXTRACE_ERROR: 0 type u32, 4 code u32, 8 cpu u32, 12 pid u32, 16 tid u32,
+ *   20 fmt u32, 24 ip u64, then
+ *   fmt 0:  32 msg[64]
+ *   fmt 1+: 32 time u64, 40 msg[64]
+ *   fmt 2+: 104 machine_pid u32, 108 vcpu u32
+ * perf cuts msg after its NUL (rounded up to 8) when there is no fmt-2 tail. */
+static int write_auxtrace_error(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "type", pv_cursor_u32(&d->c));
+    pv_field_u64(d, "code", pv_cursor_u32(&d->c));
+    pv_field_i32(d, "cpu", pv_cursor_u32(&d->c));
+    pv_field_i32(d, "pid", pv_cursor_u32(&d->c));
+    pv_field_i32(d, "tid", pv_cursor_u32(&d->c));
+    uint32_t fmt = pv_cursor_u32(&d->c);
+    pv_field_u64(d, "fmt", fmt);
+    pv_field_i64(d, "ip", pv_cursor_u64(&d->c));
+    if (fmt >= 1)
+        pv_field_u64(d, "time", pv_cursor_u64(&d->c));
+    uint64_t left = pv_cursor_left(&d->c);
+    pv_field_padded_string(d, "msg", left < 64 ? left : 64);
+    if (fmt >= 2) {
+        pv_field_i32(d, "machine_pid", pv_cursor_u32(&d->c));
+        pv_field_i32(d, "vcpu", pv_cursor_u32(&d->c));
+    }
+    return 0;
+}
+
+/* THREAD_MAP: 0 nr u64, 8 nr x {pid u64, comm[16]} */
+static int write_thread_map(pv_fields_decoder *d)
+{
+    uint64_t nr = pv_cursor_u64(&d->c);
+    pv_field_u64(d, "nr", nr);
+    if (pv_fields_check_count(d, "thread_map", nr, 24))
+        return -1;
+    pv_json_key(&d->w, "threads");
+    pv_json_array_begin(&d->w);
+    for (uint64_t i = 0; i < nr; i++) {
+        pv_json_object_begin(&d->w);
+        pv_field_i32(d, "pid", (uint32_t)pv_cursor_u64(&d->c));
+        pv_field_padded_string(d, "comm", 16);
+        pv_json_object_end(&d->w);
+    }
+    pv_json_array_end(&d->w);
+    return 0;
+}
+
+/* A cpu map (CPU_MAP body, EVENT_UPDATE type 3), written as "cpus":[...]:
+ *   0 type u16, then by type
+ *   0 (cpus):  2 nr u16, 4 nr x cpu u16 ((u16)-1 = any cpu, written -1)
+ *   1 (mask):  2 nr u16, 4 long_size u16 (4 or 8),
+ *              6 nr x u32 mask words         when long_size 4
+ *              10 nr x u64 mask words        when long_size 8 (after 4 pad bytes)
+ *   2 (range): 2 any_cpu u8, 3 pad u8, 4 start_cpu u16, 6 end_cpu u16
+ *              (any_cpu puts -1 before start..end) */
+static int write_cpu_map_data(pv_fields_decoder *d)
+{
+    uint16_t type = pv_cursor_u16(&d->c);
+    pv_fields_note(d, "cpu map type");
+    if (d->c.failed)
+        return 0;
+    if (type == 0) {
+        uint16_t nr = pv_cursor_u16(&d->c);
+        pv_fields_note(d, "cpu map nr");
+        if (pv_fields_check_count(d, "cpu map", nr, 2))
+            return -1;
+        pv_json_key(&d->w, "cpus");
+        pv_json_array_begin(&d->w);
+        for (uint16_t i = 0; i < nr; i++) {
+            uint16_t cpu = pv_cursor_u16(&d->c);
+            pv_json_i64(&d->w, cpu == 0xffff ? -1 : (int64_t)cpu);
+        }
+        pv_json_array_end(&d->w);
+    } else if (type == 1) {
+        uint16_t nr = pv_cursor_u16(&d->c);
+        uint16_t long_size = pv_cursor_u16(&d->c);
+        pv_fields_note(d, "cpu mask header");
+        if (d->c.failed)
+            return 0;
+        if (long_size != 4 && long_size != 8)
+            return pv_fields_malformed(d, "cpu mask long_size %u (not 4 or 8)", long_size);
+        if (long_size == 8) {
+            pv_cursor_skip(&d->c, 4);
+            pv_fields_note(d, "cpu mask padding");
+        }
+        if (pv_fields_check_count(d, "cpu mask", nr, long_size))
+            return -1;
+        pv_json_key(&d->w, "cpus");
+        pv_json_array_begin(&d->w);
+        for (uint64_t w = 0; w < nr; w++) {
+            uint64_t word = long_size == 8 ? pv_cursor_u64(&d->c) : pv_cursor_u32(&d->c);
+            for (unsigned bit = 0; bit < 8u * long_size; bit++) {
+                if ((word >> bit) & 1)
+                    pv_json_u64(&d->w, w * 8 * long_size + bit);
+            }
+        }
+        pv_json_array_end(&d->w);
+    } else if (type == 2) {
+        uint8_t any_cpu = pv_cursor_u8(&d->c);
+        pv_cursor_u8(&d->c);
+        uint16_t start = pv_cursor_u16(&d->c);
+        uint16_t end = pv_cursor_u16(&d->c);
+        pv_fields_note(d, "cpu range");
+        if (d->c.failed)
+            return 0;
+        if (end < start)
+            return pv_fields_malformed(d, "cpu range %u..%u ends before it starts", start, end);
+        pv_json_key(&d->w, "cpus");
+        pv_json_array_begin(&d->w);
+        if (any_cpu)
+            pv_json_i64(&d->w, -1);
+        for (unsigned cpu = start; cpu <= end; cpu++)
+            pv_json_u64(&d->w, cpu);
+        pv_json_array_end(&d->w);
+    } else {
+        return pv_fields_malformed(d, "unknown cpu map type %u", type);
+    }
+    return 0;
+}
+
+/* CPU_MAP: 0 the cpu map (see write_cpu_map_data) */
+static int write_cpu_map(pv_fields_decoder *d)
+{
+    return write_cpu_map_data(d);
+}
+
+/* STAT_CONFIG: tags other than those of perf written as "tag_<n>". */
+static int write_stat_config(pv_fields_decoder *d)
+{
+    static const char *const tags[] = {"aggr_mode", "interval", "scale", "aggr_level"};
+    pv_rec_stat_config c;
+    if (pv_rec_stat_config_decode(d->f, d->rec, &c, d->err))
+        return -1;
+    for (uint64_t i = 0; i < c.nr; i++) {
+        uint64_t tag, val;
+        pv_rec_stat_config_at(&c, i, &tag, &val);
+        char name[32];
+        if (tag < sizeof tags / sizeof tags[0])
+            snprintf(name, sizeof name, "%s", tags[tag]);
+        else
+            snprintf(name, sizeof name, "tag_%llu", (unsigned long long)tag);
+        pv_field_u64(d, name, val);
+    }
+    return 0;
+}
+
+static int write_stat(pv_fields_decoder *d)
+{
+    pv_rec_stat st;
+    if (pv_rec_stat_decode(d->f, d->rec, &st, d->err))
+        return -1;
+    pv_field_i64(d, "id", st.id);
+    pv_field_i32(d, "cpu", st.cpu);
+    pv_field_i32(d, "thread", st.thread);
+    pv_field_u64(d, "val", st.val);
+    pv_field_u64(d, "ena", st.ena);
+    pv_field_u64(d, "run", st.run);
+    return 0;
+}
+
+static int write_stat_round(pv_fields_decoder *d)
+{
+    pv_rec_stat_round r;
+    if (pv_rec_stat_round_decode(d->f, d->rec, &r, d->err))
+        return -1;
+    pv_field_u64(d, "type", r.type);
+    pv_field_u64(d, "time", r.time);
+    return 0;
+}
+
+/* EVENT_UPDATE: 0 type u64, 8 id u64, 16 by type:
+ *   0 unit[] (string), 1 scale (a double), 2 name[] (string),
+ *   3 cpus (a cpu map, see write_cpu_map_data) */
+static int write_event_update(pv_fields_decoder *d)
+{
+    uint64_t type = pv_cursor_u64(&d->c);
+    pv_field_u64(d, "type", type);
+    pv_field_i64(d, "id", pv_cursor_u64(&d->c));
+    switch (type) {
+    case 0:
+        pv_field_rest_string(d, "unit");
+        break;
+    case 1: {
+        uint64_t bits = pv_cursor_u64(&d->c);
+        pv_fields_note(d, "scale");
+        double scale;
+        memcpy(&scale, &bits, sizeof scale);
+        pv_json_key(&d->w, "scale");
+        pv_json_double(&d->w, scale);   /* the shortest text that reads back the same */
+        break;
+    }
+    case 2:
+        pv_field_rest_string(d, "name");
+        break;
+    case 3:
+        return write_cpu_map_data(d);
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* TIME_CONV: 0 time_shift u64, 8 time_mult u64, 16 time_zero u64, and in
+ * records of perf 5.11+: 24 time_cycles u64, 32 time_mask u64,
+ * 40 cap_user_time_zero u8, 41 cap_user_time_short u8, 42 6 reserved */
+static int write_time_conv(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "time_shift", pv_cursor_u64(&d->c));
+    pv_field_u64(d, "time_mult", pv_cursor_u64(&d->c));
+    pv_field_i64(d, "time_zero", pv_cursor_u64(&d->c));   /* a negative offset in practice */
+    if (pv_cursor_left(&d->c) >= 24) {
+        pv_field_u64(d, "time_cycles", pv_cursor_u64(&d->c));
+        pv_field_i64(d, "time_mask", pv_cursor_u64(&d->c));
+        pv_field_u64(d, "cap_user_time_zero", pv_cursor_u8(&d->c));
+        pv_field_u64(d, "cap_user_time_short", pv_cursor_u8(&d->c));
+    }
+    return 0;
+}
+
+/* HEADER_FEATURE: 0 feat_id u64, 8 the feature section's bytes */
+static int write_header_feature(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "feat_id", pv_cursor_u64(&d->c));
+    return 0;
+}
+
+/* COMPRESSED: 0 zstd data to the end of the record */
+static int write_compressed(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "data_size", pv_cursor_left(&d->c));
+    return 0;
+}
+
+/* COMPRESSED2 (perf 6.16+): 0 data_size u64, 8 zstd data, padding to 8 */
+static int write_compressed2(pv_fields_decoder *d)
+{
+    pv_field_u64(d, "data_size", pv_cursor_u64(&d->c));
+    return 0;
+}
+
+static const pv_fields_write_fn user_writers[] = {
+    [PV_RECORD_HEADER_ATTR] = write_header_attr,
+    [PV_RECORD_HEADER_EVENT_TYPE] = write_header_event_type,
+    [PV_RECORD_HEADER_TRACING_DATA] = write_header_tracing_data,
+    [PV_RECORD_HEADER_BUILD_ID] = write_header_build_id,
+    [PV_RECORD_FINISHED_ROUND] = write_empty,
+    [PV_RECORD_ID_INDEX] = write_id_index,
+    [PV_RECORD_AUXTRACE_INFO] = write_auxtrace_info,
+    [PV_RECORD_AUXTRACE] = write_auxtrace,
+    [PV_RECORD_AUXTRACE_ERROR] = write_auxtrace_error,
+    [PV_RECORD_THREAD_MAP] = write_thread_map,
+    [PV_RECORD_CPU_MAP] = write_cpu_map,
+    [PV_RECORD_STAT_CONFIG] = write_stat_config,
+    [PV_RECORD_STAT] = write_stat,
+    [PV_RECORD_STAT_ROUND] = write_stat_round,
+    [PV_RECORD_EVENT_UPDATE] = write_event_update,
+    [PV_RECORD_TIME_CONV] = write_time_conv,
+    [PV_RECORD_HEADER_FEATURE] = write_header_feature,
+    [PV_RECORD_COMPRESSED] = write_compressed,
+    [PV_RECORD_FINISHED_INIT] = write_empty,
+    [PV_RECORD_COMPRESSED2] = write_compressed2,
+};
+
+pv_fields_write_fn pv_fields_user_writer(uint32_t type)
+{
+    if (type < PV_RECORD_KERNEL_TYPE_END || type >= sizeof user_writers / sizeof user_writers[0])
+        return NULL;
+    return user_writers[type];
+}

@@ -1,17 +1,19 @@
 /*
  * perf_records.fields: the body of any record as a JSON object.
  *
- * One small decoder per record type, dispatched from a table indexed by the
- * type.  Each decoder reads its fields in file order through one cursor over
- * the record body (the sample_id_all trailer of kernel records excluded) and
- * writes them as it goes.  A read past the body only marks the cursor failed;
- * pv_record_fields_json then turns that into an error naming the field, the
- * file and the record's offset.  Every count read from the file is checked
- * against the bytes left before anything loops over it.
+ * One small writer per record type, dispatched from a table indexed by the
+ * type.  Kernel records and perf stat's records take their values from the
+ * typed decoders (record_types.h), whose errors are the record's.  The other
+ * user records are read here, in file order, through one cursor over the
+ * body, and written as they are read.  A read past the body only marks the
+ * cursor failed; pv_record_fields_json then turns that into an error naming
+ * the field, the file and the record's offset, as the typed decoders do.
+ * Every count read from the file is checked against the bytes left before
+ * anything loops over it.
  *
  * Byte layouts below are offsets within the body, i.e. after the 8-byte
- * record header {u32 type; u16 misc; u16 size}.  Kernel layouts are those of
- * <linux/perf_event.h>; user-record (type >= 64) layouts those perf writes.
+ * record header {u32 type; u16 misc; u16 size}: user-record (type >= 64)
+ * layouts as perf writes them.
  *
  * Number conventions (DESIGN.md): u64 addresses, ids and other bit patterns
  * are written with the same 64 bits as a signed integer (kernel addresses read

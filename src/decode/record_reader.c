@@ -9,17 +9,17 @@ int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sam
                 pv_error *err)
 {
     *r = (pv_rec_reader){.f = f, .rec = rec};
-    *trailer = (pv_sample_id){.attr_index = -1};
-    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
-    /* a file without events (a pipe cut before its first HEADER_ATTR) has
-     * no sample_type to say what a trailer holds */
-    if (rec->type < PV_RECORD_KERNEL_TYPE_END && rec->type != PV_RECORD_SAMPLE && f->nr_attrs) {
-        if (pv_sample_id_decode(f, rec, trailer, err))
+    if (f->nr_attrs) {
+        if (pv_record_body(f, rec, trailer, &r->c, err))
             return -1;
         r->has_trailer = trailer->fields != 0;
-        body -= trailer->size;   /* pv_sample_id_decode checked size <= body */
+        return 0;
     }
-    pv_cursor_init(&r->c, rec->bytes + PV_RECORD_HEADER_SIZE, body,
+    /* a file without events (a pipe cut before its first HEADER_ATTR) has
+     * no sample_type to say what a trailer holds */
+    *trailer = (pv_sample_id){.attr_index = -1};
+    pv_cursor_init(&r->c, rec->bytes + PV_RECORD_HEADER_SIZE,
+                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
                    rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     return 0;
 }

@@ -25,7 +25,7 @@ typedef struct pv_rec_reader {
 } pv_rec_reader;
 
 /* Decodes the trailer (kernel types, when the file has events) into
- * *trailer and opens the reader over the body before it. */
+ * *trailer and opens the reader over the body before it (pv_record_body). */
 int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
                 pv_error *err);
 /* 0, or the error for a body that ends before its fields do. */

@@ -29,15 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/file_open.h"
-#include "unwind/dwarf_unwind.h"
+#include "base/pv_strbuf.h"
+#include "decode/record_types.h"
+#include "decode/sample.h"
 #include "format/features.h"
 #include "format/perf_abi.h"
 #include "format/perf_file.h"
-#include "base/pv_cursor.h"
-#include "base/pv_strbuf.h"
+#include "stream/file_open.h"
 #include "stream/record_walk.h"
-#include "decode/sample.h"
+#include "unwind/dwarf_unwind.h"
 
 typedef struct tool_map {
     int32_t pid;
@@ -151,42 +151,27 @@ static bool find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
     return true;
 }
 
-/* MMAP: pid tid start len pgoff filename; MMAP2 puts 24 bytes of device
- * and inode (or build-id) and prot, flags between pgoff and the name. */
 static int on_mmap(pv_file *f, const pv_record *rec, tool_maps *maps, pv_error *err)
 {
-    pv_sample_id trailer;
-    pv_cursor body;
-    if (pv_record_body(f, rec, &trailer, &body, err) < 0)
+    pv_rec_mmap m;
+    if (pv_rec_mmap_decode(f, rec, &m, err) < 0)
         return -1;
-    uint32_t pid = pv_cursor_u32(&body);
-    pv_cursor_u32(&body);
-    uint64_t start = pv_cursor_u64(&body);
-    uint64_t len = pv_cursor_u64(&body);
-    uint64_t pgoff = pv_cursor_u64(&body);
-    if (rec->type == PV_RECORD_MMAP2)
-        pv_cursor_skip(&body, 24 + 8);
-    if (body.failed)
-        return pv_record_too_short(f, rec, err);
-    const char *name = (const char *)(body.data + body.pos);
-    size_t left = (size_t)pv_cursor_left(&body);
-    add_map(maps, (int32_t)pid, start, len, pgoff, name, strnlen(name, left));
+    add_map(maps, (int32_t)m.pid, m.start, m.len, m.pgoff, m.filename, (size_t)m.filename_len);
     return 0;
 }
 
 static int on_comm_or_fork(pv_file *f, const pv_record *rec, tool_maps *maps, pv_error *err)
 {
-    pv_sample_id trailer;
-    pv_cursor body;
-    if (pv_record_body(f, rec, &trailer, &body, err) < 0)
+    if (rec->type != PV_RECORD_FORK) {
+        pv_rec_comm c;
+        return pv_rec_comm_decode(f, rec, &c, err);
+    }
+    pv_rec_task t;
+    if (pv_rec_task_decode(f, rec, &t, err) < 0)
         return -1;
-    uint32_t pid = pv_cursor_u32(&body);
-    uint32_t second = pv_cursor_u32(&body);   /* COMM: tid; FORK: ppid */
-    if (body.failed)
-        return pv_record_too_short(f, rec, err);
-    if (rec->type == PV_RECORD_FORK && pid != second) {
-        drop_maps(maps, (int32_t)pid);
-        copy_maps(maps, (int32_t)second, (int32_t)pid);
+    if (t.pid != t.ppid) {
+        drop_maps(maps, (int32_t)t.pid);
+        copy_maps(maps, (int32_t)t.ppid, (int32_t)t.pid);
     }
     return 0;
 }

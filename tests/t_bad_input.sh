@@ -11,6 +11,7 @@
 # Env: PV_ROOT (repo root), PV_SHARED (../shared), PV_SQLRUN (SQL driver).
 # Output: one line per check, "ok - what" or "not ok - what: why".
 set -u
+. "$(dirname "$0")/lib/common.sh"
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 PV_SHARED=${PV_SHARED:-$PV_ROOT/../shared}
 PV_SQLRUN=${PV_SQLRUN:-$PV_ROOT/build/sqlrun}
@@ -19,9 +20,6 @@ TIMEOUT=10
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
 
 # Runs SQL with a time limit; sets rc, and leaves stdout/stderr in files.
 run_sql() {

@@ -17,6 +17,7 @@
 #
 # Env: PV_ROOT, PV_SHARED (../shared), PV_SQLRUN.  Output: ok / not ok lines.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 shared=${PV_SHARED:-$root/../shared}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
@@ -24,11 +25,6 @@ tool=$root/tests/tools/perf_to_big_endian.py
 fixtures=$root/tests/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1: $2"; }
-
-sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 
 # The queries compared, with @ standing for the quoted path.
 queries=(
@@ -61,18 +57,18 @@ compare() {
         table=${entry%%|*}
         q=${entry#*|}
         if ! "$sqlrun" "${q//@/$(sql_quote "$le")}" >"$tmp/le" 2>"$tmp/le.err"; then
-            nok "$label: $table" "the little-endian original fails: $(head -c 200 "$tmp/le.err")"
+            not_ok "$label: $table" "the little-endian original fails: $(head -c 200 "$tmp/le.err")"
             continue
         fi
         if ! "$sqlrun" "${q//@/$(sql_quote "$be")}" >"$tmp/be" 2>"$tmp/be.err"; then
-            nok "$label: $table" "the big-endian copy fails: $(head -c 200 "$tmp/be.err")"
+            not_ok "$label: $table" "the big-endian copy fails: $(head -c 200 "$tmp/be.err")"
             continue
         fi
         n_le=$(wc -l <"$tmp/le")
         if cmp -s "$tmp/le" "$tmp/be"; then
             ok "$label: $table same $n_le rows as little-endian"
         else
-            nok "$label: $table" "rows differ from little-endian ($n_le rows), first difference: $(diff "$tmp/le" "$tmp/be" | head -n 3 | cut -c1-200 | tr '\n' ' ')"
+            not_ok "$label: $table" "rows differ from little-endian ($n_le rows), first difference: $(diff "$tmp/le" "$tmp/be" | head -n 3 | cut -c1-200 | tr '\n' ' ')"
         fi
     done
 }
@@ -88,13 +84,13 @@ for be in "$fixtures"/big_endian/*.data; do
     if [ "$magic" = 2ELIFREP ]; then
         ok "big_endian/$name: magic 2ELIFREP"
     else
-        nok "big_endian/$name: magic" "got '$magic'"
+        not_ok "big_endian/$name: magic" "got '$magic'"
     fi
     if $have_python; then
         if python3 "$tool" "$le" "$tmp/regen.data" 2>"$tmp/tool.err" && cmp -s "$tmp/regen.data" "$be"; then
             ok "big_endian/$name: perf_to_big_endian.py reproduces it"
         else
-            nok "big_endian/$name: perf_to_big_endian.py reproduces it" "$(head -c 200 "$tmp/tool.err")"
+            not_ok "big_endian/$name: perf_to_big_endian.py reproduces it" "$(head -c 200 "$tmp/tool.err")"
         fi
     fi
     compare "big_endian/$name" "$le" "$be"
@@ -106,7 +102,7 @@ if "$sqlrun" "SELECT json_extract(attr, '$.sample_id_all') || json_extract(attr,
     && [ "$(cat "$tmp/flags")" = 111 ]; then
     ok "big_endian/fp.data: attr flags sample_id_all, comm, mmap decoded"
 else
-    nok "big_endian/fp.data: attr flags decoded" "$(head -c 200 "$tmp/flags")"
+    not_ok "big_endian/fp.data: attr flags decoded" "$(head -c 200 "$tmp/flags")"
 fi
 
 # 2. copies made now
@@ -162,7 +158,7 @@ for entry in "${more[@]}"; do
     if python3 "$tool" "$le" "$be" 2>"$tmp/tool.err"; then
         compare "$label (converted)" "$le" "$be" "$how"
     else
-        nok "$label: perf_to_big_endian.py converts it" "$(head -c 200 "$tmp/tool.err")"
+        not_ok "$label: perf_to_big_endian.py converts it" "$(head -c 200 "$tmp/tool.err")"
     fi
 done
 
@@ -180,6 +176,6 @@ status=$?
 if [ "$status" = 2 ] && grep -q 'record type 28672' "$tmp/tool.err" && [ ! -e "$tmp/refused.data" ]; then
     ok "perf_to_big_endian.py refuses a record type it does not know"
 else
-    nok "perf_to_big_endian.py refuses a record type it does not know" "status $status: $(head -c 200 "$tmp/tool.err")"
+    not_ok "perf_to_big_endian.py refuses a record type it does not know" "status $status: $(head -c 200 "$tmp/tool.err")"
 fi
 exit 0

@@ -5,10 +5,10 @@
 # features read from past 4 GiB, and a time range through the time index.
 # perf itself reads the copy: its record count is compared too.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run() { "$PV_SQLRUN" "$1" 2>&1; }
 shift_bytes=$(( (1 << 32) + 4096 ))
 for name in multi fp; do
     orig=tests/fixtures/$name.data
@@ -33,22 +33,22 @@ for name in multi fp; do
         "SELECT count(*), total(period) FROM perf_samples(@f) WHERE time BETWEEN (SELECT min(time) FROM perf_samples(@f)) + 1000000 AND (SELECT max(time) FROM perf_samples(@f)) - 1000000"; do
         on_orig=${q//@f/\'$orig\'}
         on_big=${q//@f/\'$big\'}
-        want=$(run "${on_orig//@shift/0}" | sed "s|$orig|FILE|g")
-        got=$(run "${on_big//@shift/$shift_bytes}" | sed "s|$big|FILE|g")
+        want=$(sqlrun "${on_orig//@shift/0}" | sed "s|$orig|FILE|g")
+        got=$(sqlrun "${on_big//@shift/$shift_bytes}" | sed "s|$big|FILE|g")
         if [ -n "$want" ] && [ "$got" = "$want" ]; then
             echo "ok - $name past 4 GiB: ${q:0:60}"
         else
             echo "not ok - $name past 4 GiB: $q: $(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
         fi
     done
-    min_offset=$(run "SELECT min(file_offset) FROM perf_records('$big')")
+    min_offset=$(sqlrun "SELECT min(file_offset) FROM perf_records('$big')")
     if [ "$min_offset" -gt $((1 << 32)) ]; then
         echo "ok - $name: records are read from offsets past 4 GiB ($min_offset)"
     else
         echo "not ok - $name: first record offset $min_offset"
     fi
     perf_count=$(perf report --stats -i "$big" 2>/dev/null | awk '/TOTAL events:/ {print $3; exit}')
-    ours=$(run "SELECT count(*) FROM perf_records('$big')")
+    ours=$(sqlrun "SELECT count(*) FROM perf_records('$big')")
     if [ -n "$perf_count" ] && [ "$perf_count" = "$ours" ]; then
         echo "ok - $name: perf report --stats counts $perf_count events on the copy, as we do"
     else

@@ -18,6 +18,7 @@
 #
 # Env: PV_ROOT, PV_SQLRUN.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 PV_SQLRUN=${PV_SQLRUN:-$PV_ROOT/build/sqlrun}
 PYTHON=/usr/bin/python3
@@ -25,16 +26,13 @@ corpus=$PV_ROOT/tests/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
-sql() { "$PV_SQLRUN" "$1" 2>&1; }
 # diag FILE COLUMNS WHERE
-diag() { sql "SELECT $2 FROM perf_diagnostics('$1') WHERE $3"; }
+diag() { sqlrun "SELECT $2 FROM perf_diagnostics('$1') WHERE $3"; }
 
 # --- clean files: nothing to report
 for f in "$PV_ROOT"/tests/fixtures/*.data "$PV_ROOT"/tests/fixtures/big_endian/*.data \
          "$PV_ROOT"/tests/fixtures/threads_dir "$PV_ROOT"/tests/bad_input/base.data; do
-    got=$(sql "SELECT kind || ': ' || message FROM perf_diagnostics('$f')")
+    got=$(sqlrun "SELECT kind || ': ' || message FROM perf_diagnostics('$f')")
     if [ -z "$got" ]; then
         ok "diagnostics: $(basename "$f") has none"
     else
@@ -74,10 +72,10 @@ multi=$PV_ROOT/tests/fixtures/multi.data
 # the first; every 10th sample after the second round is moved before it
 # (out of order), every 10th + 5 just after it (backwards within its round,
 # which perf sorts in)
-round1=$(sql "SELECT min(record) FROM perf_records('$multi') WHERE name = 'FINISHED_ROUND'")
-round2=$(sql "SELECT min(record) FROM perf_records('$multi') WHERE name = 'FINISHED_ROUND' AND record > $round1")
-flushed=$(sql "SELECT max(time) FROM perf_records('$multi') WHERE record < $round1")
-sql "SELECT file_offset, CASE WHEN record % 10 = 0 THEN $flushed - 1 ELSE $flushed + 1 END
+round1=$(sqlrun "SELECT min(record) FROM perf_records('$multi') WHERE name = 'FINISHED_ROUND'")
+round2=$(sqlrun "SELECT min(record) FROM perf_records('$multi') WHERE name = 'FINISHED_ROUND' AND record > $round1")
+flushed=$(sqlrun "SELECT max(time) FROM perf_records('$multi') WHERE record < $round1")
+sqlrun "SELECT file_offset, CASE WHEN record % 10 = 0 THEN $flushed - 1 ELSE $flushed + 1 END
      FROM perf_records('$multi') WHERE name = 'SAMPLE' AND record > $round2 AND record % 5 = 0" >"$tmp/patches"
 $PYTHON - "$multi" "$tmp/patches" "$tmp/late.data" <<'PY'
 import struct, sys
@@ -107,7 +105,7 @@ check_failed_type() {  # label file sql-where
     fi
 }
 check_failed_type unknown_record_type "$corpus/simpleperf/simpleperf/testdata/perf_with_callchain_record.data" value
-sample=$(sql "SELECT file_offset FROM perf_records('$multi') WHERE name = 'SAMPLE' LIMIT 1 OFFSET 5")
+sample=$(sqlrun "SELECT file_offset FROM perf_records('$multi') WHERE name = 'SAMPLE' LIMIT 1 OFFSET 5")
 $PYTHON - "$multi" "$sample" "$tmp/noevent.data" <<'PY'
 import struct, sys
 data = bytearray(open(sys.argv[1], "rb").read())
@@ -131,7 +129,7 @@ else
     not_ok "diagnostics: a record of type 12880393 is a warning" "got '$got'"
 fi
 want=$(perf report --stats -i "$multi" 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)
-got=$(sql "SELECT count(*) FROM perf_samples('$tmp/badtype.data')")
+got=$(sqlrun "SELECT count(*) FROM perf_samples('$tmp/badtype.data')")
 if [ -n "$want" ] && [ "$got" = "$((want - 1))" ]; then
     ok "diagnostics: perf_samples reads every sample but the damaged one ($got of perf's $want in the original)"
 else
@@ -139,14 +137,14 @@ else
 fi
 f=$corpus/simpleperf/simpleperf/testdata/perf_with_callchain_record.data
 got=$(diag "$f" "value || ':' || count" "kind = 'unknown_record_type'" | sort)
-want=$(sql "SELECT type || ':' || count(*) FROM perf_records('$f') WHERE name IS NULL GROUP BY type" | sort)
+want=$(sqlrun "SELECT type || ':' || count(*) FROM perf_records('$f') WHERE name IS NULL GROUP BY type" | sort)
 if [ -n "$want" ] && [ "$got" = "$want" ]; then
     ok "diagnostics: unknown_record_type counts per type equal perf_records' unnamed records"
 else
     not_ok "diagnostics: unknown_record_type counts" "got '$got', perf_records '$want'"
 fi
 got=$(diag "$f" "file_offset" "kind = 'unknown_feature'" | sort)
-want=$(sql "SELECT offset FROM perf_features('$f') WHERE name IS NULL" | sort)
+want=$(sqlrun "SELECT offset FROM perf_features('$f') WHERE name IS NULL" | sort)
 if [ -n "$want" ] && [ "$got" = "$want" ]; then
     ok "diagnostics: unknown_feature rows are perf_features' unnamed features"
 else

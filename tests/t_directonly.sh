@@ -9,12 +9,12 @@
 #
 # Env: PV_ROOT.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 ext=$PV_ROOT/build/perfvtab
 example=$PV_ROOT/tests/fixtures/example.data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-oneline() { head -c 300 "$1" | tr '\n' ' '; }
 
 modules=$(sqlite3 :memory: ".load $ext" \
     "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\_%' ESCAPE '\' ORDER BY name")

@@ -7,15 +7,12 @@
 #
 # Env: PV_ROOT; PV_EXT overrides the extension (default $PV_ROOT/build/perfvtab).
 set -u
+. "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}"
 ext=${PV_EXT:-$PV_ROOT/build/perfvtab}
 data=$PV_ROOT/tests/fixtures/example.data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-oneline() {
-    head -c 300 "$1" | tr '\n' ' '
-}
 
 if [ ! -f "$data" ]; then
     echo "not ok - examples: tests/fixtures/example.data is missing"

@@ -20,6 +20,7 @@
 #
 # Env: PV_ROOT, PV_SHARED (../shared), PV_SQLRUN.  Output: ok / not ok lines.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 shared=${PV_SHARED:-$root/../shared}
 corpus=$shared/corpus
@@ -33,8 +34,6 @@ known="tracing_data build_id hostname osrelease version arch nrcpus cpudesc cpui
 cmdline event_desc cpu_topology numa_topology branch_stack pmu_mappings group_desc auxtrace stat
 cache sample_time mem_topology clockid dir_format bpf_prog_info bpf_btf compressed cpu_pmu_caps
 clock_data hybrid_topology pmu_caps"
-
-sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 
 locate() {  # source (fixture:x or corpus:x) -> path
     case $1 in

@@ -14,14 +14,11 @@
 #
 # Env: PV_ROOT, PV_SQLRUN, PV_BUILD.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}" "${PV_SQLRUN:?}" "${PV_BUILD:?}"
 check=$PV_ROOT/tests/tools/flamegraph_check.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-oneline() {
-    head -c 300 "$1" | tr '\n\t' '  '
-}
 
 sql() {  # out-file, SQL...
     local out=$1

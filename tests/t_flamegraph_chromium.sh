@@ -18,15 +18,12 @@
 #
 # Env: PV_ROOT, PV_SQLRUN; CHROMIUM overrides the browser (default chromium).
 set -u
+. "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}" "${PV_SQLRUN:?}"
 check=$PV_ROOT/tests/tools/flamegraph_check.py
 browser=${CHROMIUM:-chromium}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-oneline() {
-    head -c 300 "$1" | tr '\n\t' '  '
-}
 
 if ! command -v "$browser" >/dev/null 2>&1; then
     echo "not ok - $browser is not installed (scripts/install-deps.sh installs Debian's chromium)"

@@ -9,16 +9,13 @@
 #
 # Env: PV_ROOT.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 modules="perf_build_ids perf_comms perf_events perf_features perf_mmaps perf_records perf_samples"
 list_sql="SELECT name FROM pragma_module_list WHERE name LIKE 'perf_%' ORDER BY 1"
 example=$PV_ROOT/tests/fixtures/example.data
-
-oneline() {
-    head -c 300 "$1" | tr '\n' ' '
-}
 
 has_modules() {  # file with one module name a line
     local m

@@ -13,6 +13,7 @@
 #
 # Env: PV_ROOT, PV_SQLRUN.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 PV_SQLRUN=${PV_SQLRUN:-$PV_ROOT/build/sqlrun}
 PYTHON=/usr/bin/python3
@@ -20,10 +21,7 @@ repair=$PV_ROOT/tests/tools/repair_unfinished.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
 skip() { echo "ok - $1 # SKIP input absent: $2"; }
-sql() { "$PV_SQLRUN" "$1" 2>&1; }
 same() {  # what got want
     if [ -n "$3" ] && [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi
 }
@@ -33,20 +31,20 @@ perf_samples() {
     perf script -i "$1" -F period 2>/dev/null | awk '{n++; s+=$1} END {printf "%d|%d", n, s}'
 }
 
-# check LABEL KILLED REPAIRED CUT_BYTES
-check() {
+# compare_with_repaired LABEL KILLED REPAIRED CUT_BYTES
+compare_with_repaired() {
     local label=$1 killed=$2 repaired=$3 cut=$4 got want
     want=$(perf_samples "$repaired")
-    got=$(sql "SELECT count(*) || '|' || sum(period) FROM perf_samples('$killed')")
+    got=$(sqlrun "SELECT count(*) || '|' || sum(period) FROM perf_samples('$killed')")
     same "$label: every sample read, count|sum(period) as perf on the repaired copy ($want)" \
         "$got" "$want"
-    got=$(sql "SELECT count(*), total(period), total(children_period) FROM perf_profile('$killed')")
-    want=$(sql "SELECT count(*), total(period), total(children_period) FROM perf_profile('$repaired')")
+    got=$(sqlrun "SELECT count(*), total(period), total(children_period) FROM perf_profile('$killed')")
+    want=$(sqlrun "SELECT count(*), total(period), total(children_period) FROM perf_profile('$repaired')")
     same "$label: perf_profile works and equals the repaired copy's" "$got" "$want"
-    got=$(sql "SELECT severity || ' ' || kind || ' ' || value FROM perf_diagnostics('$killed')")
+    got=$(sqlrun "SELECT severity || ' ' || kind || ' ' || value FROM perf_diagnostics('$killed')")
     same "$label: perf_diagnostics has one row, a warning about the unfinished recording" \
         "$got" "warning unfinished_recording $cut"
-    got=$(sql "SELECT count(*) FROM perf_diagnostics('$repaired')")
+    got=$(sqlrun "SELECT count(*) FROM perf_diagnostics('$repaired')")
     same "$label: the repaired copy has no diagnostics" "$got" "0"
 }
 
@@ -60,30 +58,30 @@ case $got in
     *) not_ok "killed.data: perf itself reads no sample of it" "perf script gave '$got'" ;;
 esac
 cut=$($PYTHON "$repair" "$f" "$tmp/repaired.data")
-check killed.data "$f" "$tmp/repaired.data" "$cut"
-got=$(sql "SELECT count(*) FROM perf_features('$f')")
+compare_with_repaired killed.data "$f" "$tmp/repaired.data" "$cut"
+got=$(sqlrun "SELECT count(*) FROM perf_features('$f')")
 same "killed.data: perf_features lists no feature (none was written)" "$got" "0"
 
 # --- cut in the middle of its last record
-last=$(sql "SELECT file_offset, size FROM perf_records('$f') ORDER BY record DESC LIMIT 1")
+last=$(sqlrun "SELECT file_offset, size FROM perf_records('$f') ORDER BY record DESC LIMIT 1")
 read -r last_offset last_size <<<"$last"
 head -c $((last_offset + last_size / 2)) "$f" >"$tmp/cut.data"
 cut=$($PYTHON "$repair" "$tmp/cut.data" "$tmp/cut_repaired.data")
 same "cut.data: the repair drops the half record" "$cut" "$((last_size / 2))"
-check "cut.data" "$tmp/cut.data" "$tmp/cut_repaired.data" "$cut"
-got=$(sql "SELECT file_offset FROM perf_diagnostics('$tmp/cut.data')")
+compare_with_repaired "cut.data" "$tmp/cut.data" "$tmp/cut_repaired.data" "$cut"
+got=$(sqlrun "SELECT file_offset FROM perf_diagnostics('$tmp/cut.data')")
 same "cut.data: the warning names the cut record's offset" "$got" "$last_offset"
-got=$(sql "SELECT count(*) FROM perf_records('$tmp/cut.data')")
-want=$(sql "SELECT count(*) - 1 FROM perf_records('$f')")
+got=$(sqlrun "SELECT count(*) FROM perf_records('$tmp/cut.data')")
+want=$(sqlrun "SELECT count(*) - 1 FROM perf_records('$f')")
 same "cut.data: perf_records reads all but the cut record" "$got" "$want"
 
 # --- a zero-filled tail (a file system that grew the file before the data
 # reached it): the records end at the first size under 8
 { cat "$f"; head -c 4096 /dev/zero; } >"$tmp/zeros.data"
 cut=$($PYTHON "$repair" "$tmp/zeros.data" "$tmp/zeros_repaired.data")
-check "zeros.data (4096 zero bytes after killed.data)" "$tmp/zeros.data" "$tmp/zeros_repaired.data" "$cut"
-got=$(sql "SELECT count(*) FROM perf_records('$tmp/zeros.data')")
-want=$(sql "SELECT count(*) FROM perf_records('$f')")
+compare_with_repaired "zeros.data (4096 zero bytes after killed.data)" "$tmp/zeros.data" "$tmp/zeros_repaired.data" "$cut"
+got=$(sqlrun "SELECT count(*) FROM perf_records('$tmp/zeros.data')")
+want=$(sqlrun "SELECT count(*) FROM perf_records('$f')")
 same "zeros.data: perf_records reads the records of killed.data" "$got" "$want"
 
 # --- live: recordings killed now.  The workload loops until perf (its
@@ -114,5 +112,5 @@ for kind in plain compressed directory; do
         skip "live $kind killed recording" "no unfinished recording was written: $cut"
         continue
     fi
-    check "live $kind" "$out" "$repaired" "$cut"
+    compare_with_repaired "live $kind" "$out" "$repaired" "$cut"
 done

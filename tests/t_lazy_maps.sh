@@ -6,6 +6,7 @@
 # so every copy must resolve as the fixture itself does, whose symbol
 # columns other tests compare with perf.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -15,13 +16,6 @@ big=$tmp/long.data
 "$PV_BUILD/tools/make_variants" inflate "$fixture" "$big" "$copies" || { echo "not ok - make_variants"; exit 0; }
 size=$(stat -c %s "$big")
 
-check() {  # what, got, want
-    if [ "$2" = "$3" ] && [ -n "$3" ]; then
-        echo "ok - $1"
-    else
-        echo "not ok - $1: got '$(head -c 300 <<<"$2")', want '$(head -c 300 <<<"$3")'"
-    fi
-}
 rchar_of() {  # SQL -> the bytes sqlrun read running it
     PV_SQLRUN_RCHAR=1 "$PV_SQLRUN" "$1" 2>&1 >/dev/null | sed -n 's/^rchar //p'
 }

@@ -24,6 +24,7 @@
 #    NULL; perf 6.1 stops reading features after such a one, so the later
 #    ones (meta.tsv header_unchecked) are left out of the comparison.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}" "${PV_SHARED:?}" "${PV_SQLRUN:?}"
 exp_root=$PV_ROOT/tests/expected
 corpus=$PV_SHARED/corpus
@@ -40,10 +41,6 @@ EVENT_UPDATE TIME_CONV HEADER_FEATURE COMPRESSED FINISHED_INIT "
 
 declare -A nfiles=() nchecks=()
 order=()
-
-sqlq() {  # sql-escaped path
-    printf '%s' "$1" | sed "s/'/''/g"
-}
 
 # run_sql <out> <sql>: returns 0 and fills <out>, or 1 with the error in $tmp/err
 run_sql() {
@@ -138,18 +135,18 @@ for dir in "$exp_root"/*/; do
         continue
     fi
     nfiles[$group]=$((nfiles[$group] + 1))
-    f=$(sqlq "$file")
+    f=$(sql_quote "$file")
 
     check_exact "$name" samples "$dir/samples.tsv" \
-        "SELECT time, pid, tid, ip, period, json(callchain) FROM perf_samples('$f') ORDER BY record"
+        "SELECT time, pid, tid, ip, period, json(callchain) FROM perf_samples($f) ORDER BY record"
     check_exact "$name" mmaps "$dir/mmaps.tsv" \
-        "SELECT pid, tid, start, len, pgoff, filename FROM perf_mmaps('$f') ORDER BY record"
+        "SELECT pid, tid, start, len, pgoff, filename FROM perf_mmaps($f) ORDER BY record"
     check_exact "$name" comms "$dir/comms.tsv" \
-        "SELECT pid, tid, comm FROM perf_comms('$f') ORDER BY record"
+        "SELECT pid, tid, comm FROM perf_comms($f) ORDER BY record"
     check_stats "$name" "$dir/stats.tsv" \
-        "SELECT name, count(*) FROM perf_records('$f') GROUP BY name ORDER BY name"
+        "SELECT name, count(*) FROM perf_records($f) GROUP BY name ORDER BY name"
     check_exact "$name" buildids "$dir/buildids.tsv" \
-        "SELECT DISTINCT build_id, filename FROM perf_build_ids('$f') ORDER BY 1, 2"
+        "SELECT DISTINCT build_id, filename FROM perf_build_ids($f) ORDER BY 1, 2"
     # header_unchecked: features perf did not really decode (see perf_expect.py)
     names=
     unchecked=" $(awk -F'\t' '$1 == "header_unchecked" { print $2 }' "$dir/meta.tsv") "
@@ -158,7 +155,7 @@ for dir in "$exp_root"/*/; do
         names="$names${names:+,}'$n'"
     done
     check_exact "$name" header "$dir/header.tsv" \
-        "SELECT name, CASE name WHEN 'nrcpus' THEN json(value) ELSE value END FROM perf_features('$f') WHERE name IN ($names) ORDER BY id"
+        "SELECT name, CASE name WHEN 'nrcpus' THEN json(value) ELSE value END FROM perf_features($f) WHERE name IN ($names) ORDER BY id"
     nchecks[$group]=$((nchecks[$group] + 6))
 done
 

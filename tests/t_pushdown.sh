@@ -8,8 +8,8 @@
 # The plans are pinned with EXPLAIN QUERY PLAN: idxNum bits as documented in
 # ext/vtab_common.c.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
-run() { "$PV_SQLRUN" "$1" 2>&1; }
 corpus=$PV_SHARED/corpus
 files=(
     tests/fixtures/multi.data
@@ -27,7 +27,7 @@ for f in "${files[@]}"; do
         continue
     fi
     # Values to filter on, taken from the file itself.
-    read -r tmin tmax < <(run "SELECT min(time), max(time) FROM perf_samples('$f')" | tr '\t' ' ')
+    read -r tmin tmax < <(sqlrun "SELECT min(time), max(time) FROM perf_samples('$f')" | tr '\t' ' ')
     if [ -z "$tmin" ]; then
         echo "not ok - $name: no sample times to test with"
         continue
@@ -36,11 +36,11 @@ for f in "${files[@]}"; do
     third=$((tmin + span / 3))
     lo1=$((tmin + span / 2))
     hi1=$((lo1 + span / 100))
-    exact=$(run "SELECT time FROM perf_samples('$f') LIMIT 1 OFFSET 5")
-    pid=$(run "SELECT pid FROM perf_samples('$f') GROUP BY pid ORDER BY count(*) DESC LIMIT 1")
-    tid=$(run "SELECT tid FROM perf_samples('$f') GROUP BY tid ORDER BY count(*) LIMIT 1")
-    cpu=$(run "SELECT cpu FROM perf_samples('$f') WHERE cpu IS NOT NULL LIMIT 1")
-    event=$(run "SELECT event FROM perf_samples('$f') LIMIT 1")
+    exact=$(sqlrun "SELECT time FROM perf_samples('$f') LIMIT 1 OFFSET 5")
+    pid=$(sqlrun "SELECT pid FROM perf_samples('$f') GROUP BY pid ORDER BY count(*) DESC LIMIT 1")
+    tid=$(sqlrun "SELECT tid FROM perf_samples('$f') GROUP BY tid ORDER BY count(*) LIMIT 1")
+    cpu=$(sqlrun "SELECT cpu FROM perf_samples('$f') WHERE cpu IS NOT NULL LIMIT 1")
+    event=$(sqlrun "SELECT event FROM perf_samples('$f') LIMIT 1")
     conds=(
         "time > $third" "time >= $third" "time < $third" "time <= $exact"
         "time BETWEEN $lo1 AND $hi1" "time = $exact" "time > $tmax" "time < 0"
@@ -55,8 +55,8 @@ for f in "${files[@]}"; do
                 *) [[ $cond == time* ]] && [[ $cond != *pid* ]] || continue ;;
             esac
             hidden=$(sed -E 's/(^| AND )(time|pid|tid|cpu|event)/\1+\2/g' <<<"$cond")
-            got=$(run "SELECT count(*), total(record), total(time) FROM $table('$f') WHERE $cond")
-            want=$(run "SELECT count(*), total(record), total(time) FROM $table('$f') WHERE $hidden")
+            got=$(sqlrun "SELECT count(*), total(record), total(time) FROM $table('$f') WHERE $cond")
+            want=$(sqlrun "SELECT count(*), total(record), total(time) FROM $table('$f') WHERE $hidden")
             checked=$((checked + 1))
             if [ "$got" != "$want" ]; then
                 echo "not ok - $name $table WHERE $cond: got '$got', SQLite alone gives '$want'"
@@ -64,15 +64,15 @@ for f in "${files[@]}"; do
         done
     done
     # The 1% window really selects something on the bigger files.
-    n=$(run "SELECT count(*) FROM perf_samples('$f') WHERE time BETWEEN $lo1 AND $hi1")
-    all=$(run "SELECT count(*) FROM perf_samples('$f')")
+    n=$(sqlrun "SELECT count(*) FROM perf_samples('$f') WHERE time BETWEEN $lo1 AND $hi1")
+    all=$(sqlrun "SELECT count(*) FROM perf_samples('$f')")
     echo "# $name: $all samples, $n in the middle 1% of the time range"
 done
 echo "ok - pushed-down constraints give the rows SQLite gives alone ($checked queries)"
 
 # Plans: idxNum = 1 (path) + 2 (time >=) + 4 (time <=) + 16 (pid) ...
 f=tests/fixtures/multi.data
-plan() { run "EXPLAIN QUERY PLAN $1" | cut -f4 | tr '\n' ' '; }
+plan() { sqlrun "EXPLAIN QUERY PLAN $1" | cut -f4 | tr '\n' ' '; }
 expect_plan() {  # sql, expected substring
     local got
     got=$(plan "$1")

@@ -6,13 +6,12 @@
 #     file_offset) are the values fields holds.
 # Env: PV_ROOT, PV_SHARED, PV_SQLRUN.  Output: "ok - ..." / "not ok - ...".
 set -u
+. "$(dirname "$0")/lib/common.sh"
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 shared=${PV_SHARED:-$root/../shared}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 
 for exp in "$root"/tests/expected_records/*.tsv; do
     label=$(sed -n 's/^# source\t//p' "$exp")

@@ -11,6 +11,7 @@
 #
 # Env: PV_ROOT; PV_EXT overrides the extension (default $PV_ROOT/build/perfvtab).
 set -u
+. "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}"
 ext=${PV_EXT:-$PV_ROOT/build/perfvtab}
 tmp=$(mktemp -d)
@@ -23,7 +24,7 @@ dq() {
 }
 # ... holding a SQL string literal.
 dq_sq() {
-    dq "'${1//\'/\'\'}'"
+    dq "$(sql_quote "$1")"
 }
 
 # From $tmp: a query that writes a file (flamegraph.sql's fg.svg) writes it there.
@@ -45,10 +46,6 @@ missing_module() {  # sql-file: prints the first reserved module it uses that is
             return
         fi
     done
-}
-
-oneline() {
-    head -c 300 "$1" | tr '\n\t' '  '
 }
 
 queries=("$PV_ROOT"/sql/*.sql)

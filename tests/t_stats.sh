@@ -5,8 +5,8 @@
 # round times, and the elapsed time.  perf_records.fields of the STAT
 # records say the same as perf_stats.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
-sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 for exp in tests/expected_stat/*.txt; do
     name=$(basename "$exp" .txt)
     f=tests/fixtures/$name.data

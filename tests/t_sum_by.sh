@@ -5,15 +5,9 @@
 # follow GROUP BY and sum() where they are particular (NULL keys, 1 = 1.0,
 # text summed as numbers, all-NULL sums, overflow).
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
-check() {  # what, got, want
-    if [ "$2" = "$3" ] && [ -n "$3" ]; then
-        echo "ok - $1"
-    else
-        echo "not ok - $1: got '$(head -c 300 <<<"$2")', want '$(head -c 300 <<<"$3")'"
-    fi
-}
-sql() { "$PV_SQLRUN" -n NULL "$1" 2>&1; }
+sql() { sqlrun -n NULL "$1"; }
 
 # "keys | value | table": the same groups both ways, as sorted lines
 cases=(

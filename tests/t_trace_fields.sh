@@ -9,10 +9,10 @@
 #  3. damaged tracing data, and a RAW payload shorter than its format: an
 #     error naming the file and an offset.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 
 total=0
 for exp in tests/expected_trace/*.tsv; do

@@ -8,17 +8,10 @@
 # below, not checked: another perf may not).  perfvtab reads every sample,
 # gives the other events' fields, and says which samples have none.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run() { "$PV_SQLRUN" "$@" 2>&1; }
-check() {  # what, got, want
-    if [ "$2" = "$3" ] && [ -n "$3" ]; then
-        echo "ok - $1"
-    else
-        echo "not ok - $1: got '$(head -c 300 <<<"$2")', want '$(head -c 300 <<<"$3")'"
-    fi
-}
 orig=tests/fixtures/tracepoint_kinds.data
 bad=$tmp/bad_format.data
 python3 - "$orig" "$bad" <<'PY'
@@ -34,19 +27,19 @@ perf_rc=0
 { timeout 60 perf script -i "$bad" >/dev/null 2>&1; } 2>/dev/null || perf_rc=$?
 echo "# perf script on the damaged copy: exit status $perf_rc (139: SIGSEGV, in libtraceevent)"
 
-got=$(run "SELECT count(*) FROM perf_samples('$bad')")
-want=$(run "SELECT count(*) FROM perf_samples('$orig')")
+got=$(sqlrun "SELECT count(*) FROM perf_samples('$bad')")
+want=$(sqlrun "SELECT count(*) FROM perf_samples('$orig')")
 check "every sample of the damaged copy is read ($want)" "$got" "$want"
-got=$(run "SELECT event, count(trace_fields) FROM perf_samples('$bad') GROUP BY 1 ORDER BY 1")
-want=$(run "SELECT event, count(trace_fields) * (event <> 'sched:sched_switch') FROM perf_samples('$orig') GROUP BY 1 ORDER BY 1")
+got=$(sqlrun "SELECT event, count(trace_fields) FROM perf_samples('$bad') GROUP BY 1 ORDER BY 1")
+want=$(sqlrun "SELECT event, count(trace_fields) * (event <> 'sched:sched_switch') FROM perf_samples('$orig') GROUP BY 1 ORDER BY 1")
 check "the other events keep their fields, sched_switch has none" "$got" "$want"
-got=$(run "SELECT group_concat(trace_fields) FROM perf_samples('$bad') WHERE event <> 'sched:sched_switch'")
-want=$(run "SELECT group_concat(trace_fields) FROM perf_samples('$orig') WHERE event <> 'sched:sched_switch'")
+got=$(sqlrun "SELECT group_concat(trace_fields) FROM perf_samples('$bad') WHERE event <> 'sched:sched_switch'")
+want=$(sqlrun "SELECT group_concat(trace_fields) FROM perf_samples('$orig') WHERE event <> 'sched:sched_switch'")
 check "the other events' fields are the original's" "$got" "$want"
-got=$(run "SELECT severity, kind, count FROM perf_diagnostics('$bad')")
-want=$(printf 'warning\tundescribed_tracepoint\t%s' "$(run "SELECT count(*) FROM perf_samples('$orig') WHERE event = 'sched:sched_switch'")")
+got=$(sqlrun "SELECT severity, kind, count FROM perf_diagnostics('$bad')")
+want=$(printf 'warning\tundescribed_tracepoint\t%s' "$(sqlrun "SELECT count(*) FROM perf_samples('$orig') WHERE event = 'sched:sched_switch'")")
 check "perf_diagnostics: one warning counting the samples without fields" "$got" "$want"
-got=$(run "SELECT count(*) FROM perf_diagnostics('$orig')")
+got=$(sqlrun "SELECT count(*) FROM perf_diagnostics('$orig')")
 check "the original has no diagnostics" "$got" "0"
 
 # The guard keeps no real format from libtraceevent: every format of the

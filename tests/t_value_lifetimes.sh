@@ -8,17 +8,10 @@
 # Expected values: the same aggregate over `col || ''`, an expression SQLite
 # computes into memory of its own, so it cannot point into the cursor.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run() { "$PV_SQLRUN" "$@" 2>&1; }
-check() {  # what, got, want
-    if [ "$2" = "$3" ] && [ -n "$3" ]; then
-        echo "ok - $1"
-    else
-        echo "not ok - $1: got '$(head -c 300 <<<"$2")', want '$(head -c 300 <<<"$3")'"
-    fi
-}
 
 mkdir "$tmp/glob"
 for n in example fp dwarf multi tracepoint datasrc buildid_mmap switch_cpu_wide; do
@@ -29,18 +22,18 @@ glob="$tmp/glob/*.data"
 
 # The two reported crashes, literally.
 for table in perf_samples perf_callchains; do
-    got=$(run "SELECT max(dso), max(sym), min(sym) FROM $table('$glob')")
-    want=$(run "SELECT max(dso || ''), max(sym || ''), min(sym || '') FROM $table('$glob')")
+    got=$(sqlrun "SELECT max(dso), max(sym), min(sym) FROM $table('$glob')")
+    want=$(sqlrun "SELECT max(dso || ''), max(sym || ''), min(sym || '') FROM $table('$glob')")
     check "max(dso), max(sym), min(sym) over a glob of $table" "$got" "$want"
 done
-got=$(run "SELECT max(comm), min(comm) FROM perf_samples('$tmp/long.data')")
-want=$(run "SELECT max(comm || ''), min(comm || '') FROM perf_samples('$tmp/long.data')")
+got=$(sqlrun "SELECT max(comm), min(comm) FROM perf_samples('$tmp/long.data')")
+want=$(sqlrun "SELECT max(comm || ''), min(comm || '') FROM perf_samples('$tmp/long.data')")
 check "max(comm), min(comm) over a file of 300 copies of fp.data" "$got" "$want"
 
 # Every TEXT column of every module, over the glob and over the long file.
-modules=$(run "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\_%' ESCAPE '\\' ORDER BY name")
+modules=$(sqlrun "SELECT name FROM pragma_module_list WHERE name LIKE 'perf\_%' ESCAPE '\\' ORDER BY name")
 for module in $modules; do
-    columns=$(run "SELECT name FROM pragma_table_xinfo('$module') WHERE type = 'TEXT' AND hidden = 0 ORDER BY cid")
+    columns=$(sqlrun "SELECT name FROM pragma_table_xinfo('$module') WHERE type = 'TEXT' AND hidden = 0 ORDER BY cid")
     if [ -z "$columns" ]; then
         echo "# $module has no TEXT column"
         continue
@@ -48,17 +41,17 @@ for module in $modules; do
     for source in "$glob" "$tmp/long.data"; do
         label=${source##*/}
         for col in $columns; do
-            got=$(run "SELECT max($col), min($col), count(DISTINCT $col) FROM $module('$source')")
-            want=$(run "SELECT max($col || ''), min($col || ''), count(DISTINCT $col || '') FROM $module('$source')")
+            got=$(sqlrun "SELECT max($col), min($col), count(DISTINCT $col) FROM $module('$source')")
+            want=$(sqlrun "SELECT max($col || ''), min($col || ''), count(DISTINCT $col || '') FROM $module('$source')")
             check "$module.$col: max, min, count DISTINCT over $label" "$got" "$want"
-            got=$(run "SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY $col DESC LIMIT 3)")
-            want=$(run "SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col || '' AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY 1 DESC LIMIT 3)")
+            got=$(sqlrun "SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY $col DESC LIMIT 3)")
+            want=$(sqlrun "SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col || '' AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY 1 DESC LIMIT 3)")
             check "$module.$col: ORDER BY in a subquery over $label" "$got" "$want"
         done
     done
 done
 
 # Two cursors over one file stepped alternately: a join of two tables.
-got=$(run "SELECT count(*), max(s.sym), max(c.sym) FROM perf_samples('$tmp/long.data') s JOIN perf_callchains('$tmp/long.data') c ON c.sample = s.sample AND c.depth = 0 WHERE s.sample % 97 = 0")
-want=$(run "SELECT count(*), max(s.sym || ''), max(c.sym || '') FROM perf_samples('$tmp/long.data') s JOIN perf_callchains('$tmp/long.data') c ON c.sample = s.sample AND c.depth = 0 WHERE s.sample % 97 = 0")
+got=$(sqlrun "SELECT count(*), max(s.sym), max(c.sym) FROM perf_samples('$tmp/long.data') s JOIN perf_callchains('$tmp/long.data') c ON c.sample = s.sample AND c.depth = 0 WHERE s.sample % 97 = 0")
+want=$(sqlrun "SELECT count(*), max(s.sym || ''), max(c.sym || '') FROM perf_samples('$tmp/long.data') s JOIN perf_callchains('$tmp/long.data') c ON c.sample = s.sample AND c.depth = 0 WHERE s.sample % 97 = 0")
 check "a join of perf_samples and perf_callchains over one file keeps both sides' names" "$got" "$want"

@@ -404,7 +404,8 @@ static void unfinished_row(collector *c, const pv_walk *w)
     char cut[512] = "";
     if (w->cut_bytes > 0)
         snprintf(cut, sizeof cut, "; %llu bytes from offset 0x%llx%s%s on, which hold no whole "
-                 "record (one cut short, or bytes that cannot be one), are dropped", (unsigned long long)w->cut_bytes, (unsigned long long)w->cut_offset,
+                 "record (one cut short, or bytes that cannot be one), are dropped",
+                 (unsigned long long)w->cut_bytes, (unsigned long long)w->cut_offset,
                  w->cut_segment > 0 ? " of " : "",
                  w->cut_segment > 0 ? f->segments[w->cut_segment - 1].path : "");
     pv_diagnostic *row = add_row(c, "unfinished_recording", "warning",

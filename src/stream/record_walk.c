@@ -269,6 +269,15 @@ static int cut_short(pv_walk *w, uint32_t segment, uint64_t at, uint64_t n)
     return 0;
 }
 
+/* An unfinished file's last record, begun at at, never ended: the rest of
+ * the current file is dropped (and counted), and the file ends there. */
+static int drop_rest_of_file(pv_walk *w, uint64_t at)
+{
+    uint64_t rest = w->end_offset - at;
+    w->next_offset = w->end_offset;
+    return cut_short(w, (uint32_t)w->segment, at, rest);
+}
+
 /* The next record of the current file: 1, 0 at its end, -1 on error. */
 static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
 {
@@ -288,8 +297,7 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     }
     bool cut_ends = f->unfinished;
     if (cut_ends && w->end_offset - at < PV_RECORD_HEADER_SIZE) {
-        w->next_offset = w->end_offset;
-        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+        return drop_rest_of_file(w, at);
     }
     if (w->end_offset - at < PV_RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
@@ -303,14 +311,12 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
      * file system zero-filled, or (data size lost from a finished file)
      * the feature sections.  What follows is dropped and said, not fatal. */
     if (cut_ends && pv_load_u16(p + 6, f->swap) < PV_RECORD_HEADER_SIZE) {
-        w->next_offset = w->end_offset;
-        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+        return drop_rest_of_file(w, at);
     }
     if (read_header(w, p, rec, at, "", err))
         return -1;
     if (cut_ends && w->end_offset - at < rec->size) {
-        w->next_offset = w->end_offset;
-        return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+        return drop_rest_of_file(w, at);
     }
     if (w->end_offset - at < rec->size)
         return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) goes past the "
@@ -340,8 +346,7 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
                                 w->path, (unsigned long long)at, rec->size);
         uint64_t payload = pv_load_u64(p + PV_RECORD_HEADER_SIZE, f->swap);
         if (cut_ends && w->end_offset - next < payload) {
-            w->next_offset = w->end_offset;
-            return cut_short(w, (uint32_t)w->segment, at, w->end_offset - at);
+            return drop_rest_of_file(w, at);
         }
         if (w->end_offset - next < payload)
             return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has %llu bytes of trace "

@@ -1,4 +1,3 @@
-#include "format/event_names.h"
 #include "analysis/diagnostics.h"
 
 #include <stdarg.h>
@@ -7,8 +6,10 @@
 #include <string.h>
 
 #include "format/build_ids.h"
+#include "format/event_names.h"
 #include "format/features.h"
 #include "format/perf_abi.h"
+#include "format/user_records.h"
 #include "base/pv_strbuf.h"
 #include "decode/record_fields.h"
 #include "decode/record_types.h"
@@ -216,11 +217,6 @@ static void finished_round(collector *c)
     c->rounds++;
 }
 
-static uint64_t load_u64(const pv_file *f, const pv_record *rec, uint64_t at)
-{
-    return pv_load_u64(rec->bytes + at, f->swap);
-}
-
 static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
 {
     pv_file *f = c->f;
@@ -256,25 +252,11 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         count_type(c, &c->malformed, rec, err.msg);
         return;
     }
-    if (rec->type == PV_RECORD_HEADER_BUILD_ID) {
-        /* perf_build_ids reads the entries the fields JSON does not */
-        pv_build_id_iter it;
-        pv_build_id id;
-        pv_build_ids_start_record(&it, f, rec);
-        int rc;
-        while ((rc = pv_build_ids_next(&it, &id, &err)) == 1) {
-        }
-        if (rc < 0) {
-            count_type(c, &c->malformed, rec, err.msg);
-            return;
-        }
-    }
     if (rec->type < PV_RECORD_KERNEL_TYPE_END) {
         pv_sample_id trailer;
         if (pv_sample_id_decode(f, rec, &trailer, &err) == 0 && (trailer.fields & PV_SAMPLE_TIME))
             observe_time(c, rec, trailer.time);
     }
-    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
     switch (rec->type) {
     case PV_RECORD_FINISHED_ROUND:
         finished_round(c);
@@ -287,13 +269,13 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         count(rec->type == PV_RECORD_LOST ? &c->lost : &c->lost_samples, rec, lost);
         break;
     }
-    case PV_RECORD_COMPRESSED2: /* u64 data_size, then the data */
-        if (body >= 8) {
-            uint64_t data_size = load_u64(f, rec, PV_RECORD_HEADER_SIZE);
-            if (data_size > body - 8)
-                count(&c->overstated, rec, data_size - (body - 8));
-        }
+    case PV_RECORD_COMPRESSED2: {
+        pv_rec_compressed z;
+        /* the fields JSON above decoded it, so this cannot fail */
+        if (pv_rec_compressed_decode(f, rec, &z, &err) == 0 && z.overstated)
+            count(&c->overstated, rec, z.overstated);
         break;
+    }
     default:
         break;
     }

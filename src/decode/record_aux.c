@@ -2,7 +2,7 @@
  * AUX_OUTPUT_HW_ID (record_types.h). */
 #include "decode/record_types.h"
 
-#include "decode/record_reader.h"
+#include "format/record_reader.h"
 
 int pv_rec_aux_decode(const pv_file *f, const pv_record *rec, pv_rec_aux *out, pv_error *err)
 {

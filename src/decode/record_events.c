@@ -2,7 +2,7 @@
  * scheduling: READ, SWITCH/SWITCH_CPU_WIDE (record_types.h). */
 #include "decode/record_types.h"
 
-#include "decode/record_reader.h"
+#include "format/record_reader.h"
 
 static uint64_t read_value_bytes(uint64_t read_format)
 {

@@ -2,10 +2,11 @@
  * perf_records.fields of the user records (types from
  * PV_RECORD_KERNEL_TYPE_END on: HEADER_ATTR, EVENT_TYPE, TRACING_DATA,
  * BUILD_ID, FEATURE, ID_INDEX, AUXTRACE..., THREAD_MAP, CPU_MAP, STAT...,
- * EVENT_UPDATE, TIME_CONV, COMPRESSED...).  Most are read here field by
- * field through the cursor in file order; STAT records through their typed
- * decoders.  Every count read from the file is checked against the bytes
- * left before anything loops over it.
+ * EVENT_UPDATE, TIME_CONV, COMPRESSED...).  Those that other code reads too
+ * come from their typed decoders (format/user_records.h, format/build_ids.h,
+ * decode/record_types.h); those only this file reads are read here, field
+ * by field through the cursor in file order.  Every count read from the
+ * file is checked against the bytes left before anything loops over it.
  */
 #include "decode/record_fields_context.h"
 
@@ -13,36 +14,23 @@
 #include <string.h>
 
 #include "format/attr.h"
+#include "format/build_ids.h"
 #include "format/perf_abi.h"
+#include "format/user_records.h"
 #include "decode/record_types.h"
 
-/* HEADER_ATTR: 0 perf_event_attr (attr.size bytes, 64 when 0), then u64 ids
- * up to the end of the record. */
+/* HEADER_ATTR: the attr and its ids (format/user_records.h) */
 static int write_header_attr(pv_fields_decoder *d)
 {
-    uint64_t body = pv_cursor_left(&d->c);
-    if (body < 8)
-        return pv_fields_malformed(d, "body of %llu bytes is too short for a perf_event_attr",
-                                   (unsigned long long)body);
-    pv_cursor peek = d->c;          /* attr.size, the attr's second u32 */
-    pv_cursor_skip(&peek, 4);
-    uint64_t attr_bytes = pv_cursor_u32(&peek);
-    if (attr_bytes == 0)
-        attr_bytes = PV_ATTR_SIZE_VER0;
-    if (attr_bytes < PV_ATTR_SIZE_VER0 || attr_bytes > body)
-        return pv_fields_malformed(d, "attr.size %llu is outside %d..%llu (the body)",
-                                   (unsigned long long)attr_bytes, PV_ATTR_SIZE_VER0,
-                                   (unsigned long long)body);
-    pv_attr a;
-    if (pv_attr_decode(&d->c, attr_bytes, &a, d->f->data_path, d->err))
+    pv_rec_header_attr h;
+    if (pv_rec_header_attr_decode(d->f, d->rec, &h, d->err))
         return -1;
     pv_json_key(&d->w, "attr");
-    pv_attr_json(&a, pv_json_raw_begin(&d->w));
-    uint64_t nr = pv_cursor_left(&d->c) / 8;
+    pv_attr_json(&h.attr, pv_json_raw_begin(&d->w));
     pv_json_key(&d->w, "ids");
     pv_json_array_begin(&d->w);
-    for (uint64_t i = 0; i < nr; i++)
-        pv_json_i64(&d->w, (int64_t)pv_cursor_u64(&d->c));
+    for (uint64_t i = 0; i < h.nr_ids; i++)
+        pv_json_i64(&d->w, (int64_t)pv_rec_header_attr_id(&h, i));
     pv_json_array_end(&d->w);
     return 0;
 }
@@ -56,30 +44,27 @@ static int write_header_event_type(pv_fields_decoder *d)
     return 0;
 }
 
-/* HEADER_TRACING_DATA: 0 size u32 (the data follows the record in pipe mode) */
 static int write_header_tracing_data(pv_fields_decoder *d)
 {
-    pv_field_u64(d, "size", pv_cursor_u32(&d->c));
+    pv_rec_tracing_data td;
+    if (pv_rec_tracing_data_decode(d->f, d->rec, &td, d->err))
+        return -1;
+    pv_field_u64(d, "size", td.size);
     return 0;
 }
 
-/* HEADER_BUILD_ID: 0 pid u32, 4 build_id[20], 24 size u8 (valid when misc
- * bit 15), 25 3 reserved, 28 filename[] */
+/* HEADER_BUILD_ID: the record is one entry of a build-id table
+ * (format/build_ids.h) */
 static int write_header_build_id(pv_fields_decoder *d)
 {
-    pv_field_i32(d, "pid", pv_cursor_u32(&d->c));
-    const uint8_t *id = pv_cursor_bytes(&d->c, 24);
-    pv_fields_note(d, "build_id");
-    if (!id)
-        return 0;
-    size_t size = PV_BUILD_ID_MAX;
-    if (d->rec->misc & PV_MISC_BUILD_ID_SIZE) {
-        size = id[PV_BUILD_ID_MAX];
-        if (size > PV_BUILD_ID_MAX)
-            return pv_fields_malformed(d, "build-id size %zu (> %d)", size, PV_BUILD_ID_MAX);
-    }
-    pv_field_hex(d, "build_id", id, size);
-    pv_field_rest_string(d, "filename");
+    pv_build_id_iter it;
+    pv_build_id id;
+    pv_build_ids_start_record(&it, d->f, d->rec);
+    if (pv_build_ids_next(&it, &id, d->err) < 0)
+        return -1;
+    pv_field_i32(d, "pid", (uint32_t)id.pid);
+    pv_field_hex(d, "build_id", id.id, id.id_len);
+    pv_field_text(d, "filename", id.filename, id.filename_len);
     return 0;
 }
 
@@ -136,17 +121,17 @@ static int write_auxtrace_info(pv_fields_decoder *d)
     return 0;
 }
 
-/* AUXTRACE: 0 size u64, 8 offset u64, 16 reference u64, 24 idx u32,
- *   28 tid u32, 32 cpu u32, 36 reserved u32; size bytes of trace follow
- *   the record (the walk steps over them). */
 static int write_auxtrace(pv_fields_decoder *d)
 {
-    pv_field_u64(d, "size", pv_cursor_u64(&d->c));
-    pv_field_u64(d, "offset", pv_cursor_u64(&d->c));
-    pv_field_i64(d, "reference", pv_cursor_u64(&d->c));
-    pv_field_u64(d, "idx", pv_cursor_u32(&d->c));
-    pv_field_i32(d, "tid", pv_cursor_u32(&d->c));
-    pv_field_i32(d, "cpu", pv_cursor_u32(&d->c));
+    pv_rec_auxtrace aux;
+    if (pv_rec_auxtrace_decode(d->f, d->rec, &aux, d->err))
+        return -1;
+    pv_field_u64(d, "size", aux.size);
+    pv_field_u64(d, "offset", aux.offset);
+    pv_field_i64(d, "reference", aux.reference);
+    pv_field_u64(d, "idx", aux.idx);
+    pv_field_i32(d, "tid", aux.tid);
+    pv_field_i32(d, "cpu", aux.cpu);
     return 0;
 }
 
@@ -319,31 +304,28 @@ static int write_stat_round(pv_fields_decoder *d)
     return 0;
 }
 
-/* EVENT_UPDATE: 0 type u64, 8 id u64, 16 by type:
- *   0 unit[] (string), 1 scale (a double), 2 name[] (string),
- *   3 cpus (a cpu map, see write_cpu_map_data) */
+/* EVENT_UPDATE: type, id, and by type unit, scale, name or a cpu map
+ * (format/user_records.h) */
 static int write_event_update(pv_fields_decoder *d)
 {
-    uint64_t type = pv_cursor_u64(&d->c);
-    pv_field_u64(d, "type", type);
-    pv_field_i64(d, "id", pv_cursor_u64(&d->c));
-    switch (type) {
-    case 0:
-        pv_field_rest_string(d, "unit");
+    pv_rec_event_update u;
+    if (pv_rec_event_update_decode(d->f, d->rec, &u, d->err))
+        return -1;
+    pv_field_u64(d, "type", u.type);
+    pv_field_i64(d, "id", u.id);
+    switch (u.type) {
+    case PV_EVENT_UPDATE_UNIT:
+        pv_field_text(d, "unit", u.text, u.text_len);
         break;
-    case 1: {
-        uint64_t bits = pv_cursor_u64(&d->c);
-        pv_fields_note(d, "scale");
-        double scale;
-        memcpy(&scale, &bits, sizeof scale);
+    case PV_EVENT_UPDATE_SCALE:
         pv_json_key(&d->w, "scale");
-        pv_json_double(&d->w, scale);   /* the shortest text that reads back the same */
+        pv_json_double(&d->w, u.scale);   /* the shortest text that reads back the same */
         break;
-    }
-    case 2:
-        pv_field_rest_string(d, "name");
+    case PV_EVENT_UPDATE_NAME:
+        pv_field_text(d, "name", u.text, u.text_len);
         break;
-    case 3:
+    case PV_EVENT_UPDATE_CPUS:
+        pv_cursor_init(&d->c, u.payload, u.payload_size, u.payload_offset, d->f->swap);
         return write_cpu_map_data(d);
     default:
         break;
@@ -368,24 +350,22 @@ static int write_time_conv(pv_fields_decoder *d)
     return 0;
 }
 
-/* HEADER_FEATURE: 0 feat_id u64, 8 the feature section's bytes */
 static int write_header_feature(pv_fields_decoder *d)
 {
-    pv_field_u64(d, "feat_id", pv_cursor_u64(&d->c));
+    pv_rec_header_feature h;
+    if (pv_rec_header_feature_decode(d->f, d->rec, &h, d->err))
+        return -1;
+    pv_field_u64(d, "feat_id", h.feat_id);
     return 0;
 }
 
-/* COMPRESSED: 0 zstd data to the end of the record */
+/* COMPRESSED, COMPRESSED2: data_size as written (format/user_records.h) */
 static int write_compressed(pv_fields_decoder *d)
 {
-    pv_field_u64(d, "data_size", pv_cursor_left(&d->c));
-    return 0;
-}
-
-/* COMPRESSED2 (perf 6.16+): 0 data_size u64, 8 zstd data, padding to 8 */
-static int write_compressed2(pv_fields_decoder *d)
-{
-    pv_field_u64(d, "data_size", pv_cursor_u64(&d->c));
+    pv_rec_compressed z;
+    if (pv_rec_compressed_decode(d->f, d->rec, &z, d->err))
+        return -1;
+    pv_field_u64(d, "data_size", z.data_size);
     return 0;
 }
 
@@ -409,7 +389,7 @@ static const pv_fields_write_fn user_writers[] = {
     [PV_RECORD_HEADER_FEATURE] = write_header_feature,
     [PV_RECORD_COMPRESSED] = write_compressed,
     [PV_RECORD_FINISHED_INIT] = write_empty,
-    [PV_RECORD_COMPRESSED2] = write_compressed2,
+    [PV_RECORD_COMPRESSED2] = write_compressed,
 };
 
 pv_fields_write_fn pv_fields_user_writer(uint32_t type)

@@ -2,7 +2,7 @@
  * LOST_SAMPLES, THROTTLE/UNTHROTTLE (record_types.h). */
 #include "decode/record_types.h"
 
-#include "decode/record_reader.h"
+#include "format/record_reader.h"
 
 int pv_rec_lost_decode(const pv_file *f, const pv_record *rec, pv_rec_lost *out, pv_error *err)
 {

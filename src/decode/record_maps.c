@@ -1,7 +1,7 @@
 /* Typed decoders of MMAP and MMAP2 (record_types.h). */
 #include "decode/record_types.h"
 
-#include "decode/record_reader.h"
+#include "format/record_reader.h"
 
 int pv_rec_mmap_decode(const pv_file *f, const pv_record *rec, pv_rec_mmap *out, pv_error *err)
 {

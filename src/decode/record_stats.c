@@ -3,7 +3,7 @@
  * sample_id trailer. */
 #include "decode/record_types.h"
 
-#include "decode/record_reader.h"
+#include "format/record_reader.h"
 
 int pv_rec_stat_decode(const pv_file *f, const pv_record *rec, pv_rec_stat *out, pv_error *err)
 {

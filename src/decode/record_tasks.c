@@ -2,7 +2,7 @@
  * CGROUP (record_types.h). */
 #include "decode/record_types.h"
 
-#include "decode/record_reader.h"
+#include "format/record_reader.h"
 
 int pv_rec_comm_decode(const pv_file *f, const pv_record *rec, pv_rec_comm *out, pv_error *err)
 {

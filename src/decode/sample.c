@@ -273,10 +273,17 @@ int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer
     return 0;
 }
 
-int pv_record_too_short(const pv_file *f, const pv_record *rec, pv_error *err)
+int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
+                pv_error *err)
 {
-    const char *name = pv_record_type_name(rec->type);
-    return pv_error_set(err, "%s: %s record at offset 0x%llx (size %u) is too short",
-                        f->data_path, name ? name : "unknown", (unsigned long long)rec->file_offset,
-                        rec->size);
+    if (!f->nr_attrs) {
+        *trailer = (pv_sample_id){.attr_index = -1};
+        pv_rec_open_user(r, f, rec);
+        return 0;
+    }
+    pv_cursor body;
+    if (pv_record_body(f, rec, trailer, &body, err))
+        return -1;
+    pv_rec_open_body(r, f, rec, &body, trailer->fields != 0);
+    return 0;
 }

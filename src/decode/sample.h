@@ -14,6 +14,7 @@
 
 #include "format/perf_abi.h"
 #include "format/perf_file.h"
+#include "format/record_reader.h"
 #include "base/pv_cursor.h"
 #include "base/pv_strbuf.h"
 #include "stream/record_walk.h"
@@ -122,8 +123,12 @@ int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_
  * the header and the trailer: the start of every non-sample decoder. */
 int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
                    pv_cursor *body, pv_error *err);
-/* The error for a record whose body ends before its fields do. */
-int pv_record_too_short(const pv_file *f, const pv_record *rec, pv_error *err);
+/* Opens a typed decoder's reader over a kernel record's body, its trailer
+ * decoded into *trailer (format/record_reader.h).  A file without events (a
+ * pipe cut before its first HEADER_ATTR) has no sample_type to say what a
+ * trailer holds: the whole body is read, and trailer has no fields. */
+int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
+                pv_error *err);
 
 /* The u64 at index i of an array in file bytes. */
 static inline uint64_t pv_sample_u64_at(const pv_sample *s, const uint8_t *array, uint64_t i)

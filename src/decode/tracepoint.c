@@ -10,6 +10,7 @@
 
 #include "base/json_writer.h"
 #include "format/perf_abi.h"
+#include "format/user_records.h"
 #include "base/pv_cursor.h"
 #include "stream/record_walk.h"
 
@@ -81,7 +82,10 @@ static int read_pipe_payload(tracing_blob *b, const pv_file *f, const pv_record 
         return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx: size %u, "
                             "not the 16-byte record of a pipe stream", f->data_path,
                             (unsigned long long)at, rec->size);
-    uint64_t size = pv_load_u32(rec->bytes + 8, f->swap);
+    pv_rec_tracing_data td;
+    if (pv_rec_tracing_data_decode(f, rec, &td, err))
+        return -1;
+    uint64_t size = td.size;
     if (size > MAX_TRACING_DATA)
         return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx claims %llu "
                             "bytes of tracing data (more than %u): damaged file", f->data_path,
@@ -102,15 +106,14 @@ static int read_pipe_payload(tracing_blob *b, const pv_file *f, const pv_record 
 static int read_inner_payload(tracing_blob *b, const pv_file *f, const pv_record *rec,
                               pv_error *err)
 {
-    pv_cursor c;
-    pv_cursor_init(&c, rec->bytes + 8, rec->size - 8u, rec->file_offset + 8, f->swap);
-    uint32_t size = pv_cursor_u32(&c);
-    const uint8_t *p = pv_cursor_bytes(&c, size);
-    if (!p)
+    pv_rec_tracing_data td;
+    if (pv_rec_tracing_data_decode(f, rec, &td, err))
+        return -1;
+    if (td.size > td.inside_len)
         return pv_error_set(err, "%s: tracing data record at offset 0x%llx (size %u) is too "
                             "short for its %u bytes of data", f->data_path,
-                            (unsigned long long)rec->file_offset, rec->size, size);
-    return copy_blob(b, p, size, rec->file_offset + 12, f, err);
+                            (unsigned long long)rec->file_offset, rec->size, td.size);
+    return copy_blob(b, td.inside, td.size, td.inside_offset, f, err);
 }
 
 /* Records that carry the tracing data come before the first sample. */

@@ -78,7 +78,7 @@ int pv_build_ids_next(pv_build_id_iter *it, pv_build_id *out, pv_error *err)
     out->pid = (int32_t)pv_cursor_u32(&c);
     const uint8_t *field = pv_cursor_bytes(&c, BUILD_ID_FIELD);
     if (!pv_build_id_bytes(field, misc, &out->id, &out->id_len))
-        return pv_error_set(err, "%s: %s has a build-id size of %u (> %d)", it->path, where,
+        return pv_error_set(err, "%s: %s has build-id size %u (> %d)", it->path, where,
                             out->id_len, PV_BUILD_ID_MAX);
     out->misc = misc;
     out->filename = pv_cursor_padded_string(&c, size - PV_BUILD_ID_ENTRY_MIN, &out->filename_len);

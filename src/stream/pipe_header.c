@@ -5,11 +5,10 @@
 
 #include "format/attr.h"
 #include "format/perf_abi.h"
-#include "base/pv_cursor.h"
+#include "format/user_records.h"
 #include "stream/record_walk.h"
 
 #define FEATURE_END_MARKER 32
-#define EVENT_UPDATE_NAME 2
 #define MAX_ATTRS 65536
 /* Sample ids of all events together, as perf_file.c caps the attr section's:
  * each id costs memory in the id index, however the file repeats them. */
@@ -20,43 +19,31 @@ static int add_attr(pv_file *f, const pv_record *r, uint64_t *total_ids, pv_erro
     if (f->nr_attrs >= MAX_ATTRS)
         return pv_error_set(err, "%s: more than %d HEADER_ATTR records (at offset 0x%llx)",
                             f->data_path, MAX_ATTRS, (unsigned long long)r->file_offset);
-    uint64_t body = (uint64_t)r->size - PV_RECORD_HEADER_SIZE;
-    pv_cursor c;
-    pv_cursor_init(&c, r->bytes + PV_RECORD_HEADER_SIZE, body,
-                   r->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
-    /* attr.size says how long the attr is; 0 means the first version. */
-    uint64_t attr_bytes =
-        body >= 8 ? pv_load_u32(r->bytes + PV_RECORD_HEADER_SIZE + 4, f->swap) : 0;
-    if (attr_bytes == 0)
-        attr_bytes = PV_ATTR_SIZE_VER0;
-    if (attr_bytes > body)
-        return pv_error_set(err, "%s: HEADER_ATTR record at offset 0x%llx (size %u) holds an attr "
-                            "of %llu bytes", f->data_path, (unsigned long long)r->file_offset,
-                            r->size, (unsigned long long)attr_bytes);
+    pv_rec_header_attr h;
+    if (pv_rec_header_attr_decode(f, r, &h, err))
+        return -1;
+    if (h.nr_ids > MAX_IDS - *total_ids)
+        return pv_error_set(err, "%s: HEADER_ATTR record at offset 0x%llx brings the events' ids "
+                            "to more than %u", f->data_path, (unsigned long long)r->file_offset,
+                            MAX_IDS);
     pv_attr *grown = realloc(f->attrs, (f->nr_attrs + 1) * sizeof *grown);
     if (!grown)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     f->attrs = grown;
     pv_attr *a = &f->attrs[f->nr_attrs];
-    memset(a, 0, sizeof *a);
+    *a = h.attr;
+    a->ids = NULL;
+    a->nr_ids = 0;
     f->nr_attrs++;
-    if (pv_attr_decode(&c, attr_bytes, a, f->data_path, err))
-        return -1;
-    a->nr_ids = pv_cursor_left(&c) / 8;
-    if (a->nr_ids > MAX_IDS - *total_ids) {
-        a->nr_ids = 0;
-        return pv_error_set(err, "%s: HEADER_ATTR record at offset 0x%llx brings the events' ids "
-                            "to more than %u", f->data_path, (unsigned long long)r->file_offset,
-                            MAX_IDS);
-    }
-    *total_ids += a->nr_ids;
-    if (a->nr_ids) {
-        a->ids = malloc((size_t)a->nr_ids * 8);
+    if (h.nr_ids) {
+        a->ids = malloc((size_t)h.nr_ids * 8);
         if (!a->ids)
             return pv_error_set(err, "%s: out of memory", f->data_path);
-        for (uint64_t k = 0; k < a->nr_ids; k++)
-            a->ids[k] = pv_cursor_u64(&c);
+        for (uint64_t k = 0; k < h.nr_ids; k++)
+            a->ids[k] = pv_rec_header_attr_id(&h, k);
+        a->nr_ids = h.nr_ids;
     }
+    *total_ids += h.nr_ids;
     return 0;
 }
 
@@ -78,18 +65,16 @@ typedef struct pending_names {
 
 static int note_event_update(pv_file *f, const pv_record *r, pending_names *pending)
 {
-    pv_cursor c;
-    pv_cursor_init(&c, r->bytes + PV_RECORD_HEADER_SIZE,
-                   (uint64_t)r->size - PV_RECORD_HEADER_SIZE,
-                   r->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
-    uint64_t type = pv_cursor_u64(&c);
-    uint64_t id = pv_cursor_u64(&c);
-    if (c.failed || type != EVENT_UPDATE_NAME)
+    /* a damaged update only loses a name: perf_records' fields report it */
+    pv_rec_event_update u;
+    pv_error ignored;
+    if (pv_rec_event_update_decode(f, r, &u, &ignored) || u.type != PV_EVENT_UPDATE_NAME)
         return 0;
-    uint64_t len;
-    const char *name = pv_cursor_padded_string(&c, pv_cursor_left(&c), &len);
+    const char *name = u.text;
+    uint64_t len = u.text_len;
     if (!name || len == 0 || f->nr_attrs == 0)
         return 0;
+    uint64_t id = u.id;
     if (pending->nr == pending->capacity) {
         size_t capacity = pending->capacity ? pending->capacity * 2 : 16;
         pending_name *grown = realloc(pending->items, capacity * sizeof *grown);
@@ -166,14 +151,16 @@ static void free_pending_names(pending_names *pending)
 
 static void add_feature(pv_file *f, const pv_record *r)
 {
-    if (r->size < PV_RECORD_HEADER_SIZE + 8)
+    /* a damaged one only loses its section: perf_records' fields report it */
+    pv_rec_header_feature h;
+    pv_error ignored;
+    if (pv_rec_header_feature_decode(f, r, &h, &ignored))
         return;
-    uint64_t id = pv_load_u64(r->bytes + PV_RECORD_HEADER_SIZE, f->swap);
-    if (id == FEATURE_END_MARKER || id >= PV_FEATURE_BITS)
+    if (h.feat_id == FEATURE_END_MARKER || h.feat_id >= PV_FEATURE_BITS)
         return;
-    f->feature_bitmap[id / 64] |= (uint64_t)1 << (id % 64);
-    f->feature_sections[id].offset = r->file_offset + PV_RECORD_HEADER_SIZE + 8;
-    f->feature_sections[id].size = (uint64_t)r->size - PV_RECORD_HEADER_SIZE - 8;
+    f->feature_bitmap[h.feat_id / 64] |= (uint64_t)1 << (h.feat_id % 64);
+    f->feature_sections[h.feat_id].offset = h.data_offset;
+    f->feature_sections[h.feat_id].size = h.data_size;
 }
 
 int pv_pipe_read_header_records(pv_file *f, pv_error *err)

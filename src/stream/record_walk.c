@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format/perf_abi.h"
+#include "format/user_records.h"
 #include "base/pv_cursor.h"
 #include "stream/unpack.h"
 
@@ -326,11 +327,16 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     p = walk_bytes(w, at, rec->size, err);
     if (!p)
         return -1;
+    rec->bytes = p;
+    rec->file_offset = at;
     uint64_t next = at + rec->size;
-    /* In a pipe, tracing data follows its record, outside header.size. */
+    /* In a pipe, tracing data follows its record, outside header.size.  A
+     * record too short to say how much is taken to have none (perf_records'
+     * fields report it). */
     if (f->pipe && rec->type == PV_RECORD_HEADER_TRACING_DATA) {
-        uint64_t payload = rec->size >= PV_RECORD_HEADER_SIZE + 4
-                               ? pv_load_u32(p + PV_RECORD_HEADER_SIZE, f->swap) : 0;
+        pv_rec_tracing_data td;
+        pv_error ignored;
+        uint64_t payload = pv_rec_tracing_data_decode(f, rec, &td, &ignored) == 0 ? td.size : 0;
         if (w->end_offset - next < payload)
             return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx has %llu bytes "
                                 "of data that go past the end of the file at offset 0x%llx",
@@ -338,25 +344,27 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
                                 (unsigned long long)w->end_offset);
         next += payload;
     }
-    /* An AUXTRACE record's trace data follows it, outside header.size;
-     * its length is the record's first body field. */
+    /* An AUXTRACE record's trace data follows it, outside header.size.  Its
+     * length is the first field: a record damaged after it (perf_records'
+     * fields report it) still says where the next one starts. */
     if (rec->type == PV_RECORD_AUXTRACE) {
-        if (rec->size < PV_RECORD_HEADER_SIZE + 8)
-            return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has size %u (< 16)",
-                                w->path, (unsigned long long)at, rec->size);
-        uint64_t payload = pv_load_u64(p + PV_RECORD_HEADER_SIZE, f->swap);
-        if (cut_ends && w->end_offset - next < payload) {
+        pv_rec_auxtrace aux;
+        pv_error damaged;
+        if (pv_rec_auxtrace_decode(f, rec, &aux, &damaged) &&
+            rec->size - PV_RECORD_HEADER_SIZE < 8) {
+            *err = damaged;
+            return -1;
+        }
+        if (cut_ends && w->end_offset - next < aux.size) {
             return drop_rest_of_file(w, at);
         }
-        if (w->end_offset - next < payload)
+        if (w->end_offset - next < aux.size)
             return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has %llu bytes of trace "
                                 "data that go past the end of the data section at offset 0x%llx",
-                                w->path, (unsigned long long)at, (unsigned long long)payload,
+                                w->path, (unsigned long long)at, (unsigned long long)aux.size,
                                 (unsigned long long)w->end_offset);
-        next += payload;
+        next += aux.size;
     }
-    rec->bytes = p;
-    rec->file_offset = at;
     rec->compressed = false;
     rec->index = w->next_index++;
     w->next_offset = next;

@@ -7,7 +7,7 @@
 #include <zstd.h>
 
 #include "format/perf_abi.h"
-#include "base/pv_cursor.h"
+#include "format/user_records.h"
 #include "stream/record_walk.h"
 
 /* Decompressed bytes per block: big enough that handing a block over costs
@@ -30,8 +30,8 @@ typedef struct container_input {
 } container_input;
 
 struct pv_unpacker {
+    const pv_file *file;      /* read only: its path and byte order */
     const char *path;         /* the recording's, for messages */
-    bool swap;
     ZSTD_DStream *zstd;
     bool stream_started;
     uint32_t stream_segment;  /* each file of a recording has a stream of its own */
@@ -50,29 +50,15 @@ struct pv_unpacker {
     pv_walk files;            /* the thread's own walk to the containers */
 };
 
-/*
- * COMPRESSED (81):  header; u8 data[size - 8]            zstd stream bytes
- * COMPRESSED2 (83): header; u64 data_size; u8 data[data_size]; padding to 8
- */
-static int container_payload(const pv_record *container, bool swap, const char *path,
+/* The zstd bytes of a COMPRESSED or COMPRESSED2 container. */
+static int container_payload(const pv_unpacker *u, const pv_record *container,
                              const uint8_t **data, uint64_t *size, pv_error *err)
 {
-    const uint8_t *p = container->bytes + PV_RECORD_HEADER_SIZE;
-    uint64_t n = (uint64_t)container->size - PV_RECORD_HEADER_SIZE;
-    if (container->type == PV_RECORD_COMPRESSED2) {
-        if (n < 8)
-            return pv_error_set(err, "%s: COMPRESSED2 record at offset 0x%llx has size %u (< 16)",
-                                path, (unsigned long long)container->file_offset,
-                                container->size);
-        uint64_t data_size = pv_load_u64(p, swap);
-        /* perf 6.16+ may overstate data_size by the padding: trust the record. */
-        p += 8;
-        n -= 8;
-        if (data_size < n)
-            n = data_size;
-    }
-    *data = p;
-    *size = n;
+    pv_rec_compressed c;
+    if (pv_rec_compressed_decode(u->file, container, &c, err))
+        return -1;
+    *data = c.data;
+    *size = c.data_len;
     return 0;
 }
 
@@ -81,7 +67,7 @@ static int begin_container(pv_unpacker *u, const pv_record *container, const cha
                            pv_error *err)
 {
     container_input *c = &u->current;
-    if (container_payload(container, u->swap, path, &c->data, &c->left, err))
+    if (container_payload(u, container, &c->data, &c->left, err))
         return -1;
     /* perf keeps a stream per file it writes (the data.N of a directory
      * each have theirs), and a reader one per file it reads. */
@@ -262,8 +248,8 @@ int pv_unpacker_open(pv_unpacker **out, pv_file *f, const pv_record *container,
     pv_unpacker *u = calloc(1, sizeof *u);
     if (!u || !(u->zstd = ZSTD_createDStream()))
         goto oom;
+    u->file = f;
     u->path = f->data_path;
-    u->swap = f->swap;
     size_t nr_blocks = remaining >= thread_threshold() ? NR_BLOCKS : 1;
     for (size_t i = 0; i < nr_blocks; i++)
         if (!(u->blocks[i].bytes = malloc(BLOCK_CAPACITY)))
@@ -291,7 +277,7 @@ int pv_unpacker_enter(pv_unpacker *u, const pv_record *container, const char *pa
      * too, so that a damaged one stops the walk where it is. */
     const uint8_t *data;
     uint64_t size;
-    return container_payload(container, u->swap, path, &data, &size, err);
+    return container_payload(u, container, &data, &size, err);
 }
 
 int pv_unpacker_next_block(pv_unpacker *u, const pv_unpack_block **out, pv_error *err)

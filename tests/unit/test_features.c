@@ -669,7 +669,7 @@ static void test_build_ids(void)
     build_id_entry(&toolong, PV_MISC_BUILD_ID_SIZE, 1, id, 20, "a");
     toolong.bytes[8 + 4 + 20] = 21;
     expect_error("build_id size byte above 20", PV_FEATURE_BUILD_ID, &toolong, -1,
-                 "build-id size of 21", "offset 0x40");
+                 "build-id size 21", "offset 0x40");
 
     byte_builder tail = {0};
     build_id_entry(&tail, 1, -1, id, 20, "x");

@@ -14,63 +14,13 @@
 #include "format/perf_abi.h"
 #include "format/perf_file.h"
 #include "decode/record_types.h"
+#include "byte_builder.h"
 #include "unit_check.h"
 
-/* ------------------------------------------------------------ a record builder */
-
-typedef struct builder {
-    uint8_t b[4096];
-    size_t n;
-    bool big_endian;
-} builder;
-
-static void put_uint(builder *w, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++) {
-        int shift = w->big_endian ? 8 * (bytes - 1 - i) : 8 * i;
-        w->b[w->n++] = (uint8_t)(v >> shift);
-    }
-}
-
-static void u8(builder *w, uint64_t v) { put_uint(w, v, 1); }
-static void u16(builder *w, uint64_t v) { put_uint(w, v, 2); }
-static void u32(builder *w, uint64_t v) { put_uint(w, v, 4); }
-static void u64(builder *w, uint64_t v) { put_uint(w, v, 8); }
-
-/* s NUL-padded to n bytes. */
-static void str(builder *w, const char *s, size_t n)
-{
-    size_t len = strlen(s);
-    memset(w->b + w->n, 0, n);
-    memcpy(w->b + w->n, s, len < n ? len : n);
-    w->n += n;
-}
-
-static void start(builder *w, bool big_endian)
-{
-    memset(w, 0, sizeof *w);
-    w->big_endian = big_endian;
-    w->n = PV_RECORD_HEADER_SIZE;
-}
-
 /* The trailer of attr_trailer's sample_type (TID, TIME, CPU). */
-static void trailer(builder *w)
+static void trailer(byte_builder *w)
 {
-    u32(w, 501); u32(w, 502); u64(w, 123456789); u32(w, 3); u32(w, 0);
-}
-
-/* Writes the header; size is the bytes so far, or size_override. */
-static pv_record finish(builder *w, uint32_t type, uint16_t misc, uint16_t size_override)
-{
-    size_t n = w->n;
-    uint16_t size = (uint16_t)(size_override ? size_override : n);
-    w->n = 0;
-    u32(w, type);
-    u16(w, misc);
-    u16(w, size);
-    w->n = n;
-    return (pv_record){.file_offset = 0x1a38, .type = type, .misc = misc, .size = size,
-                       .bytes = w->b};
+    bb_u32(w, 501); bb_u32(w, 502); bb_u64(w, 123456789); bb_u32(w, 3); bb_u32(w, 0);
 }
 
 /* ------------------------------------------------------------ fake files */
@@ -156,15 +106,15 @@ static void expect_error(const char *what, int rc, const pv_error *err, const ch
 static void test_mmap(bool be)
 {
     pv_file ft = fake_file(&attr_trailer, be), f = fake_file(&attr_plain, be);
-    builder w;
+    byte_builder w;
     pv_error err;
     pv_rec_mmap m;
 
-    start(&w, be);
-    u32(&w, 10); u32(&w, 11); u64(&w, 0x400000); u64(&w, 0x2000); u64(&w, 0x1000);
-    str(&w, "/bin/ls", 16);
+    bb_record_start(&w, be);
+    bb_u32(&w, 10); bb_u32(&w, 11); bb_u64(&w, 0x400000); bb_u64(&w, 0x2000); bb_u64(&w, 0x1000);
+    bb_padded_string(&w, "/bin/ls", 16);
     trailer(&w);
-    pv_record r = finish(&w, PV_RECORD_MMAP, 2, 0);
+    pv_record r = bb_record_finish(&w, PV_RECORD_MMAP, 2, 0);
     const char *what = named("MMAP fields and trailer", be);
     DECODED(what, pv_rec_mmap_decode(&ft, &r, &m, &err), err);
     EQ(what, m.mmap2, false);
@@ -176,17 +126,17 @@ static void test_mmap(bool be)
     TEXT(what, m.filename, m.filename_len, "/bin/ls");
     expect_trailer(what, &m.trailer);
 
-    r = finish(&w, PV_RECORD_MMAP, 2, PV_RECORD_HEADER_SIZE + 12);
+    r = bb_record_finish(&w, PV_RECORD_MMAP, 2, PV_RECORD_HEADER_SIZE + 12);
     expect_error(named("MMAP cut inside start", be), pv_rec_mmap_decode(&f, &r, &m, &err), &err,
                  "MMAP record", "start at offset 0x1a48");
 
     /* MMAP2, inode form */
-    start(&w, be);
-    u32(&w, 20); u32(&w, 21); u64(&w, 0x1000); u64(&w, 0x2000); u64(&w, 0x3000);
-    u32(&w, 8); u32(&w, 1); u64(&w, 123456); u64(&w, 7);
-    u32(&w, 5); u32(&w, 2); str(&w, "/usr/lib/libc.so.6", 24);
+    bb_record_start(&w, be);
+    bb_u32(&w, 20); bb_u32(&w, 21); bb_u64(&w, 0x1000); bb_u64(&w, 0x2000); bb_u64(&w, 0x3000);
+    bb_u32(&w, 8); bb_u32(&w, 1); bb_u64(&w, 123456); bb_u64(&w, 7);
+    bb_u32(&w, 5); bb_u32(&w, 2); bb_padded_string(&w, "/usr/lib/libc.so.6", 24);
     trailer(&w);
-    r = finish(&w, PV_RECORD_MMAP2, 2, 0);
+    r = bb_record_finish(&w, PV_RECORD_MMAP2, 2, 0);
     what = named("MMAP2 inode form", be);
     DECODED(what, pv_rec_mmap_decode(&ft, &r, &m, &err), err);
     EQ(what, m.mmap2, true);
@@ -202,12 +152,12 @@ static void test_mmap(bool be)
     expect_trailer(what, &m.trailer);
 
     /* MMAP2, build-id form */
-    start(&w, be);
-    u32(&w, 20); u32(&w, 21); u64(&w, 0x1000); u64(&w, 0x2000); u64(&w, 0);
-    u8(&w, 20); u8(&w, 0); u16(&w, 0);
-    for (int i = 0; i < 20; i++) u8(&w, 0xa0 + i);
-    u32(&w, 5); u32(&w, 2); str(&w, "/x", 8);
-    r = finish(&w, PV_RECORD_MMAP2, 2 | PV_MISC_MMAP_BUILD_ID, 0);
+    bb_record_start(&w, be);
+    bb_u32(&w, 20); bb_u32(&w, 21); bb_u64(&w, 0x1000); bb_u64(&w, 0x2000); bb_u64(&w, 0);
+    bb_u8(&w, 20); bb_u8(&w, 0); bb_u16(&w, 0);
+    for (int i = 0; i < 20; i++) bb_u8(&w, 0xa0 + i);
+    bb_u32(&w, 5); bb_u32(&w, 2); bb_padded_string(&w, "/x", 8);
+    r = bb_record_finish(&w, PV_RECORD_MMAP2, 2 | PV_MISC_MMAP_BUILD_ID, 0);
     what = named("MMAP2 build-id of 20 bytes", be);
     DECODED(what, pv_rec_mmap_decode(&f, &r, &m, &err), err);
     EQ(what, m.has_build_id, true);
@@ -219,7 +169,7 @@ static void test_mmap(bool be)
     EQ(what, m.trailer.fields, 0);
     check(true, what, " ");
 
-    w.b[PV_RECORD_HEADER_SIZE + 32] = 16;
+    w.bytes[PV_RECORD_HEADER_SIZE + 32] = 16;
     what = named("MMAP2 build-id of 16 bytes: the rest of the field skipped", be);
     DECODED(what, pv_rec_mmap_decode(&f, &r, &m, &err), err);
     EQ(what, m.build_id_size, 16);
@@ -228,14 +178,14 @@ static void test_mmap(bool be)
     check(true, what, " ");
 
     /* the one rule for every consumer: over 20 bytes is an error */
-    w.b[PV_RECORD_HEADER_SIZE + 32] = 21;
+    w.bytes[PV_RECORD_HEADER_SIZE + 32] = 21;
     expect_error(named("MMAP2 build-id of 21 bytes is an error", be),
                  pv_rec_mmap_decode(&f, &r, &m, &err), &err, "MMAP2 record", "build-id size 21");
-    w.b[PV_RECORD_HEADER_SIZE + 32] = 255;
+    w.bytes[PV_RECORD_HEADER_SIZE + 32] = 255;
     expect_error(named("MMAP2 build-id of 255 bytes is an error", be),
                  pv_rec_mmap_decode(&f, &r, &m, &err), &err, "build-id size 255", NULL);
-    w.b[PV_RECORD_HEADER_SIZE + 32] = 20;
-    r = finish(&w, PV_RECORD_MMAP2, 2 | PV_MISC_MMAP_BUILD_ID, PV_RECORD_HEADER_SIZE + 48);
+    w.bytes[PV_RECORD_HEADER_SIZE + 32] = 20;
+    r = bb_record_finish(&w, PV_RECORD_MMAP2, 2 | PV_MISC_MMAP_BUILD_ID, PV_RECORD_HEADER_SIZE + 48);
     expect_error(named("MMAP2 cut inside its build-id", be), pv_rec_mmap_decode(&f, &r, &m, &err),
                  &err, "build_id at offset", NULL);
 }
@@ -245,14 +195,14 @@ static void test_mmap(bool be)
 static void test_tasks(bool be)
 {
     pv_file ft = fake_file(&attr_trailer, be), f = fake_file(&attr_plain, be);
-    builder w;
+    byte_builder w;
     pv_error err;
 
     pv_rec_comm c;
-    start(&w, be);
-    u32(&w, 42); u32(&w, 43); str(&w, "workload", 16);
+    bb_record_start(&w, be);
+    bb_u32(&w, 42); bb_u32(&w, 43); bb_padded_string(&w, "workload", 16);
     trailer(&w);
-    pv_record r = finish(&w, PV_RECORD_COMM, PV_MISC_COMM_EXEC, 0);
+    pv_record r = bb_record_finish(&w, PV_RECORD_COMM, PV_MISC_COMM_EXEC, 0);
     const char *what = named("COMM", be);
     DECODED(what, pv_rec_comm_decode(&ft, &r, &c, &err), err);
     EQ(what, c.pid, 42);
@@ -260,18 +210,18 @@ static void test_tasks(bool be)
     EQ(what, c.exec, true);
     TEXT(what, c.comm, c.comm_len, "workload");
     expect_trailer(what, &c.trailer);
-    r = finish(&w, PV_RECORD_COMM, 0, PV_RECORD_HEADER_SIZE + 4);
+    r = bb_record_finish(&w, PV_RECORD_COMM, 0, PV_RECORD_HEADER_SIZE + 4);
     expect_error(named("COMM without its tid", be), pv_rec_comm_decode(&f, &r, &c, &err), &err,
                  "COMM record", "tid at offset 0x1a44");
-    r = finish(&w, PV_RECORD_COMM, 0, PV_RECORD_HEADER_SIZE + 16);
+    r = bb_record_finish(&w, PV_RECORD_COMM, 0, PV_RECORD_HEADER_SIZE + 16);
     expect_error(named("COMM shorter than its trailer", be),
                  pv_rec_comm_decode(&ft, &r, &c, &err), &err, "trailer", NULL);
 
     pv_rec_task t;
-    start(&w, be);
-    u32(&w, 100); u32(&w, 1); u32(&w, 101); u32(&w, 2); u64(&w, 999);
+    bb_record_start(&w, be);
+    bb_u32(&w, 100); bb_u32(&w, 1); bb_u32(&w, 101); bb_u32(&w, 2); bb_u64(&w, 999);
     trailer(&w);
-    r = finish(&w, PV_RECORD_EXIT, 0, 0);
+    r = bb_record_finish(&w, PV_RECORD_EXIT, 0, 0);
     what = named("EXIT", be);
     DECODED(what, pv_rec_task_decode(&ft, &r, &t, &err), err);
     EQ(what, t.exit, true);
@@ -281,15 +231,15 @@ static void test_tasks(bool be)
     EQ(what, t.ptid, 2);
     EQ(what, t.time, 999);
     expect_trailer(what, &t.trailer);
-    r = finish(&w, PV_RECORD_FORK, 0, PV_RECORD_HEADER_SIZE + 16);
+    r = bb_record_finish(&w, PV_RECORD_FORK, 0, PV_RECORD_HEADER_SIZE + 16);
     expect_error(named("FORK without its time", be), pv_rec_task_decode(&f, &r, &t, &err), &err,
                  "FORK record", "time at offset");
 
     pv_rec_namespaces ns;
-    start(&w, be);
-    u32(&w, 7); u32(&w, 8); u64(&w, 2);
-    u64(&w, 4); u64(&w, 0xf0000001); u64(&w, 4); u64(&w, 0xf0000002);
-    r = finish(&w, PV_RECORD_NAMESPACES, 0, 0);
+    bb_record_start(&w, be);
+    bb_u32(&w, 7); bb_u32(&w, 8); bb_u64(&w, 2);
+    bb_u64(&w, 4); bb_u64(&w, 0xf0000001); bb_u64(&w, 4); bb_u64(&w, 0xf0000002);
+    r = bb_record_finish(&w, PV_RECORD_NAMESPACES, 0, 0);
     what = named("NAMESPACES", be);
     DECODED(what, pv_rec_namespaces_decode(&f, &r, &ns, &err), err);
     EQ(what, ns.pid, 7);
@@ -300,22 +250,22 @@ static void test_tasks(bool be)
     EQ(what, ino, 0xf0000002);
     check(true, what, " ");
     w.n = PV_RECORD_HEADER_SIZE + 8;
-    u64(&w, 3);
+    bb_u64(&w, 3);
     w.n = PV_RECORD_HEADER_SIZE + 48;
-    r = finish(&w, PV_RECORD_NAMESPACES, 0, 0);
+    r = bb_record_finish(&w, PV_RECORD_NAMESPACES, 0, 0);
     expect_error(named("NAMESPACES nr larger than the record", be),
                  pv_rec_namespaces_decode(&f, &r, &ns, &err), &err, "namespaces count 3", NULL);
 
     pv_rec_cgroup cg;
-    start(&w, be);
-    u64(&w, 77); str(&w, "/sys/fs/cgroup/a", 24);
-    r = finish(&w, PV_RECORD_CGROUP, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 77); bb_padded_string(&w, "/sys/fs/cgroup/a", 24);
+    r = bb_record_finish(&w, PV_RECORD_CGROUP, 0, 0);
     what = named("CGROUP", be);
     DECODED(what, pv_rec_cgroup_decode(&f, &r, &cg, &err), err);
     EQ(what, cg.id, 77);
     TEXT(what, cg.path, cg.path_len, "/sys/fs/cgroup/a");
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_CGROUP, 0, PV_RECORD_HEADER_SIZE + 4);
+    r = bb_record_finish(&w, PV_RECORD_CGROUP, 0, PV_RECORD_HEADER_SIZE + 4);
     expect_error(named("CGROUP cut inside its id", be), pv_rec_cgroup_decode(&f, &r, &cg, &err),
                  &err, "id at offset", NULL);
 }
@@ -325,27 +275,27 @@ static void test_tasks(bool be)
 static void test_losses(bool be)
 {
     pv_file ft = fake_file(&attr_trailer, be), f = fake_file(&attr_plain, be);
-    builder w;
+    byte_builder w;
     pv_error err;
 
     pv_rec_lost l;
-    start(&w, be);
-    u64(&w, 0x55); u64(&w, 12);
+    bb_record_start(&w, be);
+    bb_u64(&w, 0x55); bb_u64(&w, 12);
     trailer(&w);
-    pv_record r = finish(&w, PV_RECORD_LOST, 0, 0);
+    pv_record r = bb_record_finish(&w, PV_RECORD_LOST, 0, 0);
     const char *what = named("LOST", be);
     DECODED(what, pv_rec_lost_decode(&ft, &r, &l, &err), err);
     EQ(what, l.has_id, true);
     EQ(what, l.id, 0x55);
     EQ(what, l.lost, 12);
     expect_trailer(what, &l.trailer);
-    r = finish(&w, PV_RECORD_LOST, 0, PV_RECORD_HEADER_SIZE + 8);
+    r = bb_record_finish(&w, PV_RECORD_LOST, 0, PV_RECORD_HEADER_SIZE + 8);
     expect_error(named("LOST without its count", be), pv_rec_lost_decode(&f, &r, &l, &err), &err,
                  "LOST record", "lost at offset 0x1a48");
 
-    start(&w, be);
-    u64(&w, 9);
-    r = finish(&w, PV_RECORD_LOST_SAMPLES, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 9);
+    r = bb_record_finish(&w, PV_RECORD_LOST_SAMPLES, 0, 0);
     what = named("LOST_SAMPLES", be);
     DECODED(what, pv_rec_lost_decode(&f, &r, &l, &err), err);
     EQ(what, l.has_id, false);
@@ -353,9 +303,9 @@ static void test_losses(bool be)
     check(true, what, " ");
 
     pv_rec_throttle t;
-    start(&w, be);
-    u64(&w, 1000); u64(&w, 0x66); u64(&w, 0x67);
-    r = finish(&w, PV_RECORD_UNTHROTTLE, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 1000); bb_u64(&w, 0x66); bb_u64(&w, 0x67);
+    r = bb_record_finish(&w, PV_RECORD_UNTHROTTLE, 0, 0);
     what = named("UNTHROTTLE", be);
     DECODED(what, pv_rec_throttle_decode(&f, &r, &t, &err), err);
     EQ(what, t.unthrottle, true);
@@ -363,7 +313,7 @@ static void test_losses(bool be)
     EQ(what, t.id, 0x66);
     EQ(what, t.stream_id, 0x67);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_THROTTLE, 0, PV_RECORD_HEADER_SIZE + 16);
+    r = bb_record_finish(&w, PV_RECORD_THROTTLE, 0, PV_RECORD_HEADER_SIZE + 16);
     expect_error(named("THROTTLE without stream_id", be),
                  pv_rec_throttle_decode(&f, &r, &t, &err), &err, "stream_id at offset", NULL);
 }
@@ -372,13 +322,13 @@ static void test_events(bool be)
 {
     pv_file f = fake_file(&attr_plain, be), fr = fake_file(&attr_read, be);
     pv_file fg = fake_file(&attr_group, be), ft = fake_file(&attr_trailer, be);
-    builder w;
+    byte_builder w;
     pv_error err;
 
     pv_rec_read rd;
-    start(&w, be);
-    u32(&w, 1); u32(&w, 2); u64(&w, 500); u64(&w, 600); u64(&w, 700); u64(&w, 0x99);
-    pv_record r = finish(&w, PV_RECORD_READ, 0, 0);
+    bb_record_start(&w, be);
+    bb_u32(&w, 1); bb_u32(&w, 2); bb_u64(&w, 500); bb_u64(&w, 600); bb_u64(&w, 700); bb_u64(&w, 0x99);
+    pv_record r = bb_record_finish(&w, PV_RECORD_READ, 0, 0);
     const char *what = named("READ, one value", be);
     DECODED(what, pv_rec_read_decode(&fr, &r, &rd, &err), err);
     EQ(what, rd.group, false);
@@ -389,14 +339,14 @@ static void test_events(bool be)
     EQ(what, v.value, 500);
     EQ(what, v.id, 0x99);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_READ, 0, PV_RECORD_HEADER_SIZE + 32);
+    r = bb_record_finish(&w, PV_RECORD_READ, 0, PV_RECORD_HEADER_SIZE + 32);
     expect_error(named("READ without its id", be), pv_rec_read_decode(&fr, &r, &rd, &err), &err,
                  "READ record", "id at offset");
 
-    start(&w, be);
-    u32(&w, 1); u32(&w, 2); u64(&w, 2); u64(&w, 600);
-    u64(&w, 10); u64(&w, 0x91); u64(&w, 0); u64(&w, 20); u64(&w, 0x92); u64(&w, 4);
-    r = finish(&w, PV_RECORD_READ, 0, 0);
+    bb_record_start(&w, be);
+    bb_u32(&w, 1); bb_u32(&w, 2); bb_u64(&w, 2); bb_u64(&w, 600);
+    bb_u64(&w, 10); bb_u64(&w, 0x91); bb_u64(&w, 0); bb_u64(&w, 20); bb_u64(&w, 0x92); bb_u64(&w, 4);
+    r = bb_record_finish(&w, PV_RECORD_READ, 0, 0);
     what = named("READ, a group", be);
     DECODED(what, pv_rec_read_decode(&fg, &r, &rd, &err), err);
     EQ(what, rd.group, true);
@@ -408,16 +358,16 @@ static void test_events(bool be)
     EQ(what, v.lost, 4);
     check(true, what, " ");
     w.n = PV_RECORD_HEADER_SIZE + 8;
-    u64(&w, 1000);
+    bb_u64(&w, 1000);
     w.n = PV_RECORD_HEADER_SIZE + 72;
-    r = finish(&w, PV_RECORD_READ, 0, 0);
+    r = bb_record_finish(&w, PV_RECORD_READ, 0, 0);
     expect_error(named("READ group nr larger than the record", be),
                  pv_rec_read_decode(&fg, &r, &rd, &err), &err, "read group count 1000", NULL);
 
     pv_rec_switch sw;
-    start(&w, be);
+    bb_record_start(&w, be);
     trailer(&w);
-    r = finish(&w, PV_RECORD_SWITCH, PV_MISC_SWITCH_OUT | PV_MISC_SWITCH_OUT_PREEMPT, 0);
+    r = bb_record_finish(&w, PV_RECORD_SWITCH, PV_MISC_SWITCH_OUT | PV_MISC_SWITCH_OUT_PREEMPT, 0);
     what = named("SWITCH: no body, the task in the trailer", be);
     DECODED(what, pv_rec_switch_decode(&ft, &r, &sw, &err), err);
     EQ(what, sw.cpu_wide, false);
@@ -425,9 +375,9 @@ static void test_events(bool be)
     EQ(what, sw.preempt, true);
     expect_trailer(what, &sw.trailer);
 
-    start(&w, be);
-    u32(&w, 300); u32(&w, 301);
-    r = finish(&w, PV_RECORD_SWITCH_CPU_WIDE, 0, 0);
+    bb_record_start(&w, be);
+    bb_u32(&w, 300); bb_u32(&w, 301);
+    r = bb_record_finish(&w, PV_RECORD_SWITCH_CPU_WIDE, 0, 0);
     what = named("SWITCH_CPU_WIDE", be);
     DECODED(what, pv_rec_switch_decode(&f, &r, &sw, &err), err);
     EQ(what, sw.cpu_wide, true);
@@ -435,7 +385,7 @@ static void test_events(bool be)
     EQ(what, sw.next_prev_pid, 300);
     EQ(what, sw.next_prev_tid, 301);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_SWITCH_CPU_WIDE, 0, PV_RECORD_HEADER_SIZE + 4);
+    r = bb_record_finish(&w, PV_RECORD_SWITCH_CPU_WIDE, 0, PV_RECORD_HEADER_SIZE + 4);
     expect_error(named("SWITCH_CPU_WIDE without next_prev_tid", be),
                  pv_rec_switch_decode(&f, &r, &sw, &err), &err, "next_prev_tid at offset", NULL);
 }
@@ -445,14 +395,14 @@ static void test_events(bool be)
 static void test_code_and_aux(bool be)
 {
     pv_file f = fake_file(&attr_plain, be);
-    builder w;
+    byte_builder w;
     pv_error err;
 
     pv_rec_ksymbol k;
-    start(&w, be);
-    u64(&w, 0xffffffffc0000000ull); u32(&w, 256); u16(&w, 1); u16(&w, 0);
-    str(&w, "bpf_prog_abc", 16);
-    pv_record r = finish(&w, PV_RECORD_KSYMBOL, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 0xffffffffc0000000ull); bb_u32(&w, 256); bb_u16(&w, 1); bb_u16(&w, 0);
+    bb_padded_string(&w, "bpf_prog_abc", 16);
+    pv_record r = bb_record_finish(&w, PV_RECORD_KSYMBOL, 0, 0);
     const char *what = named("KSYMBOL", be);
     DECODED(what, pv_rec_ksymbol_decode(&f, &r, &k, &err), err);
     EQ(what, k.addr, 0xffffffffc0000000ull);
@@ -460,31 +410,31 @@ static void test_code_and_aux(bool be)
     EQ(what, k.ksym_type, 1);
     TEXT(what, k.name, k.name_len, "bpf_prog_abc");
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_KSYMBOL, 0, PV_RECORD_HEADER_SIZE + 14);
+    r = bb_record_finish(&w, PV_RECORD_KSYMBOL, 0, PV_RECORD_HEADER_SIZE + 14);
     expect_error(named("KSYMBOL without flags", be), pv_rec_ksymbol_decode(&f, &r, &k, &err),
                  &err, "flags at offset", NULL);
 
     pv_rec_bpf_event b;
-    start(&w, be);
-    u16(&w, 1); u16(&w, 0); u32(&w, 42);
-    for (int i = 0; i < 8; i++) u8(&w, 0x01 + 0x22 * i);
-    r = finish(&w, PV_RECORD_BPF_EVENT, 0, 0);
+    bb_record_start(&w, be);
+    bb_u16(&w, 1); bb_u16(&w, 0); bb_u32(&w, 42);
+    for (int i = 0; i < 8; i++) bb_u8(&w, 0x01 + 0x22 * i);
+    r = bb_record_finish(&w, PV_RECORD_BPF_EVENT, 0, 0);
     what = named("BPF_EVENT", be);
     DECODED(what, pv_rec_bpf_event_decode(&f, &r, &b, &err), err);
     EQ(what, b.type, 1);
     EQ(what, b.id, 42);
     EQ(what, b.tag[7], 0x01 + 0x22 * 7);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_BPF_EVENT, 0, PV_RECORD_HEADER_SIZE + 12);
+    r = bb_record_finish(&w, PV_RECORD_BPF_EVENT, 0, PV_RECORD_HEADER_SIZE + 12);
     expect_error(named("BPF_EVENT cut inside its tag", be),
                  pv_rec_bpf_event_decode(&f, &r, &b, &err), &err, "tag at offset", NULL);
 
     pv_rec_text_poke tp;
-    start(&w, be);
-    u64(&w, 0xffffffff81000000ull); u16(&w, 2); u16(&w, 3);
-    u8(&w, 0x90); u8(&w, 0x91); u8(&w, 0xe8); u8(&w, 0x01); u8(&w, 0x02); u8(&w, 0); u8(&w, 0);
-    u8(&w, 0); u8(&w, 0); u8(&w, 0); u8(&w, 0); u8(&w, 0);
-    r = finish(&w, PV_RECORD_TEXT_POKE, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 0xffffffff81000000ull); bb_u16(&w, 2); bb_u16(&w, 3);
+    bb_u8(&w, 0x90); bb_u8(&w, 0x91); bb_u8(&w, 0xe8); bb_u8(&w, 0x01); bb_u8(&w, 0x02); bb_u8(&w, 0); bb_u8(&w, 0);
+    bb_u8(&w, 0); bb_u8(&w, 0); bb_u8(&w, 0); bb_u8(&w, 0); bb_u8(&w, 0);
+    r = bb_record_finish(&w, PV_RECORD_TEXT_POKE, 0, 0);
     what = named("TEXT_POKE", be);
     DECODED(what, pv_rec_text_poke_decode(&f, &r, &tp, &err), err);
     EQ(what, tp.old_len, 2);
@@ -494,48 +444,48 @@ static void test_code_and_aux(bool be)
     EQ(what, tp.new_bytes[2], 0x02);
     check(true, what, " ");
     w.n = PV_RECORD_HEADER_SIZE + 8;
-    u16(&w, 200);
+    bb_u16(&w, 200);
     w.n = PV_RECORD_HEADER_SIZE + 24;
-    r = finish(&w, PV_RECORD_TEXT_POKE, 0, 0);
+    r = bb_record_finish(&w, PV_RECORD_TEXT_POKE, 0, 0);
     expect_error(named("TEXT_POKE lengths larger than the record", be),
                  pv_rec_text_poke_decode(&f, &r, &tp, &err), &err, "text_poke bytes count", NULL);
 
     pv_rec_aux a;
-    start(&w, be);
-    u64(&w, 4096); u64(&w, 8192); u64(&w, 1);
-    r = finish(&w, PV_RECORD_AUX, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 4096); bb_u64(&w, 8192); bb_u64(&w, 1);
+    r = bb_record_finish(&w, PV_RECORD_AUX, 0, 0);
     what = named("AUX", be);
     DECODED(what, pv_rec_aux_decode(&f, &r, &a, &err), err);
     EQ(what, a.aux_offset, 4096);
     EQ(what, a.aux_size, 8192);
     EQ(what, a.flags, 1);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_AUX, 0, PV_RECORD_HEADER_SIZE + 16);
+    r = bb_record_finish(&w, PV_RECORD_AUX, 0, PV_RECORD_HEADER_SIZE + 16);
     expect_error(named("AUX without flags", be), pv_rec_aux_decode(&f, &r, &a, &err), &err,
                  "flags at offset", NULL);
 
     pv_rec_itrace_start it;
-    start(&w, be);
-    u32(&w, 30); u32(&w, 31);
-    r = finish(&w, PV_RECORD_ITRACE_START, 0, 0);
+    bb_record_start(&w, be);
+    bb_u32(&w, 30); bb_u32(&w, 31);
+    r = bb_record_finish(&w, PV_RECORD_ITRACE_START, 0, 0);
     what = named("ITRACE_START", be);
     DECODED(what, pv_rec_itrace_start_decode(&f, &r, &it, &err), err);
     EQ(what, it.pid, 30);
     EQ(what, it.tid, 31);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_ITRACE_START, 0, PV_RECORD_HEADER_SIZE + 4);
+    r = bb_record_finish(&w, PV_RECORD_ITRACE_START, 0, PV_RECORD_HEADER_SIZE + 4);
     expect_error(named("ITRACE_START without tid", be),
                  pv_rec_itrace_start_decode(&f, &r, &it, &err), &err, "tid at offset", NULL);
 
     pv_rec_aux_output_hw_id h;
-    start(&w, be);
-    u64(&w, 0x1234);
-    r = finish(&w, PV_RECORD_AUX_OUTPUT_HW_ID, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 0x1234);
+    r = bb_record_finish(&w, PV_RECORD_AUX_OUTPUT_HW_ID, 0, 0);
     what = named("AUX_OUTPUT_HW_ID", be);
     DECODED(what, pv_rec_aux_output_hw_id_decode(&f, &r, &h, &err), err);
     EQ(what, h.hw_id, 0x1234);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_AUX_OUTPUT_HW_ID, 0, PV_RECORD_HEADER_SIZE);
+    r = bb_record_finish(&w, PV_RECORD_AUX_OUTPUT_HW_ID, 0, PV_RECORD_HEADER_SIZE);
     expect_error(named("AUX_OUTPUT_HW_ID without a body", be),
                  pv_rec_aux_output_hw_id_decode(&f, &r, &h, &err), &err, "hw_id at offset", NULL);
 }
@@ -546,13 +496,13 @@ static void test_stat(bool be)
 {
     /* user records have no trailer, even in a file with sample_id_all */
     pv_file f = fake_file(&attr_trailer, be);
-    builder w;
+    byte_builder w;
     pv_error err;
 
     pv_rec_stat s;
-    start(&w, be);
-    u64(&w, 0x77); u32(&w, 0xffffffff); u32(&w, 5); u64(&w, 1000); u64(&w, 2000); u64(&w, 1500);
-    pv_record r = finish(&w, PV_RECORD_STAT, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 0x77); bb_u32(&w, 0xffffffff); bb_u32(&w, 5); bb_u64(&w, 1000); bb_u64(&w, 2000); bb_u64(&w, 1500);
+    pv_record r = bb_record_finish(&w, PV_RECORD_STAT, 0, 0);
     const char *what = named("STAT", be);
     DECODED(what, pv_rec_stat_decode(&f, &r, &s, &err), err);
     EQ(what, s.id, 0x77);
@@ -562,27 +512,27 @@ static void test_stat(bool be)
     EQ(what, s.ena, 2000);
     EQ(what, s.run, 1500);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_STAT, 0, PV_RECORD_HEADER_SIZE + 24);
+    r = bb_record_finish(&w, PV_RECORD_STAT, 0, PV_RECORD_HEADER_SIZE + 24);
     expect_error(named("STAT cut after val", be), pv_rec_stat_decode(&f, &r, &s, &err), &err,
                  "STAT record", "ena at offset");
 
     pv_rec_stat_round sr;
-    start(&w, be);
-    u64(&w, 1); u64(&w, 555);
-    r = finish(&w, PV_RECORD_STAT_ROUND, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 1); bb_u64(&w, 555);
+    r = bb_record_finish(&w, PV_RECORD_STAT_ROUND, 0, 0);
     what = named("STAT_ROUND", be);
     DECODED(what, pv_rec_stat_round_decode(&f, &r, &sr, &err), err);
     EQ(what, sr.type, 1);
     EQ(what, sr.time, 555);
     check(true, what, " ");
-    r = finish(&w, PV_RECORD_STAT_ROUND, 0, PV_RECORD_HEADER_SIZE + 8);
+    r = bb_record_finish(&w, PV_RECORD_STAT_ROUND, 0, PV_RECORD_HEADER_SIZE + 8);
     expect_error(named("STAT_ROUND without its time", be),
                  pv_rec_stat_round_decode(&f, &r, &sr, &err), &err, "time at offset", NULL);
 
     pv_rec_stat_config sc;
-    start(&w, be);
-    u64(&w, 2); u64(&w, 0); u64(&w, 1); u64(&w, 7); u64(&w, 42);
-    r = finish(&w, PV_RECORD_STAT_CONFIG, 0, 0);
+    bb_record_start(&w, be);
+    bb_u64(&w, 2); bb_u64(&w, 0); bb_u64(&w, 1); bb_u64(&w, 7); bb_u64(&w, 42);
+    r = bb_record_finish(&w, PV_RECORD_STAT_CONFIG, 0, 0);
     what = named("STAT_CONFIG", be);
     DECODED(what, pv_rec_stat_config_decode(&f, &r, &sc, &err), err);
     EQ(what, sc.nr, 2);
@@ -591,7 +541,7 @@ static void test_stat(bool be)
     EQ(what, tag, 7);
     EQ(what, val, 42);
     check(true, what, " ");
-    w.b[PV_RECORD_HEADER_SIZE + (be ? 7 : 0)] = 5;
+    w.bytes[PV_RECORD_HEADER_SIZE + (be ? 7 : 0)] = 5;
     expect_error(named("STAT_CONFIG nr larger than the record", be),
                  pv_rec_stat_config_decode(&f, &r, &sc, &err), &err, "stat_config count 5", NULL);
 }
@@ -601,12 +551,12 @@ static void test_no_events(void)
 {
     pv_file f = fake_file(NULL, false);
     f.nr_attrs = 0;
-    builder w;
+    byte_builder w;
     pv_error err;
     pv_rec_comm c;
-    start(&w, false);
-    u32(&w, 1); u32(&w, 2); str(&w, "sh", 8);
-    pv_record r = finish(&w, PV_RECORD_COMM, 0, 0);
+    bb_record_start(&w, false);
+    bb_u32(&w, 1); bb_u32(&w, 2); bb_padded_string(&w, "sh", 8);
+    pv_record r = bb_record_finish(&w, PV_RECORD_COMM, 0, 0);
     const char *what = "COMM of a file without events: no trailer";
     DECODED(what, pv_rec_comm_decode(&f, &r, &c, &err), err);
     EQ(what, c.trailer.fields, 0);

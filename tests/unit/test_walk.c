@@ -238,6 +238,19 @@ static int nr_threads(void)
     return n;
 }
 
+/* Threads of this process once those that ended are gone, waiting up to 5 s
+ * for the count to come down to want: pthread_join returns when the kernel
+ * clears the thread's tid, a moment before the task leaves /proc/self/task. */
+static int nr_threads_settled(int want)
+{
+    int n = nr_threads();
+    for (int k = 0; n > want && k < 500; k++) {
+        usleep(10000);
+        n = nr_threads();
+    }
+    return n;
+}
+
 static bool walk_threaded(const pv_walk *w)
 {
     return w->unpacked.source && pv_unpacker_threaded(w->unpacked.source);
@@ -312,10 +325,11 @@ static void stops_busy_thread(void)
     usleep(20000);  /* the thread fills every block it may */
     int during = nr_threads();
     pv_walk_end(&w);
+    int after = nr_threads_settled(before);
     char why[1024];
     snprintf(why, sizeof why, "rc %d, threaded %d, threads %d before, %d during, %d after",
-             rc, threaded, before, during, nr_threads());
-    check(rc == 1 && threaded && during == before + 1 && nr_threads() == before, what, "%s", why);
+             rc, threaded, before, during, after);
+    check(rc == 1 && threaded && during == before + 1 && after == before, what, "%s", why);
 
     /* and to the end: the records as they were written, once each */
     what = "8 MB of records decompressed on a thread come out whole and in order";
@@ -393,9 +407,10 @@ static void threaded_same_as_inline(const char *path)
      * so "during" is at most one more; that none is left after the walk is
      * what holds whatever the timing. */
     snprintf(what, sizeof what, "%s: the decompressing thread runs during the walk only", path);
+    int threads_after = nr_threads_settled(threads_before);
     snprintf(why, sizeof why, "%d threads before, %d during, %d after", threads_before,
-             threads_during, nr_threads());
-    check(threads_during <= threads_before + 1 && nr_threads() == threads_before, what, "%s", why);
+             threads_during, threads_after);
+    check(threads_during <= threads_before + 1 && threads_after == threads_before, what, "%s", why);
 
     /* ended, or moved by a seek, a few records into the first container */
     for (int how = 0; how < 2; how++) {
@@ -411,11 +426,11 @@ static void threaded_same_as_inline(const char *path)
         int after;
         if (how == 1) {
             pv_walk_seek(&w, 0, mem->data_section.offset, 0);
-            after = nr_threads();
+            after = nr_threads_settled(threads_before);
             pv_walk_end(&w);
         } else {
             pv_walk_end(&w);
-            after = nr_threads();
+            after = nr_threads_settled(threads_before);
         }
         snprintf(what, sizeof what, "%s: a walk %s inside compressed data stops its thread", path,
                  how ? "moved by a seek" : "ended");

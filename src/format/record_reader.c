@@ -1,27 +1,22 @@
-#include "decode/record_reader.h"
+#include "format/record_reader.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "format/perf_abi.h"
 
-int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
-                pv_error *err)
+void pv_rec_open_user(pv_rec_reader *r, const pv_file *f, const pv_record *rec)
 {
     *r = (pv_rec_reader){.f = f, .rec = rec};
-    if (f->nr_attrs) {
-        if (pv_record_body(f, rec, trailer, &r->c, err))
-            return -1;
-        r->has_trailer = trailer->fields != 0;
-        return 0;
-    }
-    /* a file without events (a pipe cut before its first HEADER_ATTR) has
-     * no sample_type to say what a trailer holds */
-    *trailer = (pv_sample_id){.attr_index = -1};
     pv_cursor_init(&r->c, rec->bytes + PV_RECORD_HEADER_SIZE,
                    (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
                    rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
-    return 0;
+}
+
+void pv_rec_open_body(pv_rec_reader *r, const pv_file *f, const pv_record *rec,
+                      const pv_cursor *body, bool has_trailer)
+{
+    *r = (pv_rec_reader){.f = f, .rec = rec, .c = *body, .has_trailer = has_trailer};
 }
 
 static const char *type_name(const pv_record *rec)

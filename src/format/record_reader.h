@@ -1,6 +1,7 @@
 /*
- * What the typed record decoders (record_types.h) share: a cursor over a
- * record's body with the trailer taken off, reads that remember the first
+ * What the typed record decoders share (format/user_records.h,
+ * decode/record_types.h): a cursor over a record's body, with a kernel
+ * record's sample_id_all trailer taken off, reads that remember the first
  * field that went past the body, and the errors every decoder gives.
  * Private to the decoders.
  */
@@ -11,10 +12,9 @@
 #include <stdint.h>
 
 #include "format/perf_file.h"
+#include "format/record.h"
 #include "base/pv_cursor.h"
 #include "base/pv_error.h"
-#include "stream/record_walk.h"
-#include "decode/sample.h"
 
 typedef struct pv_rec_reader {
     const pv_file *f;
@@ -24,10 +24,12 @@ typedef struct pv_rec_reader {
     const char *fail_field;    /* the first field read past the body */
 } pv_rec_reader;
 
-/* Decodes the trailer (kernel types, when the file has events) into
- * *trailer and opens the reader over the body before it (pv_record_body). */
-int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
-                pv_error *err);
+/* Opens the reader over the whole body: a user record's, which has no
+ * trailer.  (A kernel record's is opened by pv_rec_open, decode/sample.h.) */
+void pv_rec_open_user(pv_rec_reader *r, const pv_file *f, const pv_record *rec);
+/* Opens the reader over body, the part of rec before its trailer. */
+void pv_rec_open_body(pv_rec_reader *r, const pv_file *f, const pv_record *rec,
+                      const pv_cursor *body, bool has_trailer);
 /* 0, or the error for a body that ends before its fields do. */
 int pv_rec_finish(const pv_rec_reader *r, pv_error *err);
 /* "<file>: <TYPE> record at offset 0x.. (size N): <what>" */

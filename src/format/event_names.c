@@ -2,13 +2,7 @@
  * Event names as perf report shows them.
  *
  * HEADER_EVENT_DESC holds the names perf record gave the events (with
- * modifiers, e.g. "cycles:u"):
- *
- *   u32 nr; u32 attr_size;
- *   nr times: perf_event_attr (attr_size bytes), u32 nr_ids,
- *             perf_header_string name, u64 ids[nr_ids]
- *
- * An entry belongs to the attr that owns its first id, or failing ids, to
+ * modifiers, e.g. "cycles:u"), read through format/event_desc.h.  An entry belongs to the attr that owns its first id, or failing ids, to
  * the attr at the same position.
  */
 #include <stdlib.h>
@@ -17,6 +11,7 @@
 #include "format/event_names.h"
 
 #include "format/attr.h"
+#include "format/event_desc.h"
 
 #define FEATURE_EVENT_DESC 12
 
@@ -40,27 +35,15 @@ static void names_from_event_desc(pv_file *f)
     if (!pv_file_has_feature(f, FEATURE_EVENT_DESC) ||
         pv_file_feature_bytes(f, FEATURE_EVENT_DESC, &bytes, &size, &offset, &ignored))
         return;
-    pv_cursor c;
-    pv_cursor_init(&c, bytes, size, offset, f->swap);
-    uint32_t nr = pv_cursor_u32(&c);
-    uint32_t attr_size = pv_cursor_u32(&c);
-    if (c.failed || attr_size < PV_ATTR_SIZE_VER0)
+    pv_event_desc_iter it;
+    pv_event_desc_entry e;
+    if (pv_event_desc_start(&it, f, bytes, size, offset, &ignored))
         return;
-    for (uint32_t i = 0; i < nr && !c.failed; i++) {
-        if (!pv_cursor_skip(&c, attr_size))
-            return;
-        uint32_t nr_ids = pv_cursor_u32(&c);
-        uint64_t len;
-        const char *name = pv_read_header_string(&c, &len);
-        if (!name)
-            return;
-        uint64_t first_id = 0;
-        if (nr_ids > 0) {
-            if (pv_cursor_left(&c) / 8 < nr_ids)
-                return;
-            first_id = pv_cursor_u64(&c);
-            pv_cursor_skip(&c, ((uint64_t)nr_ids - 1) * 8);
-        }
+    for (uint32_t i = 0; pv_event_desc_next(&it, &e, &ignored) == 1; i++) {
+        const char *name = e.name;
+        uint64_t len = e.name_len;
+        uint32_t nr_ids = e.nr_ids;
+        uint64_t first_id = nr_ids > 0 ? pv_event_desc_id(&e, 0) : 0;
         int index = nr_ids > 0 ? pv_file_attr_for_id(f, first_id) : -1;
         if (index < 0 && i < f->nr_attrs)
             index = (int)i;

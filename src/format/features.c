@@ -18,6 +18,7 @@
 #include "base/json_writer.h"
 #include "format/perf_abi.h"
 #include "base/pv_cursor.h"
+#include "format/event_desc.h"
 
 /* What a decoder works with. */
 typedef struct feature_ctx {
@@ -262,49 +263,33 @@ static int decode_build_id(feature_ctx *x)
     return 0;
 }
 
-/*
- * event_desc:
- *   u32 nr; u32 attr_size;
- *   nr times: perf_event_attr (attr_size bytes); u32 nr_ids;
- *             perf_header_string name; u64 ids[nr_ids]
- */
+/* event_desc: its entries (format/event_desc.h) */
 static int decode_event_desc(feature_ctx *x)
 {
-    uint32_t nr = pv_cursor_u32(&x->c);
-    uint64_t size_at = pv_cursor_offset(&x->c);
-    uint32_t attr_size = pv_cursor_u32(&x->c);
-    if (x->c.failed)
-        return truncated(x);
-    if (attr_size < PV_ATTR_SIZE_VER0)
-        return fail(x, "attr_size %u at offset 0x%llx is smaller than a perf_event_attr (%d)",
-                    attr_size, (unsigned long long)size_at, PV_ATTR_SIZE_VER0);
-    if (check_count(x, nr, (uint64_t)attr_size + 8, x->offset, "event"))
+    pv_event_desc_iter it;
+    if (pv_event_desc_start(&it, x->f, x->c.data, x->c.size, x->offset, x->err))
         return -1;
     pv_json_array_begin(&x->w);
-    for (uint32_t i = 0; i < nr; i++) {
-        pv_attr a;
-        pv_error inner;
-        if (pv_attr_decode(&x->c, attr_size, &a, x->f->data_path, &inner))
-            return fail(x, "event %u: %s", i, inner.msg);
-        uint32_t nr_ids;
-        uint64_t ids_at = pv_cursor_offset(&x->c);
-        nr_ids = pv_cursor_u32(&x->c);
+    pv_event_desc_entry e;
+    int rc;
+    while ((rc = pv_event_desc_next(&it, &e, x->err)) == 1) {
         pv_json_object_begin(&x->w);
-        if (!key_string(x, "name"))
-            return truncated(x);
-        if (check_count(x, nr_ids, 8, ids_at, "id"))
-            return -1;
+        pv_json_key(&x->w, "name");
+        pv_json_string(&x->w, e.name, (size_t)e.name_len);
         pv_json_key(&x->w, "ids");
         pv_json_array_begin(&x->w);
-        for (uint32_t k = 0; k < nr_ids; k++)
-            pv_json_i64(&x->w, pv_cursor_u64(&x->c));
+        for (uint32_t k = 0; k < e.nr_ids; k++)
+            pv_json_i64(&x->w, (int64_t)pv_event_desc_id(&e, k));
         pv_json_array_end(&x->w);
         pv_json_key(&x->w, "attr");
-        pv_attr_write_json(&a, &x->w);
+        pv_attr_write_json(&e.attr, &x->w);
         pv_json_object_end(&x->w);
     }
+    if (rc < 0)
+        return -1;
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    x->kind = PV_VALUE_JSON;
+    return 0;
 }
 
 /* nr_cpus_available from the nrcpus feature, which sizes the per-cpu parts

@@ -18,26 +18,13 @@
 #include "format/perf_file.h"
 #include "decode/record_fields.h"
 #include "unit_check.h"
+#include "record_checks.h"
 
 static sqlite3 *db;
 
 /* ------------------------------------------------------------ fake files */
 
 static pv_attr attr_plain, attr_trailer, attr_read, attr_group;
-
-/* A one-event file; sample_id_all and sample_type from the attr. */
-static pv_file fake_file(pv_attr *a, bool swap)
-{
-    pv_file f;
-    memset(&f, 0, sizeof f);
-    f.path = f.data_path = (char *)"fake.data";
-    f.swap = swap;
-    f.attrs = a;
-    f.nr_attrs = 1;
-    f.sample_id_word = -1;
-    f.trailer_id_word = -1;
-    return f;
-}
 
 /* ------------------------------------------------------------ checks */
 
@@ -97,7 +84,7 @@ static void expect_contains(const char *what, const pv_file *f, const pv_record 
 
 /* The record must be an error whose message names the offset (and has
  * fragment, when given). */
-static void expect_error(const char *what, const pv_file *f, const pv_record *rec, const char *fragment)
+static void expect_json_error(const char *what, const pv_file *f, const pv_record *rec, const char *fragment)
 {
     pv_strbuf out = {0};
     pv_error err = {{0}};
@@ -228,7 +215,7 @@ static void test_kernel_records(void)
            "\"build_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\",\"prot\":5,\"flags\":2,"
            "\"filename\":\"/x\"}");
     w.bytes[8 + 32] = 30;
-    expect_error("MMAP2 build_id size 30 is an error", &f, &r, "build-id size 30");
+    expect_json_error("MMAP2 build_id size 30 is an error", &f, &r, "build-id size 30");
 
     bb_record_start(&w, false);
     bb_u64(&w, 4096); bb_u64(&w, 8192); bb_u64(&w, 1);
@@ -559,64 +546,64 @@ static void test_malformed(void)
     bb_record_start(&w, false);
     bb_u32(&w, 9); bb_u32(&w, 9); bb_u64(&w, 1000000); bb_u64(&w, 4); bb_u64(&w, 1);
     r = bb_record_finish(&w, PV_RECORD_NAMESPACES, 0, 0);
-    expect_error("NAMESPACES nr larger than the record", &f, &r, "NAMESPACES record at offset 0x1a38");
+    expect_json_error("NAMESPACES nr larger than the record", &f, &r, "NAMESPACES record at offset 0x1a38");
 
     bb_record_start(&w, false);
     bb_u32(&w, 9); bb_u32(&w, 9); bb_u64(&w, 0xffffffffffffffffull); bb_u64(&w, 1);
     r = bb_record_finish(&w, PV_RECORD_NAMESPACES, 0, 0);
-    expect_error("NAMESPACES with nr 2^64-1 (no overflow)", &f, &r,
+    expect_json_error("NAMESPACES with nr 2^64-1 (no overflow)", &f, &r,
                  "namespaces count 18446744073709551615 (of 16 bytes each)");
 
     bb_record_start(&w, false);
     bb_u64(&w, 3); bb_u64(&w, 171); bb_u64(&w, 0); bb_u64(&w, 0); bb_u64(&w, 1);
     r = bb_record_finish(&w, PV_RECORD_ID_INDEX, 0, 0);
-    expect_error("ID_INDEX nr larger than the record", &f, &r, "ID_INDEX record");
+    expect_json_error("ID_INDEX nr larger than the record", &f, &r, "ID_INDEX record");
 
     bb_record_start(&w, false);
     bb_u64(&w, 0x4000000000000000ull);
     r = bb_record_finish(&w, PV_RECORD_THREAD_MAP, 0, 0);
-    expect_error("THREAD_MAP nr larger than the record", &f, &r, "thread_map count");
+    expect_json_error("THREAD_MAP nr larger than the record", &f, &r, "thread_map count");
 
     bb_record_start(&w, false);
     bb_u64(&w, 0x2000000000000000ull); bb_u64(&w, 0); bb_u64(&w, 1);
     r = bb_record_finish(&w, PV_RECORD_STAT_CONFIG, 0, 0);
-    expect_error("STAT_CONFIG nr larger than the record", &f, &r, "stat_config count");
+    expect_json_error("STAT_CONFIG nr larger than the record", &f, &r, "stat_config count");
 
     bb_record_start(&w, false);
     bb_u16(&w, 0); bb_u16(&w, 100); bb_u16(&w, 1); bb_u16(&w, 2);
     r = bb_record_finish(&w, PV_RECORD_CPU_MAP, 0, 0);
-    expect_error("CPU_MAP nr larger than the record", &f, &r, "cpu map count 100");
+    expect_json_error("CPU_MAP nr larger than the record", &f, &r, "cpu map count 100");
 
     bb_record_start(&w, false);
     bb_u16(&w, 1); bb_u16(&w, 1); bb_u16(&w, 3); bb_u16(&w, 0);
     r = bb_record_finish(&w, PV_RECORD_CPU_MAP, 0, 0);
-    expect_error("CPU_MAP mask long_size 3", &f, &r, "long_size 3");
+    expect_json_error("CPU_MAP mask long_size 3", &f, &r, "long_size 3");
 
     bb_record_start(&w, false);
     bb_u16(&w, 2); bb_u8(&w, 0); bb_u8(&w, 0); bb_u16(&w, 7); bb_u16(&w, 4);
     r = bb_record_finish(&w, PV_RECORD_CPU_MAP, 0, 0);
-    expect_error("CPU_MAP range ending before its start", &f, &r, "cpu range 7..4");
+    expect_json_error("CPU_MAP range ending before its start", &f, &r, "cpu range 7..4");
 
     bb_record_start(&w, false);
     bb_u16(&w, 9); bb_u16(&w, 0); bb_u32(&w, 0);
     r = bb_record_finish(&w, PV_RECORD_CPU_MAP, 0, 0);
-    expect_error("CPU_MAP unknown encoding", &f, &r, "cpu map type 9");
+    expect_json_error("CPU_MAP unknown encoding", &f, &r, "cpu map type 9");
 
     bb_record_start(&w, false);
     bb_u64(&w, 0); bb_u16(&w, 100); bb_u16(&w, 100); bb_u32(&w, 0);
     r = bb_record_finish(&w, PV_RECORD_TEXT_POKE, 0, 0);
-    expect_error("TEXT_POKE lengths larger than the record", &f, &r, "text_poke bytes");
+    expect_json_error("TEXT_POKE lengths larger than the record", &f, &r, "text_poke bytes");
 
     /* a MMAP of 16 bytes: pid/tid then nothing */
     bb_record_start(&w, false);
     bb_u32(&w, 1); bb_u32(&w, 2);
     r = bb_record_finish(&w, PV_RECORD_MMAP, 0, 0);
-    expect_error("MMAP too small", &f, &r, "start at offset 0x1a48");
+    expect_json_error("MMAP too small", &f, &r, "start at offset 0x1a48");
 
     bb_record_start(&w, false);
     bb_u64(&w, 5);
     r = bb_record_finish(&w, PV_RECORD_LOST, 0, 0);
-    expect_error("LOST too small", &f, &r, "lost at offset");
+    expect_json_error("LOST too small", &f, &r, "lost at offset");
 
     /* the trailer (24 bytes) leaves 8 bytes for a COMM's pid/tid and comm */
     bb_record_start(&w, false);
@@ -627,41 +614,41 @@ static void test_malformed(void)
     bb_record_start(&w, false);
     bb_u64(&w, 1); bb_u64(&w, 2);
     r = bb_record_finish(&w, PV_RECORD_COMM, 0, 0);
-    expect_error("COMM shorter than its trailer", &ft, &r, "offset 0x1a38");
+    expect_json_error("COMM shorter than its trailer", &ft, &r, "offset 0x1a38");
 
     /* READ group whose nr needs more than the body */
     pv_file fg = fake_file(&attr_group, false);
     bb_record_start(&w, false);
     bb_u32(&w, 3); bb_u32(&w, 4); bb_u64(&w, 1000); bb_u64(&w, 600); bb_u64(&w, 1); bb_u64(&w, 2); bb_u64(&w, 3);
     r = bb_record_finish(&w, PV_RECORD_READ, 0, 0);
-    expect_error("READ group nr larger than the record", &fg, &r, "read group count 1000");
+    expect_json_error("READ group nr larger than the record", &fg, &r, "read group count 1000");
 
     bb_record_start(&w, false);
     bb_u32(&w, 0); bb_u32(&w, 200); bb_u64(&w, 0); bb_u64(&w, 0); bb_u64(&w, 0);
     r = bb_record_finish(&w, PV_RECORD_HEADER_ATTR, 0, 0);
-    expect_error("HEADER_ATTR with attr.size larger than the record", &f, &r, "attr.size 200");
+    expect_json_error("HEADER_ATTR with attr.size larger than the record", &f, &r, "attr.size 200");
 
     bb_record_start(&w, false);
     bb_u32(&w, 1); for (int i = 0; i < 20; i++) bb_u8(&w, i);
     bb_u8(&w, 21); bb_u8(&w, 0); bb_u16(&w, 0); bb_padded_string(&w, "/x", 8);
     r = bb_record_finish(&w, PV_RECORD_HEADER_BUILD_ID, PV_MISC_BUILD_ID_SIZE, 0);
-    expect_error("HEADER_BUILD_ID size byte 21", &f, &r, "build-id size 21");
+    expect_json_error("HEADER_BUILD_ID size byte 21", &f, &r, "build-id size 21");
 
     bb_record_start(&w, false);
     bb_u64(&w, 1); bb_u64(&w, 2);
     r = bb_record_finish(&w, PV_RECORD_AUXTRACE, 0, 0);
-    expect_error("AUXTRACE too small", &f, &r, "reference at offset");
+    expect_json_error("AUXTRACE too small", &f, &r, "reference at offset");
 
     bb_record_start(&w, false);
     bb_u64(&w, 1); bb_u64(&w, 5);
     r = bb_record_finish(&w, PV_RECORD_EVENT_UPDATE, 0, 0);
-    expect_error("EVENT_UPDATE scale missing", &f, &r, "scale at offset");
+    expect_json_error("EVENT_UPDATE scale missing", &f, &r, "scale at offset");
 
     /* a SAMPLE shorter than its fixed fields */
     bb_record_start(&w, false);
     bb_u64(&w, 1);
     r = bb_record_finish(&w, PV_RECORD_SAMPLE, 0, 0);
-    expect_error("SAMPLE too small", &f, &r, "offset 0x1a38");
+    expect_json_error("SAMPLE too small", &f, &r, "offset 0x1a38");
 }
 
 int main(void)

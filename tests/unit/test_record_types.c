@@ -16,6 +16,7 @@
 #include "decode/record_types.h"
 #include "byte_builder.h"
 #include "unit_check.h"
+#include "record_checks.h"
 
 /* The trailer of attr_trailer's sample_type (TID, TIME, CPU). */
 static void trailer(byte_builder *w)
@@ -27,55 +28,6 @@ static void trailer(byte_builder *w)
 
 static pv_attr attr_plain, attr_trailer, attr_read, attr_group;
 
-static pv_file fake_file(pv_attr *a, bool swap)
-{
-    pv_file f;
-    memset(&f, 0, sizeof f);
-    f.path = f.data_path = (char *)"fake.data";
-    f.swap = swap;
-    f.attrs = a;
-    f.nr_attrs = 1;
-    f.sample_id_word = -1;
-    f.trailer_id_word = -1;
-    return f;
-}
-
-/* ------------------------------------------------------------ checks */
-
-static char label[200];
-
-static const char *named(const char *what, bool be)
-{
-    snprintf(label, sizeof label, "%s (%s)", what, be ? "big-endian" : "little-endian");
-    return label;
-}
-
-#define EQ(what, got, want)                                                                 \
-    do {                                                                                    \
-        unsigned long long got_ = (unsigned long long)(got);                                \
-        unsigned long long want_ = (unsigned long long)(want);                              \
-        if (got_ != want_) {                                                                \
-            check(false, what, "%s is 0x%llx, want 0x%llx", #got, got_, want_);             \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-
-#define TEXT(what, got, got_len, want)                                                      \
-    do {                                                                                    \
-        if (!(got) || (got_len) != strlen(want) || memcmp(got, want, got_len) != 0) {       \
-            check(false, what, "%s is not \"%s\"", #got, want);                             \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-
-#define DECODED(what, rc, err)                                                              \
-    do {                                                                                    \
-        if ((rc) != 0) {                                                                    \
-            check(false, what, "error: %s", (err).msg);                                     \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-
 static void expect_trailer(const char *what, const pv_sample_id *t)
 {
     EQ(what, t->fields, PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_CPU);
@@ -84,21 +36,6 @@ static void expect_trailer(const char *what, const pv_sample_id *t)
     EQ(what, t->time, 123456789);
     EQ(what, t->cpu, 3);
     check(true, what, " ");
-}
-
-/* rc must be an error naming the file, the offset and each fragment. */
-static void expect_error(const char *what, int rc, const pv_error *err, const char *frag1,
-                         const char *frag2)
-{
-    if (rc == 0)
-        check(false, what, "no error");
-    else if (!strstr(err->msg, "fake.data") || !strstr(err->msg, "offset 0x1a38"))
-        check(false, what, "message lacks file or offset: %s", err->msg);
-    else if ((frag1 && !strstr(err->msg, frag1)) || (frag2 && !strstr(err->msg, frag2)))
-        check(false, what, "message lacks \"%s\" or \"%s\": %s", frag1, frag2 ? frag2 : "",
-              err->msg);
-    else
-        check(true, what, " ");
 }
 
 /* ------------------------------------------------------------ maps */
@@ -550,7 +487,6 @@ static void test_stat(bool be)
 static void test_no_events(void)
 {
     pv_file f = fake_file(NULL, false);
-    f.nr_attrs = 0;
     byte_builder w;
     pv_error err;
     pv_rec_comm c;

@@ -15,60 +15,11 @@
 #include "format/user_records.h"
 #include "byte_builder.h"
 #include "unit_check.h"
-
-static char label[200];
-
-static const char *named(const char *what, bool be)
-{
-    snprintf(label, sizeof label, "%s (%s)", what, be ? "big-endian" : "little-endian");
-    return label;
-}
-
-static pv_file fake_file(bool swap)
-{
-    pv_file f;
-    memset(&f, 0, sizeof f);
-    f.path = f.data_path = (char *)"fake.data";
-    f.swap = swap;
-    return f;
-}
-
-#define EQ(what, got, want)                                                                 \
-    do {                                                                                    \
-        unsigned long long got_ = (unsigned long long)(got);                                \
-        unsigned long long want_ = (unsigned long long)(want);                              \
-        if (got_ != want_) {                                                                \
-            check(false, what, "%s is 0x%llx, want 0x%llx", #got, got_, want_);             \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-
-#define DECODED(what, rc, err)                                                              \
-    do {                                                                                    \
-        if ((rc) != 0) {                                                                    \
-            check(false, what, "decoder failed: %s", (err).msg);                            \
-            return;                                                                         \
-        }                                                                                   \
-    } while (0)
-
-/* rc must be -1 and the message must hold each fragment given. */
-static void expect_error(const char *what, int rc, const pv_error *err, const char *frag1,
-                         const char *frag2)
-{
-    if (rc != -1) {
-        check(false, what, "decoded (rc %d), want an error", rc);
-        return;
-    }
-    bool has1 = strstr(err->msg, frag1) != NULL;
-    bool has2 = !frag2 || strstr(err->msg, frag2) != NULL;
-    bool names = strstr(err->msg, "fake.data") && strstr(err->msg, "offset 0x1a38");
-    check(has1 && has2 && names, what, "message \"%s\" lacks \"%s\"%s%s or the file and offset",
-          err->msg, frag1, frag2 ? " or " : "", frag2 ? frag2 : "");
-}
+#include "record_checks.h"
 
 static void test_header_attr(bool be)
 {
-    pv_file f = fake_file(be);
+    pv_file f = fake_file(NULL, be);
     byte_builder w;
     pv_error err;
     pv_rec_header_attr h;
@@ -107,7 +58,7 @@ static void test_header_attr(bool be)
 
 static void test_event_update(bool be)
 {
-    pv_file f = fake_file(be);
+    pv_file f = fake_file(NULL, be);
     byte_builder w;
     pv_error err;
     pv_rec_event_update u;
@@ -155,7 +106,7 @@ static void test_event_update(bool be)
 
 static void test_framing(bool be)
 {
-    pv_file f = fake_file(be);
+    pv_file f = fake_file(NULL, be);
     byte_builder w;
     pv_error err;
 
@@ -211,7 +162,7 @@ static void test_framing(bool be)
 
 static void test_compressed(bool be)
 {
-    pv_file f = fake_file(be);
+    pv_file f = fake_file(NULL, be);
     byte_builder w;
     pv_error err;
     pv_rec_compressed z;

@@ -230,7 +230,8 @@ static void test_mmap2_short(bool be)
     TEXT(what, m.filename, m.filename_len, "/usr/lib64/libc-2.17.so");
     expect_trailer(what, &m.trailer);
 
-    /* names under 8 bytes: read at 64 there is no name at all */
+    /* names under 8 bytes (read at 64 there is no name at all, only the
+     * trailer), of exactly 8 (the NUL takes 8 more) and longer */
     static const char *const short_names[] = {"//anon", "[vdso]", "[stack]", "/a", "/bin/cat",
                                               "/usr/bin/x", "anon_inode:[perf_event]"};
     for (size_t i = 0; i < sizeof short_names / sizeof *short_names; i++) {

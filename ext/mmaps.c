@@ -70,8 +70,9 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_MIN: if (inode_form) pv_result_u64(ctx, m->min); break;
     case COL_INO: if (inode_form) pv_result_u64(ctx, m->ino); break;
     case COL_INO_GENERATION: if (inode_form) pv_result_u64(ctx, m->ino_generation); break;
-    case COL_PROT: if (mmap2) pv_result_u64(ctx, m->prot); break;
-    case COL_FLAGS: if (mmap2) pv_result_u64(ctx, m->flags); break;
+    /* the short MMAP2 of old kernels has neither: NULL, not a guess */
+    case COL_PROT: if (mmap2 && !m->short_layout) pv_result_u64(ctx, m->prot); break;
+    case COL_FLAGS: if (mmap2 && !m->short_layout) pv_result_u64(ctx, m->flags); break;
     case COL_BUILD_ID:
         if (m->has_build_id) {
             pv_strbuf_reset(&cur->text);

@@ -49,7 +49,7 @@ typedef struct collector {
     pv_diagnostics *out;
     bool failed;                /* out of memory */
     type_tallies unknown_types, malformed;
-    tally unknown_ids, lost, lost_samples, overstated, out_of_order;
+    tally unknown_ids, lost, lost_samples, overstated, out_of_order, short_mmap2;
     /* perf's ordered-events flush (see diagnostics.h) */
     uint64_t max_time;          /* largest time seen so far */
     uint64_t round_max_time;    /* max_time at the last FINISHED_ROUND */
@@ -269,6 +269,13 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         count(rec->type == PV_RECORD_LOST ? &c->lost : &c->lost_samples, rec, lost);
         break;
     }
+    case PV_RECORD_MMAP2: {
+        pv_rec_mmap m;
+        /* the fields JSON above decoded it, so this cannot fail */
+        if (pv_rec_mmap_decode(f, rec, &m, &err) == 0 && m.short_layout)
+            count(&c->short_mmap2, rec, 1);
+        break;
+    }
     case PV_RECORD_COMPRESSED2: {
         pv_rec_compressed z;
         /* the fields JSON above decoded it, so this cannot fail */
@@ -377,6 +384,12 @@ static void emit_record_rows(collector *c)
               "%llu COMPRESSED2 records declare more data than they hold (by up to %llu bytes); "
               "the record size is trusted", (unsigned long long)c->overstated.count,
               (unsigned long long)c->overstated.max);
+    tally_row(c, &c->short_mmap2, "short_mmap2", "info", c->short_mmap2.count,
+              "%llu MMAP2 records have the short layout of Linux 3.12-3.15 and RHEL 7's 3.10 "
+              "(no prot and flags, the name 8 bytes earlier), first at offset 0x%llx: their "
+              "names are read where they are, their prot and flags are NULL; perf 6.1 reads "
+              "these names 8 bytes late", (unsigned long long)c->short_mmap2.count,
+              (unsigned long long)c->short_mmap2.first_offset);
 }
 
 /* One row for a recording perf record never finished (pv_file.unfinished). */

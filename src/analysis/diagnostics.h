@@ -39,6 +39,10 @@
  *     (info, or warning beyond   larger than the record holds: the record's
  *     the 7 bytes of padding     size is trusted (value = the largest excess)
  *     perf 6.16+ adds)
+ *   short_mmap2 (info)           MMAP2 records in the layout of Linux
+ *                                3.12-3.15 and RHEL 7's 3.10: no prot and
+ *                                flags (decode/record_maps.c); count =
+ *                                value = how many
  *
  * Out of order, as perf's ordered-events queue defines it: perf record
  * writes FINISHED_ROUND after each pass over the ring buffers; when perf

@@ -29,8 +29,12 @@ static int write_mmap_any(pv_fields_decoder *d)
             pv_field_i64(d, "ino", m.ino);
             pv_field_i64(d, "ino_generation", m.ino_generation);
         }
-        pv_field_u64(d, "prot", m.prot);
-        pv_field_u64(d, "flags", m.flags);
+        if (m.short_layout) {
+            pv_field_flag(d, "short_layout", true);   /* no prot, flags (old kernels) */
+        } else {
+            pv_field_u64(d, "prot", m.prot);
+            pv_field_u64(d, "flags", m.flags);
+        }
     }
     pv_field_text(d, "filename", m.filename, m.filename_len);
     return 0;

@@ -37,6 +37,10 @@
  *   32 either {maj u32, min u32, ino u64, ino_generation u64}
  *          or, when misc & MMAP_BUILD_ID, {build_id_size u8, 3 reserved, build_id[20]},
  *   56 prot u32, 60 flags u32, 64 filename[]
+ * The short MMAP2 of Linux 3.12-3.15 and RHEL 7's 3.10 has no prot and flags:
+ *   56 filename[] (inode form only; short_layout, recognized as record_maps.c
+ *   explains; perf 6.1 reads its name 8 bytes late).
+ * filename[] is NUL-terminated and NUL-padded to a multiple of 8 bytes.
  * A build_id_size over 20 is an error: the kernel writes at most 20, and the
  * field holds no more (perf 6.1 overflows its buffer on such a record; later
  * perf cuts it to 20).  The record is damaged, so it is reported, never
@@ -51,7 +55,8 @@ typedef struct pv_rec_mmap {
     uint64_t ino, ino_generation;
     uint8_t build_id_size;     /* MMAP2 with build-id: 0..20 */
     const uint8_t *build_id;   /* build_id_size bytes */
-    uint32_t prot, flags;      /* MMAP2 */
+    bool short_layout;         /* MMAP2 without prot and flags (old kernels) */
+    uint32_t prot, flags;      /* MMAP2, unless short_layout (then unknown, 0) */
     const char *filename;      /* filename_len bytes, not NUL-terminated */
     uint64_t filename_len;
 } pv_rec_mmap;

@@ -35,8 +35,10 @@ static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
     if (pv_rec_mmap_decode(f, r, &m, err))
         return -1;
     int32_t pid = (int32_t)m.pid;
-    /* MMAP has no prot: perf takes its maps as executable unless marked data */
-    bool exec = m.mmap2 ? (m.prot & 4 /* PROT_EXEC */) != 0 : !(r->misc & PV_MISC_MMAP_DATA);
+    /* MMAP, and the short MMAP2 of old kernels, have no prot: perf takes
+     * their maps as executable unless marked data */
+    bool exec = m.mmap2 && !m.short_layout ? (m.prot & 4 /* PROT_EXEC */) != 0
+                                           : !(r->misc & PV_MISC_MMAP_DATA);
     uint32_t d = pv_sym_dso_for_map(s, pid, r->misc & PV_MISC_CPUMODE_MASK, m.filename,
                              (size_t)m.filename_len, exec);
     if (d == UINT32_MAX)

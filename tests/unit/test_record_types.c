@@ -85,6 +85,7 @@ static void test_mmap(bool be)
     EQ(what, m.ino_generation, 7);
     EQ(what, m.prot, 5);
     EQ(what, m.flags, 2);
+    EQ(what, m.short_layout, false);
     TEXT(what, m.filename, m.filename_len, "/usr/lib/libc.so.6");
     expect_trailer(what, &m.trailer);
 
@@ -125,6 +126,124 @@ static void test_mmap(bool be)
     r = bb_record_finish(&w, PV_RECORD_MMAP2, 2 | PV_MISC_MMAP_BUILD_ID, PV_RECORD_HEADER_SIZE + 48);
     expect_error(named("MMAP2 cut inside its build-id", be), pv_rec_mmap_decode(&f, &r, &m, &err),
                  &err, "build_id at offset", NULL);
+}
+
+/* An MMAP2 in the inode form up to ino_generation (body offset 56). */
+static void mmap2_head(byte_builder *w, bool be)
+{
+    bb_record_start(w, be);
+    bb_u32(w, 30); bb_u32(w, 31); bb_u64(w, 0x7f0000); bb_u64(w, 0x1000); bb_u64(w, 0x2000);
+    bb_u32(w, 253); bb_u32(w, 0); bb_u64(w, 4242); bb_u64(w, 9);
+}
+
+/* The name NUL-terminated and NUL-padded to a multiple of 8, as kernels write it. */
+static void kernel_name(byte_builder *w, const char *name)
+{
+    bb_padded_string(w, name, (strlen(name) + 1 + 7) / 8 * 8);
+}
+
+/* Linux 3.12-3.15 and RHEL 7's 3.10: no prot and flags, the name at 56. */
+static void test_mmap2_short(bool be)
+{
+    pv_file ft = fake_file(&attr_trailer, be), f = fake_file(&attr_plain, be);
+    byte_builder w;
+    pv_error err;
+    pv_rec_mmap m;
+
+    /* a name of 8 bytes or more: read at 64, it is a well-formed name too,
+     * 8 bytes late (perf 6.1's "64/libc-2.17.so") */
+    mmap2_head(&w, be);
+    kernel_name(&w, "/usr/lib64/libc-2.17.so");
+    trailer(&w);
+    pv_record r = bb_record_finish(&w, PV_RECORD_MMAP2, 2, 0);
+    const char *what = named("short MMAP2 /usr/lib64/libc-2.17.so, with a trailer", be);
+    DECODED(what, pv_rec_mmap_decode(&ft, &r, &m, &err), err);
+    EQ(what, m.short_layout, true);
+    EQ(what, m.prot, 0);
+    EQ(what, m.flags, 0);
+    EQ(what, m.maj, 253);
+    EQ(what, m.ino, 4242);
+    EQ(what, m.ino_generation, 9);
+    TEXT(what, m.filename, m.filename_len, "/usr/lib64/libc-2.17.so");
+    expect_trailer(what, &m.trailer);
+
+    /* names under 8 bytes (read at 64 there is no name at all, only the
+     * trailer), of exactly 8 (the NUL takes 8 more) and longer */
+    static const char *const short_names[] = {"//anon", "[vdso]", "[stack]", "/a", "/bin/cat",
+                                              "/usr/bin/x", "anon_inode:[perf_event]"};
+    for (size_t i = 0; i < sizeof short_names / sizeof *short_names; i++) {
+        char what_name[96];
+        snprintf(what_name, sizeof what_name, "short MMAP2 %s", short_names[i]);
+        what = named(what_name, be);
+        mmap2_head(&w, be);
+        kernel_name(&w, short_names[i]);
+        r = bb_record_finish(&w, PV_RECORD_MMAP2, 2, 0);
+        DECODED(what, pv_rec_mmap_decode(&f, &r, &m, &err), err);
+        EQ(what, m.short_layout, true);
+        TEXT(what, m.filename, m.filename_len, short_names[i]);
+        check(true, what, " ");
+    }
+
+    /* padding that is not the kernel's (16 bytes for a 6-byte name): not
+     * taken as short, read in today's layout as it is */
+    mmap2_head(&w, be);
+    bb_padded_string(&w, "//anon", 16);
+    r = bb_record_finish(&w, PV_RECORD_MMAP2, 2, 0);
+    what = named("a name at 56 padded past the kernel's 8 bytes is not the short layout", be);
+    DECODED(what, pv_rec_mmap_decode(&f, &r, &m, &err), err);
+    EQ(what, m.short_layout, false);
+    check(true, what, " ");
+
+    /* MMAP has no prot to leave out */
+    bb_record_start(&w, be);
+    bb_u32(&w, 1); bb_u32(&w, 1); bb_u64(&w, 0); bb_u64(&w, 0x1000); bb_u64(&w, 0);
+    bb_u32(&w, 0); bb_u32(&w, 0); bb_u64(&w, 0); bb_u64(&w, 0);
+    kernel_name(&w, "/usr/lib64/libc-2.17.so");
+    r = bb_record_finish(&w, PV_RECORD_MMAP, 2, 0);
+    what = named("an MMAP is never short", be);
+    DECODED(what, pv_rec_mmap_decode(&f, &r, &m, &err), err);
+    EQ(what, m.short_layout, false);
+    check(true, what, " ");
+}
+
+/* Today's layout is never taken as short, whatever the name's length (so
+ * also the lengths at which the name read at 56 would end where the padding
+ * does), for every prot a writer puts there and common flags. */
+static void test_mmap2_long_never_short(bool be)
+{
+    pv_file f = fake_file(&attr_plain, be), ft = fake_file(&attr_trailer, be);
+    static const uint32_t flags[] = {0, 1 /* MAP_SHARED */, 2 /* MAP_PRIVATE */,
+                                     0x1802 /* PRIVATE|DENYWRITE|EXECUTABLE */, 0x7f7f7f7f};
+    const char *what = named("today's MMAP2 is never short: names of 1..64 bytes, prot 0..7, "
+                             "5 kinds of flags, with and without a trailer", be);
+    char name[80];
+    for (size_t len = 1; len <= 64; len++) {
+        for (size_t i = 0; i < len; i++)
+            name[i] = (char)('a' + (i % 26));
+        name[0] = '/';
+        name[len] = 0;
+        for (uint32_t prot = 0; prot <= 7; prot++) {
+            for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
+                for (int with_trailer = 0; with_trailer <= 1; with_trailer++) {
+                    byte_builder w;
+                    pv_error err;
+                    pv_rec_mmap m;
+                    mmap2_head(&w, be);
+                    bb_u32(&w, prot); bb_u32(&w, flags[k]);
+                    kernel_name(&w, name);
+                    if (with_trailer)
+                        trailer(&w);
+                    pv_record r = bb_record_finish(&w, PV_RECORD_MMAP2, 2, 0);
+                    DECODED(what, pv_rec_mmap_decode(with_trailer ? &ft : &f, &r, &m, &err), err);
+                    EQ(what, m.short_layout, false);
+                    EQ(what, m.prot, prot);
+                    EQ(what, m.flags, flags[k]);
+                    TEXT(what, m.filename, m.filename_len, name);
+                }
+            }
+        }
+    }
+    check(true, what, " ");
 }
 
 /* ------------------------------------------------------------ tasks */
@@ -515,6 +634,8 @@ int main(void)
                              PV_FORMAT_LOST;
     for (int be = 0; be <= 1; be++) {
         test_mmap(be);
+        test_mmap2_short(be);
+        test_mmap2_long_never_short(be);
         test_tasks(be);
         test_losses(be);
         test_events(be);

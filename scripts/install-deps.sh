@@ -24,11 +24,14 @@
 #   time                 GNU time: make bench's peak RSS of each command
 #   clang libclang-rt-14-dev  ThreadSanitizer build of tests/t_threads.sh, and
 #                        the libFuzzer targets of `make fuzz`
+#   rustc                Debian's Rust compiler: tests/t_rust_names.sh builds a
+#                        Rust program (legacy and v0 mangling) and records it
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev sqlite3
-          linux-perf python3 pkg-config chromium fonts-dejavu-core time clang libclang-rt-14-dev)
+          linux-perf python3 pkg-config chromium fonts-dejavu-core time clang libclang-rt-14-dev
+          rustc)
 
 installed() {
     local status

@@ -1,8 +1,9 @@
 #include "symbols/elf_image.h"
 
+#include "symbols/demangle.h"
+
 #include <fcntl.h>
 #include <gelf.h>
-#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,12 +115,12 @@ bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img)
     return ok;
 }
 
-/* perf shows C++ names demangled, without parameters (libiberty's
- * cplus_demangle with DMGL_NO_OPTS); kernel and JIT names stay as they are. */
+/* perf shows C++ and Rust names demangled (symbols/demangle.h); kernel and
+ * JIT names, which do not come through here, stay as they are. */
 static void add_demangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
                           const char *name, const char *suffix)
 {
-    char *demangled = cplus_demangle(name, DMGL_NO_OPTS);
+    char *demangled = pv_demangle(name);
     const char *base = demangled ? demangled : name;
     size_t n = strlen(base), k = strlen(suffix);
     char buf[512];

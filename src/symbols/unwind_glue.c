@@ -3,6 +3,7 @@
 #include "decode/callchain.h"
 #include "format/features.h"
 #include "unwind/inline_frames.h"
+#include "symbols/demangle.h"
 
 /* ---- DWARF stacks ---------------------------------------------------------- */
 
@@ -65,8 +66,8 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
         /* perf expands only a frame it has a symbol for */
         pv_location l;
         pv_symbolizer_resolve(s, (int32_t)sample->pid, key, PV_CPUMODE_USER, ip, &l);
-        size_t n = l.sym ? pv_inline_names(pv_unwinder_module(s->unwinder, ip), ip, &buf, at,
-                                           PV_INLINE_DEPTH)
+        size_t n = l.sym ? pv_inline_names(pv_unwinder_module(s->unwinder, ip), ip, pv_demangle,
+                                           &buf, at, PV_INLINE_DEPTH)
                          : 0;
         if (n == 0)
             frames[nr++] = (pv_unwound_frame){ ip, -1 };

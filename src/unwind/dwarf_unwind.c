@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/pv_cursor.h"
+#include "unwind/inline_frames.h"
 #include "unwind/unwind_regs.h"
 
 /* Dwfl sessions kept for recently sampled processes, and files kept open
@@ -131,8 +132,10 @@ pv_unwinder *pv_unwinder_new(const char *arch)
 
 static void session_end(process_session *p)
 {
-    if (p->dwfl)
+    if (p->dwfl) {
+        pv_inline_release(p->dwfl);
         dwfl_end(p->dwfl);
+    }
     memset(p, 0, sizeof *p);
 }
 

@@ -3,12 +3,16 @@
  * of the file holding it, as perf's default callchains show them (perf
  * --inline, what `addr2line -f -i` prints): the innermost inlined function
  * first, then each function it was inlined into, ending with the function
- * that holds the code.  Names are demangled (C++) from the linkage name,
- * else DW_AT_name.
+ * that holds the code.  A function is named by its linkage name, shown
+ * through the caller's demangler (symbols/ owns demangling), else by its
+ * DW_AT_name.  Functions nested in namespaces and types (all of Rust's) are
+ * found as well as those at the top of their compile unit.
  *
  * The module comes from the libdwfl session that unwound the stack
  * (pv_unwinder_module), so the debug info is loaded once per file and
- * process, not in a second session.
+ * process, not in a second session.  The functions of each compile unit
+ * asked about are indexed once, kept with the module until
+ * pv_inline_release.
  */
 #ifndef PV_INLINE_FRAMES_H
 #define PV_INLINE_FRAMES_H
@@ -22,12 +26,24 @@ typedef struct pv_name_buf {
     size_t size, len;
 } pv_name_buf;
 
+struct Dwfl;
 struct Dwfl_Module;
+
+/* The deepest nesting of inlined functions looked at in one frame. */
+#define PV_INLINE_MAX_DEPTH 64
+
+/* A linkage name as it is to be shown, in memory the caller frees; NULL
+ * to show the linkage name as it is. */
+typedef char *pv_linkage_name_fn(const char *linkage_name);
 
 /* Appends the names at pc (an address in mod's process, as unwound) to
  * buf and their offsets in it to at[0 .. returned count), at most max;
- * 0 when mod is NULL, has no debug info at pc, or buf is full. */
-size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_name_buf *buf, int32_t *at,
-                       size_t max);
+ * 0 when mod is NULL, has no debug info at pc, or buf is full.  show_name
+ * turns linkage names into shown names (NULL: keep them as they are). */
+size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_linkage_name_fn *show_name,
+                       pv_name_buf *buf, int32_t *at, size_t max);
+
+/* Frees the indexes kept with dwfl's modules; before dwfl_end. */
+void pv_inline_release(struct Dwfl *dwfl);
 
 #endif

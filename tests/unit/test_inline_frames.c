@@ -60,7 +60,7 @@ static size_t names_at(Dwfl *dwfl, uint64_t pc, char *bytes, size_t size, char *
 {
     pv_name_buf buf = { bytes, size, 0 };
     int32_t at[16];
-    size_t n = pv_inline_names(dwfl_addrmodule(dwfl, pc), pc, &buf, at, 16);
+    size_t n = pv_inline_names(dwfl_addrmodule(dwfl, pc), pc, NULL, &buf, at, 16);
     joined[0] = 0;
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(joined);
@@ -105,16 +105,17 @@ int main(void)
 
     pv_name_buf buf = { bytes, sizeof bytes, 0 };
     int32_t at[4];
-    check(pv_inline_names(NULL, call_site, &buf, at, 4) == 0 && buf.len == 0,
+    check(pv_inline_names(NULL, call_site, NULL, &buf, at, 4) == 0 && buf.len == 0,
           "no module: no names", "%zu bytes used", buf.len);
     /* an address of the module outside any function's debug info */
     Dwfl_Module *mod = dwfl_addrmodule(dwfl, call_site);
     Dwarf_Addr low = 0;
     if (mod)
         dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-    check(mod && pv_inline_names(mod, low, &buf, at, 4) == 0,
+    check(mod && pv_inline_names(mod, low, NULL, &buf, at, 4) == 0,
           "the ELF header's address: no names", "module %p", (void *)mod);
 
+    pv_inline_release(dwfl);
     dwfl_end(dwfl);
     return failures ? 1 : 0;
 }

@@ -3,11 +3,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pv_cursor.h"
 #include "decode/sample.h"
 #include "format/attr.h"
 #include "format/perf_abi.h"
 
 #define SIGN_BIT ((uint64_t)1 << 63)
+
+/* Where a SAMPLE's time sits when every event puts it in one place. */
+static uint64_t common_sample_time_at(const pv_file *f)
+{
+    if (f->nr_attrs == 0)
+        return 0;
+    uint64_t t = f->attrs[0].sample_type;
+    for (size_t i = 1; i < f->nr_attrs; i++)
+        if (f->attrs[i].sample_type != t)
+            return 0;
+    if (!(t & PV_SAMPLE_TIME))
+        return 0;
+    /* TIME follows IDENTIFIER, IP and TID, each one word */
+    uint64_t before = t & (PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_TID);
+    uint64_t words = 0;
+    for (; before; before &= before - 1)
+        words++;
+    return PV_RECORD_HEADER_SIZE + 8 * words;
+}
 
 int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_filter *filter,
                           pv_record_type_test wants, pv_record_order order, pv_error *err)
@@ -15,13 +35,16 @@ int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_fil
     memset(o, 0, sizeof *o);
     o->file = file;
     o->order = order;
+    o->sample_time_at = common_sample_time_at(file);
     return pv_record_scan_start(&o->scan, file, filter, wants, err);
 }
 
 void pv_ordered_scan_end(pv_ordered_scan *o)
 {
     pv_record_scan_end(&o->scan);
-    free(o->queue);
+    free(o->records);
+    free(o->spare_records);
+    free(o->slots);
     free(o->sort_buffer);
     free(o->arena);
     free(o->spare);
@@ -52,11 +75,38 @@ static bool reserve(void **p, uint64_t *capacity, uint64_t need, size_t elem)
     return true;
 }
 
+/* The four arrays of queued records share one capacity. */
+static bool reserve_queue(pv_ordered_scan *o, uint64_t need)
+{
+    if (need <= o->capacity)
+        return true;
+    uint64_t grown = o->capacity ? o->capacity * 2 : 1024;
+    while (grown < need)
+        grown *= 2;
+    void *a = realloc(o->records, (size_t)grown * sizeof *o->records);
+    if (a)
+        o->records = a;
+    void *b = realloc(o->spare_records, (size_t)grown * sizeof *o->records);
+    if (b)
+        o->spare_records = b;
+    void *c = realloc(o->slots, (size_t)grown * sizeof *o->slots);
+    if (c)
+        o->slots = c;
+    void *d = realloc(o->sort_buffer, (size_t)grown * sizeof *o->slots);
+    if (d)
+        o->sort_buffer = d;
+    if (!a || !b || !c || !d)
+        return false;
+    o->capacity = grown;
+    return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sorting: stable, by key.  A round is a few runs already in order (one
- * per CPU buffer perf read), so runs are found and merged. */
+ * per CPU buffer perf read, and what the last round left), so runs are
+ * found and merged. */
 
-static uint64_t run_end(const pv_queued_record *q, uint64_t from, uint64_t n)
+static uint64_t run_end(const pv_queue_slot *q, uint64_t from, uint64_t n)
 {
     uint64_t i = from + 1;
     while (i < n && q[i - 1].key <= q[i].key)
@@ -64,8 +114,8 @@ static uint64_t run_end(const pv_queued_record *q, uint64_t from, uint64_t n)
     return i;
 }
 
-static void merge(const pv_queued_record *a, uint64_t na, const pv_queued_record *b,
-                  uint64_t nb, pv_queued_record *out)
+static void merge(const pv_queue_slot *a, uint64_t na, const pv_queue_slot *b, uint64_t nb,
+                  pv_queue_slot *out)
 {
     uint64_t i = 0, j = 0, k = 0;
     while (i < na && j < nb)
@@ -76,81 +126,76 @@ static void merge(const pv_queued_record *a, uint64_t na, const pv_queued_record
         out[k++] = b[j++];
 }
 
-static int sort_queue(pv_ordered_scan *o, pv_error *err)
+static void sort_queue(pv_ordered_scan *o)
 {
     uint64_t n = o->nr_queued;
-    if (n < 2 || run_end(o->queue, 0, n) == n)
-        return 0;
-    uint64_t capacity = o->queue_capacity;
-    /* the sort buffer is kept as large as the queue */
-    void *p = realloc(o->sort_buffer, (size_t)capacity * sizeof *o->queue);
-    if (!p)
-        return out_of_memory(o, err);
-    o->sort_buffer = p;
-    pv_queued_record *src = o->queue, *dst = o->sort_buffer;
+    if (n < 2 || run_end(o->slots, 0, n) == n)
+        return;
+    pv_queue_slot *src = o->slots, *dst = o->sort_buffer;
     for (;;) {
-        uint64_t i = 0;
-        bool one_run = false;
+        uint64_t i = 0, merges = 0;
         while (i < n) {
             uint64_t mid = run_end(src, i, n);
             if (mid == n) {
-                one_run = i == 0;
                 memcpy(dst + i, src + i, (size_t)(n - i) * sizeof *src);
                 break;
             }
             uint64_t end = run_end(src, mid, n);
             merge(src + i, mid - i, src + mid, end - mid, dst + i);
+            merges++;
             i = end;
         }
-        pv_queued_record *t = src;
+        pv_queue_slot *t = src;
         src = dst;
         dst = t;
-        if (one_run)
+        /* one merge that took in every run: sorted */
+        if (merges == 1 && i == n)
             break;
     }
-    /* src holds the sorted queue (the last pass copied it whole) */
-    o->queue = src;
+    o->slots = src;
     o->sort_buffer = dst;
-    return 0;
 }
 
 /* Sorts the queue and releases the records with key <= limit. */
-static int release_up_to(pv_ordered_scan *o, uint64_t limit, pv_error *err)
+static void release_up_to(pv_ordered_scan *o, uint64_t limit)
 {
-    if (sort_queue(o, err))
-        return -1;
+    sort_queue(o);
     uint64_t lo = 0, hi = o->nr_queued;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (o->queue[mid].key <= limit)
+        if (o->slots[mid].key <= limit)
             lo = mid + 1;
         else
             hi = mid;
     }
     o->released = lo;
-    return 0;
 }
 
-/* Drops the records handed out: the rest move to the spare arena, which
- * becomes the arena.  The rows handed out last stay readable in the old
- * one until the next refill. */
+/* Drops the records handed out: the rest move, in sorted order, to the
+ * spare arrays, which become the queue.  The rows handed out last stay
+ * readable in the old ones until the next refill. */
 static int drop_released(pv_ordered_scan *o, pv_error *err)
 {
     if (o->released == 0)
         return 0;
     uint64_t bytes = 0;
     for (uint64_t i = o->released; i < o->nr_queued; i++)
-        bytes += o->queue[i].rec.size;
+        bytes += o->records[o->slots[i].record].rec.size;
     if (!reserve((void **)&o->spare, &o->spare_capacity, bytes ? bytes : 1, 1))
         return out_of_memory(o, err);
-    uint64_t at = 0;
-    for (uint64_t i = o->released; i < o->nr_queued; i++) {
-        pv_queued_record q = o->queue[i];
+    uint64_t at = 0, kept = 0;
+    for (uint64_t i = o->released; i < o->nr_queued; i++, kept++) {
+        pv_queued_record q = o->records[o->slots[i].record];
         memcpy(o->spare + at, o->arena + q.at, q.rec.size);
         q.at = at;
         at += q.rec.size;
-        o->queue[i - o->released] = q;
+        o->spare_records[kept] = q;
+        o->slots[kept].key = o->slots[i].key;
+        o->slots[kept].record = kept;
     }
+    pv_queued_record *r = o->records;
+    o->records = o->spare_records;
+    o->spare_records = r;
     uint8_t *t = o->arena;
     o->arena = o->spare;
     o->spare = t;
@@ -158,21 +203,23 @@ static int drop_released(pv_ordered_scan *o, pv_error *err)
     o->arena_capacity = o->spare_capacity;
     o->spare_capacity = c;
     o->arena_len = at;
-    o->nr_queued -= o->released;
+    o->nr_queued = kept;
     o->released = o->next_out = 0;
     return 0;
 }
 
 static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, pv_error *err)
 {
-    if (!reserve((void **)&o->queue, &o->queue_capacity, o->nr_queued + 1, sizeof *o->queue) ||
+    if (!reserve_queue(o, o->nr_queued + 1) ||
         !reserve((void **)&o->arena, &o->arena_capacity, o->arena_len + rec->size, 1))
         return out_of_memory(o, err);
-    pv_queued_record *q = &o->queue[o->nr_queued++];
-    q->key = key;
+    uint64_t n = o->nr_queued++;
+    pv_queued_record *q = &o->records[n];
     q->at = o->arena_len;
     q->rec = *rec;
     q->rec.bytes = NULL;
+    o->slots[n].key = key;
+    o->slots[n].record = n;
     memcpy(o->arena + o->arena_len, rec->bytes, rec->size);
     o->arena_len += rec->size;
     return 0;
@@ -183,13 +230,12 @@ static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, pv_er
 
 /* A FINISHED_ROUND: what perf's queue holds up to the limit set at the
  * round before goes out; the next limit is the highest time queued. */
-static int finish_round(pv_ordered_scan *o, pv_error *err)
+static void finish_round(pv_ordered_scan *o)
 {
     o->seen_round = true;
     uint64_t limit = o->next_flush;
     if (limit) {    /* perf flushes nothing up to 0 */
-        if (release_up_to(o, limit, err))
-            return -1;
+        release_up_to(o, limit);
         uint64_t kept = 0;
         for (uint64_t i = 0; i < o->nr_shadow; i++)
             if (o->shadow[i] > limit)
@@ -197,7 +243,6 @@ static int finish_round(pv_ordered_scan *o, pv_error *err)
         o->nr_shadow = kept;
     }
     o->next_flush = o->max_time;
-    return 0;
 }
 
 /* A timed record enters perf's queue: the highest time queued, reset
@@ -246,18 +291,18 @@ static int use_index(pv_ordered_scan *o, pv_error *err)
 
 /* The record at ordinal index is read: on entering a new chunk, what no
  * record ahead can precede goes out. */
-static int index_reached(pv_ordered_scan *o, uint64_t index, pv_error *err)
+static void index_reached(pv_ordered_scan *o, uint64_t index)
 {
     const pv_time_index *ti = o->index;
     uint64_t c = o->chunk;
     while (c + 1 < ti->nr_chunks && ti->chunks[c + 1].first_index <= index)
         c++;
     if (c == o->chunk || o->hold_all)
-        return 0;
+        return;
     o->chunk = c;
-    /* keys below the limit, not equal: a later record of the same key
-     * follows those queued, which is where it goes anyway */
-    return release_up_to(o, o->limits[c], err);
+    /* keys up to the limit: a record ahead with the same key comes after
+     * them, where file order puts it among equal times */
+    release_up_to(o, o->limits[c]);
 }
 
 /* Whether every record can carry a time: otherwise PV_ORDER_TIME, which
@@ -276,7 +321,7 @@ static bool all_events_timed(const pv_file *f)
 
 static void hand_out(pv_ordered_scan *o, pv_record *rec)
 {
-    const pv_queued_record *q = &o->queue[o->next_out++];
+    const pv_queued_record *q = &o->records[o->slots[o->next_out++].record];
     *rec = q->rec;
     rec->bytes = o->arena + q->at;
 }
@@ -309,14 +354,13 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
             return -1;
         if (rc == 0) {
             o->ended = true;
-            if (release_up_to(o, UINT64_MAX, err))
-                return -1;
+            release_up_to(o, UINT64_MAX);
             continue;
         }
         bool by_rounds = o->order == PV_ORDER_PERF && !o->by_index;
         if (r.type == PV_RECORD_FINISHED_ROUND) {
-            if (by_rounds && finish_round(o, err))
-                return -1;
+            if (by_rounds)
+                finish_round(o);
             if (passes) {
                 *rec = r;
                 return 1;
@@ -327,10 +371,15 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
             continue;
         bool timed;
         uint64_t time;
-        if (pv_record_time(o->file, &r, &timed, &time, err))
+        uint64_t at = o->sample_time_at;
+        if (r.type == PV_RECORD_SAMPLE && at && r.size >= at + 8) {
+            timed = true;
+            time = pv_load_u64(r.bytes + at, o->file->swap);
+        } else if (pv_record_time(o->file, &r, &timed, &time, err)) {
             return -1;
-        if (o->by_index && o->index && index_reached(o, r.index, err))
-            return -1;
+        }
+        if (o->by_index && o->index)
+            index_reached(o, r.index);
         if (o->order == PV_ORDER_TIME) {
             /* SQL puts NULL before every number */
             if (enqueue(o, &r, timed ? time ^ SIGN_BIT : 0, err))
@@ -355,8 +404,9 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         if (enqueue(o, &r, time, err))
             return -1;
         if (by_rounds && !o->seen_round && o->arena_len > PV_ORDER_ROUNDLESS_BYTES) {
-            if (use_index(o, err) || index_reached(o, r.index, err))
+            if (use_index(o, err))
                 return -1;
+            index_reached(o, r.index);
         }
     }
 }

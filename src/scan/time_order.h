@@ -49,24 +49,35 @@ typedef enum pv_record_order {
  * takes over. */
 #define PV_ORDER_ROUNDLESS_BYTES (32u << 20)
 
+/* A queued record, and its place in the sorted order (16 bytes, what the
+ * sort moves). */
 typedef struct pv_queued_record {
-    uint64_t key;           /* the time, as the order compares it */
     uint64_t at;            /* the bytes' offset in the arena */
     pv_record rec;          /* bytes NULL while queued */
 } pv_queued_record;
+
+typedef struct pv_queue_slot {
+    uint64_t key;           /* the time, as the order compares it */
+    uint64_t record;        /* index in records */
+} pv_queue_slot;
 
 typedef struct pv_ordered_scan {
     pv_record_scan scan;
     pv_file *file;
     pv_record_order order;
-    /* Queued records: [next_out, released) are handed out next, the rest
-     * wait.  Their bytes are copied into the arena; spare is the arena of
-     * the rows handed out last, kept until the next refill. */
-    pv_queued_record *queue, *sort_buffer;
-    uint64_t nr_queued, queue_capacity;
+    /* Queued records in the order read, and the slots that sort them:
+     * slots [next_out, released) are handed out next, the rest wait.  The
+     * bytes are copied into the arena; spare (and spare_records) hold the
+     * rows handed out last, until the next refill. */
+    pv_queued_record *records, *spare_records;
+    pv_queue_slot *slots, *sort_buffer;
+    uint64_t nr_queued, capacity;
     uint64_t released, next_out;
     uint8_t *arena, *spare;
     uint64_t arena_len, arena_capacity, spare_capacity;
+    /* A SAMPLE's time: the byte it starts at when every event has it in
+     * the same place (0: look up the record's event). */
+    uint64_t sample_time_at;
     /* PV_ORDER_PERF by rounds: perf's queue also holds the records that
      * are not rows (other types, filtered out); their times, to tell when
      * it is empty.  max_time and next_flush as perf keeps them. */

@@ -175,7 +175,8 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
  *   bit 7  event = value (an event name)
  * Then the order rows come in (time_order.h), when SQLite need not sort:
  *   bit 8  ORDER BY time (then record): strictly by time
- *   bit 9  ORDER BY record (or rowid): file order
+ *   bit 9  ORDER BY record (or rowid): file order; also when SQLite
+ *          sorts or groups the rows itself, so that they cost no ordering
  *   neither: perf's time order, the default
  * idxStr: hex of colUsed, so the cursor decodes only the columns read.
  */
@@ -270,6 +271,10 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
     if (order) {
         info->idxNum |= order;
         info->orderByConsumed = 1;
+    } else if (info->nOrderBy > 0 && tab->ordered_rows) {
+        /* SQLite sorts (or groups) the rows itself: the order they come
+         * in decides nothing SQL defines, so the cheapest, file order */
+        info->idxNum |= IDX_ORDER_FILE;
     }
     info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
     info->needToFreeIdxStr = 1;

@@ -36,6 +36,7 @@ int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_fil
     o->file = file;
     o->order = order;
     o->sample_time_at = common_sample_time_at(file);
+    o->roundless_limit = PV_ORDER_ROUNDLESS_BYTES;
     return pv_record_scan_start(&o->scan, file, filter, wants, err);
 }
 
@@ -46,8 +47,10 @@ void pv_ordered_scan_end(pv_ordered_scan *o)
     free(o->spare_records);
     free(o->slots);
     free(o->sort_buffer);
-    free(o->arena);
-    free(o->spare);
+    for (uint64_t i = 0; i < o->nr_blocks; i++)
+        free(o->blocks[i].bytes);
+    free(o->blocks);
+    free(o->free_blocks);
     free(o->shadow);
     free(o->limits);
     memset(o, 0, sizeof *o);
@@ -171,57 +174,82 @@ static void release_up_to(pv_ordered_scan *o, uint64_t limit)
     o->released = lo;
 }
 
-/* Drops the records handed out: the rest move, in sorted order, to the
- * spare arrays, which become the queue.  The rows handed out last stay
- * readable in the old ones until the next refill. */
-static int drop_released(pv_ordered_scan *o, pv_error *err)
+/* Drops the records handed out: their blocks' counts go down, an empty
+ * block is free again; the rest move, in sorted order, to the front. */
+static void drop_released(pv_ordered_scan *o)
 {
     if (o->released == 0)
-        return 0;
-    uint64_t bytes = 0;
-    for (uint64_t i = o->released; i < o->nr_queued; i++)
-        bytes += o->records[o->slots[i].record].rec.size;
-    if (!reserve((void **)&o->spare, &o->spare_capacity, bytes ? bytes : 1, 1))
-        return out_of_memory(o, err);
-    uint64_t at = 0, kept = 0;
+        return;
+    for (uint64_t i = 0; i < o->released; i++) {
+        const pv_queued_record *q = &o->records[o->slots[i].record];
+        pv_order_block *b = &o->blocks[q->block];
+        o->held_bytes -= q->rec.size;
+        if (--b->live == 0 && q->block != o->filling) {
+            b->used = 0;
+            o->free_blocks[o->nr_free++] = q->block;
+        }
+    }
+    uint64_t kept = 0;
     for (uint64_t i = o->released; i < o->nr_queued; i++, kept++) {
-        pv_queued_record q = o->records[o->slots[i].record];
-        memcpy(o->spare + at, o->arena + q.at, q.rec.size);
-        q.at = at;
-        at += q.rec.size;
-        o->spare_records[kept] = q;
+        o->spare_records[kept] = o->records[o->slots[i].record];
         o->slots[kept].key = o->slots[i].key;
         o->slots[kept].record = kept;
     }
     pv_queued_record *r = o->records;
     o->records = o->spare_records;
     o->spare_records = r;
-    uint8_t *t = o->arena;
-    o->arena = o->spare;
-    o->spare = t;
-    uint64_t c = o->arena_capacity;
-    o->arena_capacity = o->spare_capacity;
-    o->spare_capacity = c;
-    o->arena_len = at;
     o->nr_queued = kept;
     o->released = o->next_out = 0;
-    return 0;
+}
+
+#define BLOCK_BYTES (1u << 20)
+
+/* The block that takes size more bytes. */
+static bool block_for(pv_ordered_scan *o, uint32_t size)
+{
+    if (o->nr_blocks && o->blocks[o->filling].used <= BLOCK_BYTES - size)
+        return true;
+    /* the full block is freed by its last record from now on */
+    if (o->nr_blocks && o->blocks[o->filling].live == 0) {
+        o->blocks[o->filling].used = 0;
+        return true;
+    }
+    if (o->nr_free) {
+        o->filling = o->free_blocks[--o->nr_free];
+        return true;
+    }
+    uint64_t capacity = o->blocks_capacity;
+    if (!reserve((void **)&o->blocks, &o->blocks_capacity, o->nr_blocks + 1, sizeof *o->blocks))
+        return false;
+    if (capacity != o->blocks_capacity &&
+        !reserve((void **)&o->free_blocks, &capacity, o->blocks_capacity, sizeof *o->free_blocks))
+        return false;
+    pv_order_block *b = &o->blocks[o->nr_blocks];
+    memset(b, 0, sizeof *b);
+    b->bytes = malloc(BLOCK_BYTES);
+    if (!b->bytes)
+        return false;
+    o->filling = (uint32_t)o->nr_blocks++;
+    return true;
 }
 
 static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, pv_error *err)
 {
-    if (!reserve_queue(o, o->nr_queued + 1) ||
-        !reserve((void **)&o->arena, &o->arena_capacity, o->arena_len + rec->size, 1))
+    if (!reserve_queue(o, o->nr_queued + 1) || !block_for(o, rec->size))
         return out_of_memory(o, err);
+    pv_order_block *b = &o->blocks[o->filling];
     uint64_t n = o->nr_queued++;
     pv_queued_record *q = &o->records[n];
-    q->at = o->arena_len;
+    q->block = o->filling;
+    q->at = b->used;
     q->rec = *rec;
     q->rec.bytes = NULL;
     o->slots[n].key = key;
     o->slots[n].record = n;
-    memcpy(o->arena + o->arena_len, rec->bytes, rec->size);
-    o->arena_len += rec->size;
+    memcpy(b->bytes + b->used, rec->bytes, rec->size);
+    b->used += rec->size;
+    b->live++;
+    o->held_bytes += rec->size;
     return 0;
 }
 
@@ -323,7 +351,7 @@ static void hand_out(pv_ordered_scan *o, pv_record *rec)
 {
     const pv_queued_record *q = &o->records[o->slots[o->next_out++].record];
     *rec = q->rec;
-    rec->bytes = o->arena + q->at;
+    rec->bytes = o->blocks[q->block].bytes + q->at;
 }
 
 int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
@@ -345,8 +373,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         }
         if (o->ended)
             return 0;
-        if (drop_released(o, err))
-            return -1;
+        drop_released(o);
         pv_record r;
         bool passes;
         int rc = pv_record_scan_next_any(&o->scan, &r, &passes, err);
@@ -403,7 +430,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         }
         if (enqueue(o, &r, time, err))
             return -1;
-        if (by_rounds && !o->seen_round && o->arena_len > PV_ORDER_ROUNDLESS_BYTES) {
+        if (by_rounds && !o->seen_round && o->held_bytes > o->roundless_limit) {
             if (use_index(o, err))
                 return -1;
             index_reached(o, r.index);

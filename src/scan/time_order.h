@@ -52,9 +52,18 @@ typedef enum pv_record_order {
 /* A queued record, and its place in the sorted order (16 bytes, what the
  * sort moves). */
 typedef struct pv_queued_record {
-    uint64_t at;            /* the bytes' offset in the arena */
+    uint32_t block, at;     /* where its bytes are: see pv_order_block */
     pv_record rec;          /* bytes NULL while queued */
 } pv_queued_record;
+
+/* Record bytes are copied into blocks, each given back when the last of
+ * its records has been handed out: copied once, whatever order they leave
+ * in. */
+typedef struct pv_order_block {
+    uint8_t *bytes;
+    uint32_t used;
+    uint64_t live;          /* its records not handed out yet */
+} pv_order_block;
 
 typedef struct pv_queue_slot {
     uint64_t key;           /* the time, as the order compares it */
@@ -65,16 +74,21 @@ typedef struct pv_ordered_scan {
     pv_record_scan scan;
     pv_file *file;
     pv_record_order order;
-    /* Queued records in the order read, and the slots that sort them:
-     * slots [next_out, released) are handed out next, the rest wait.  The
-     * bytes are copied into the arena; spare (and spare_records) hold the
-     * rows handed out last, until the next refill. */
+    /* Queued records, and the slots that sort them: slots [next_out,
+     * released) are handed out next, the rest wait. */
     pv_queued_record *records, *spare_records;
     pv_queue_slot *slots, *sort_buffer;
     uint64_t nr_queued, capacity;
     uint64_t released, next_out;
-    uint8_t *arena, *spare;
-    uint64_t arena_len, arena_capacity, spare_capacity;
+    /* blocks[filling] takes the next record's bytes; free_blocks lists
+     * the empty ones. */
+    pv_order_block *blocks;
+    uint32_t *free_blocks;
+    uint64_t nr_blocks, blocks_capacity, nr_free;
+    uint32_t filling;
+    uint64_t held_bytes;    /* bytes of the records queued */
+    /* PV_ORDER_ROUNDLESS_BYTES (a test may lower it after the start) */
+    uint64_t roundless_limit;
     /* A SAMPLE's time: the byte it starts at when every event has it in
      * the same place (0: look up the record's event). */
     uint64_t sample_time_at;

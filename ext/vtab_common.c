@@ -178,13 +178,15 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
  *   bit 9  ORDER BY record (or rowid): file order; also when SQLite
  *          sorts or groups the rows itself, so that they cost no ordering
  *   neither: perf's time order, the default
+ *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
  * idxStr: hex of colUsed, so the cursor decodes only the columns read.
  */
-enum { IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9 };
+enum { IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10 };
 
-/* Whether the path the rows come from is one file, known while planning:
- * a pattern's files each come in order, not all of them together. */
-static bool single_known_path(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
+/* Whether the rows may come from several files: a path, known while
+ * planning, that is a pattern.  A bound path is not known: it is taken
+ * for one file, and xFilter refuses a pattern then (see pvFilter). */
+static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
 {
     const char *path = tab->default_path;
     if (path_constraint >= 0) {
@@ -193,7 +195,7 @@ static bool single_known_path(const PvTab *tab, sqlite3_index_info *info, int pa
             return false;
         path = (const char *)sqlite3_value_text(v);
     }
-    return path && !strpbrk(path, "*?[");
+    return path && strpbrk(path, "*?[");
 }
 
 /* The idxNum bit of an order the scan gives that is the query's ORDER BY,
@@ -219,7 +221,8 @@ static int consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_c
         if (order != IDX_ORDER_TIME || second->desc || !by_record)
             return 0;
     }
-    return single_known_path(tab, info, path_constraint) ? order : 0;
+    /* a pattern's files each come in order, not all of them together */
+    return may_be_pattern(tab, info, path_constraint) ? 0 : order | IDX_ORDER_CONSUMED;
 }
 
 static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
@@ -537,6 +540,13 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     if (has_glob_characters(path) && stat(path, &st) != 0) {
         if (expand_glob(cur, path, &err))
             return cursor_error(cur, &err);
+        if ((idxNum & IDX_ORDER_CONSUMED) && cur->nr_paths > 1) {
+            pv_error_set(&err, "%s: ORDER BY %s over the files of a pattern (%s) needs the "
+                         "pattern written in the query, not bound: then SQLite sorts the rows "
+                         "of all the files", tab->def->name,
+                         (idxNum & IDX_ORDER_TIME) ? "time" : "record", path);
+            return cursor_error(cur, &err);
+        }
         path = cur->paths[cur->next_path++];
     }
     if (start_file(cur, path, &err) || next_file(cur, &err))

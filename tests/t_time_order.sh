@@ -85,6 +85,32 @@ check "perf_records: ORDER BY time is sorted by SQLite (user records have no tim
 check "a pattern of files: ORDER BY time is sorted by SQLite" \
     "$(plan "SELECT * FROM perf_samples('$PV_ROOT/tests/fixtures/*.data') ORDER BY time")" "1"
 
+# a bound path: ORDER BY time consumed; bound to a pattern of several files,
+# a clear error rather than rows out of order
+if [ -f "$PV_ROOT/build/perfvtab.so" ]; then
+    got=$(/usr/bin/python3 - "$PV_ROOT/build/perfvtab.so" "$PV_ROOT/tests/fixtures" <<'PY' 2>&1
+import sqlite3, sys
+db = sqlite3.connect(':memory:')
+db.enable_load_extension(True)
+db.load_extension(sys.argv[1])
+q = 'SELECT time FROM perf_samples(?) ORDER BY time'
+plan = db.execute('EXPLAIN QUERY PLAN ' + q, ('x',)).fetchall()
+times = [r[0] for r in db.execute(q, (sys.argv[2] + '/multi.data',))]
+try:
+    db.execute(q, (sys.argv[2] + '/*.data',)).fetchall()
+    err = 'no error'
+except sqlite3.Error as e:
+    err = str(e)
+print(any('TEMP B-TREE' in r[3] for r in plan), times == sorted(times) and len(times) > 0,
+      'needs the pattern written in the query' in err)
+PY
+)
+    check "a bound path: ORDER BY time consumed and sorted; a bound pattern is an error" \
+        "$got" "False True True"
+else
+    skip "a bound path" "build/perfvtab.so is not built"
+fi
+
 # --- the committed fixtures (rounds; compressed; pipe; --threads directories)
 for name in example.data multi.data tracepoint.data tracepoint_zfile.data tracepoint_zpipe.data \
             switch_cpu_wide.data threads_dir threads_zdir; do

@@ -73,8 +73,10 @@ static int build(pv_file *f, pv_time_index *ti, bool complete, pv_error *err)
             rc = -1;
             break;
         }
-        if (!(id.fields & PV_SAMPLE_TIME))
+        if (!(id.fields & PV_SAMPLE_TIME)) {
+            chunk->has_untimed = true;
             continue;
+        }
         int64_t time = (int64_t)id.time;    /* as the filter compares it */
         if (!chunk->has_time || time < chunk->min_time)
             chunk->min_time = time;

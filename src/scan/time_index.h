@@ -25,6 +25,7 @@ typedef struct pv_time_chunk {
     uint64_t end;            /* where the chunk's last record ends */
     uint64_t first_index;    /* first record's ordinal */
     bool has_time;           /* some record in it has a time */
+    bool has_untimed;        /* some kernel record in it has none */
     int64_t min_time, max_time;
 } pv_time_chunk;
 

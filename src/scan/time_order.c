@@ -202,7 +202,7 @@ static void drop_released(pv_ordered_scan *o)
     o->released = o->next_out = 0;
 }
 
-#define BLOCK_BYTES (1u << 20)
+#define BLOCK_BYTES (256u << 10)    /* a record is at most 64 KiB */
 
 /* The block that takes size more bytes. */
 static bool block_for(pv_ordered_scan *o, uint32_t size)
@@ -304,6 +304,9 @@ static int use_index(pv_ordered_scan *o, pv_error *err)
         return out_of_memory(o, err);
     uint64_t lowest = UINT64_MAX;
     for (uint64_t c = ti->nr_chunks; c-- > 0;) {
+        /* a kernel record without a time is a NULL, first in SQL's order */
+        if (ti->chunks[c].has_untimed && o->order == PV_ORDER_TIME)
+            lowest = 0;
         if (ti->chunks[c].has_time) {
             uint64_t k = time_key(o, ti->chunks[c].min_time);
             if (k < lowest)
@@ -325,24 +328,12 @@ static void index_reached(pv_ordered_scan *o, uint64_t index)
     uint64_t c = o->chunk;
     while (c + 1 < ti->nr_chunks && ti->chunks[c + 1].first_index <= index)
         c++;
-    if (c == o->chunk || o->hold_all)
+    if (c == o->chunk)
         return;
     o->chunk = c;
     /* keys up to the limit: a record ahead with the same key comes after
      * them, where file order puts it among equal times */
     release_up_to(o, o->limits[c]);
-}
-
-/* Whether every record can carry a time: otherwise PV_ORDER_TIME, which
- * puts the records without one first, holds all. */
-static bool all_events_timed(const pv_file *f)
-{
-    for (size_t i = 0; i < f->nr_attrs; i++) {
-        const pv_attr *a = &f->attrs[i];
-        if (!(a->sample_type & PV_SAMPLE_TIME) || !pv_attr_flag(a, PV_ATTR_SAMPLE_ID_ALL))
-            return false;
-    }
-    return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -358,11 +349,9 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
 {
     if (o->order == PV_ORDER_FILE)
         return pv_record_scan_next(&o->scan, rec, err);
-    if (o->order == PV_ORDER_TIME && !o->by_index && !o->ended) {
-        o->hold_all = !all_events_timed(o->file);
-        if (!o->hold_all && use_index(o, err))
+    if (o->order == PV_ORDER_TIME && !o->by_index) {
+        if (use_index(o, err))
             return -1;
-        o->by_index = true;
     } else if (!o->by_index && o->file->nr_segments && use_index(o, err)) {
         return -1;
     }
@@ -399,13 +388,15 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         bool timed;
         uint64_t time;
         uint64_t at = o->sample_time_at;
-        if (r.type == PV_RECORD_SAMPLE && at && r.size >= at + 8) {
+        /* an id of no event leaves a sample untimed, as its time column */
+        if (r.type == PV_RECORD_SAMPLE && at && r.size >= at + 8 &&
+            (o->file->nr_attrs == 1 || pv_record_attr_index(o->file, &r) >= 0)) {
             timed = true;
             time = pv_load_u64(r.bytes + at, o->file->swap);
         } else if (pv_record_time(o->file, &r, &timed, &time, err)) {
             return -1;
         }
-        if (o->by_index && o->index)
+        if (o->by_index)
             index_reached(o, r.index);
         if (o->order == PV_ORDER_TIME) {
             /* SQL puts NULL before every number */

@@ -22,8 +22,8 @@
  * time compared as the signed INTEGER SQL sees, records without a time
  * first.  It is released by the time index only, so that a record that
  * comes back behind a round (perf warns "Timestamp below last timeslice
- * flush" and hands it out late) is still in place.  A file whose events do
- * not all carry a time is held whole.
+ * flush" and hands it out late) is still in place.  A kernel record
+ * without a time (a NULL) holds everything before it until it is read.
  *
  * PV_ORDER_FILE is the scan as it is: file order (ORDER BY record).
  */
@@ -101,7 +101,7 @@ typedef struct pv_ordered_scan {
     bool seen_round;
     /* Released by the time index: limits[c] is the lowest key a record of
      * chunk c or later can have. */
-    bool by_index, hold_all;
+    bool by_index;
     const pv_time_index *index;
     uint64_t *limits;
     uint64_t chunk;

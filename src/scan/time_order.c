@@ -388,9 +388,11 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         bool timed;
         uint64_t time;
         uint64_t at = o->sample_time_at;
-        /* an id of no event leaves a sample untimed, as its time column */
+        /* an id of no event leaves a sample's time column NULL, which
+         * ORDER BY time puts first; perf's order takes the word as it is */
         if (r.type == PV_RECORD_SAMPLE && at && r.size >= at + 8 &&
-            (o->file->nr_attrs == 1 || pv_record_attr_index(o->file, &r) >= 0)) {
+            (o->order != PV_ORDER_TIME || o->file->nr_attrs == 1 ||
+             pv_record_attr_index(o->file, &r) >= 0)) {
             timed = true;
             time = pv_load_u64(r.bytes + at, o->file->swap);
         } else if (pv_record_time(o->file, &r, &timed, &time, err)) {

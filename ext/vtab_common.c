@@ -22,6 +22,11 @@ typedef struct PvTab {
     char *default_path;     /* from CREATE VIRTUAL TABLE ... USING m('path') */
     /* columns named time, pid, tid, cpu, event when pushed down, else -1 */
     int time_column, pid_column, tid_column, cpu_column, event_column;
+    /* Rows are records in a scan (PvRecordRows), whose order can be
+     * chosen; with time in order_time_column (-1: none, or rows without a
+     * time among them) and the record's ordinal in record_column (-1: none). */
+    bool ordered_rows;
+    int order_time_column, record_column;
 } PvTab;
 
 /* 'a.data' or "a.data" or a.data -> a.data */
@@ -109,6 +114,11 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     tab->tid_column = by_identity ? column_index(def->columns, "tid") : -1;
     tab->cpu_column = by_identity ? column_index(def->columns, "cpu") : -1;
     tab->event_column = by_identity ? column_index(def->columns, "event") : -1;
+    tab->ordered_rows = def->wants || def->first == pv_record_rows_first;
+    /* perf_records (no type test) has user records, whose time is NULL,
+     * all through the file: SQLite sorts those */
+    tab->order_time_column = tab->ordered_rows && def->wants ? column_index(def->columns, "time") : -1;
+    tab->record_column = tab->ordered_rows ? column_index(def->columns, "record") : -1;
     if (argc == 4) {
         tab->default_path = unquote(argv[3]);
         if (!tab->default_path) {
@@ -163,8 +173,58 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
  *   bit 3  time = value
  *   bit 4  pid = value     bit 5  tid = value     bit 6  cpu = value
  *   bit 7  event = value (an event name)
+ * Then the order rows come in (time_order.h), when SQLite need not sort:
+ *   bit 8  ORDER BY time (then record): strictly by time
+ *   bit 9  ORDER BY record (or rowid): file order; also when SQLite
+ *          sorts or groups the rows itself, so that they cost no ordering
+ *   neither: perf's time order, the default
+ *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
  * idxStr: hex of colUsed, so the cursor decodes only the columns read.
  */
+enum { IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10 };
+
+/* Whether the rows may come from several files: a path, known while
+ * planning, that is a pattern.  A bound path is not known: it is taken
+ * for one file, and xFilter refuses a pattern then (see pvFilter). */
+static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
+{
+    const char *path = tab->default_path;
+    if (path_constraint >= 0) {
+        sqlite3_value *v = NULL;
+        if (sqlite3_vtab_rhs_value(info, path_constraint, &v) != SQLITE_OK || !v)
+            return false;
+        path = (const char *)sqlite3_value_text(v);
+    }
+    return path && strpbrk(path, "*?[");
+}
+
+/* The idxNum bit of an order the scan gives that is the query's ORDER BY,
+ * or 0 (SQLite sorts). */
+static int consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
+{
+    if (!tab->ordered_rows || info->nOrderBy < 1 || info->nOrderBy > 2)
+        return 0;
+    const struct sqlite3_index_orderby *first = &info->aOrderBy[0];
+    int order = 0;
+    if (first->desc)
+        return 0;
+    if (first->iColumn >= 0 && first->iColumn == tab->order_time_column)
+        order = IDX_ORDER_TIME;
+    else if (first->iColumn < 0 || first->iColumn == tab->record_column)
+        order = IDX_ORDER_FILE;
+    else
+        return 0;
+    if (info->nOrderBy == 2) {
+        /* equal times come in file order: time, record is consumed too */
+        const struct sqlite3_index_orderby *second = &info->aOrderBy[1];
+        bool by_record = second->iColumn < 0 || second->iColumn == tab->record_column;
+        if (order != IDX_ORDER_TIME || second->desc || !by_record)
+            return 0;
+    }
+    /* a pattern's files each come in order, not all of them together */
+    return may_be_pattern(tab, info, path_constraint) ? 0 : order | IDX_ORDER_CONSUMED;
+}
+
 static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
 {
     PvTab *tab = (PvTab *)vtab;
@@ -210,6 +270,15 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
      * plan ("no query solution").  Priced out, as json_each prices its. */
     if (path_constraint < 0)
         cost = 1e99;
+    int order = consumed_order(tab, info, path_constraint);
+    if (order) {
+        info->idxNum |= order;
+        info->orderByConsumed = 1;
+    } else if (info->nOrderBy > 0 && tab->ordered_rows) {
+        /* SQLite sorts (or groups) the rows itself: the order they come
+         * in decides nothing SQL defines, so the cheapest, file order */
+        info->idxNum |= IDX_ORDER_FILE;
+    }
     info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
     info->needToFreeIdxStr = 1;
     info->estimatedCost = cost;
@@ -463,12 +532,21 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         return cursor_error(cur, &err);
     }
     cur->columns_used = idxStr ? strtoull(idxStr, NULL, 16) : ~(uint64_t)0;
+    cur->order = (idxNum & IDX_ORDER_TIME) ? PV_ORDER_TIME
+               : (idxNum & IDX_ORDER_FILE) ? PV_ORDER_FILE : PV_ORDER_PERF;
     if (parse_filter(cur, idxNum, argc, argv, &err))
         return cursor_error(cur, &err);
     struct stat st;
     if (has_glob_characters(path) && stat(path, &st) != 0) {
         if (expand_glob(cur, path, &err))
             return cursor_error(cur, &err);
+        if ((idxNum & IDX_ORDER_CONSUMED) && cur->nr_paths > 1) {
+            pv_error_set(&err, "%s: ORDER BY %s over the files of a pattern (%s) needs the "
+                         "pattern written in the query, not bound: then SQLite sorts the rows "
+                         "of all the files", tab->def->name,
+                         (idxNum & IDX_ORDER_TIME) ? "time" : "record", path);
+            return cursor_error(cur, &err);
+        }
         path = cur->paths[cur->next_path++];
     }
     if (start_file(cur, path, &err) || next_file(cur, &err))
@@ -578,13 +656,14 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
 int pv_record_rows_start(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
-    return pv_record_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants, err);
+    return pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants,
+                                 cur->order, err);
 }
 
 int pv_record_rows_next(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
-    int rc = pv_record_scan_next(&rows->scan, &rows->record, err);
+    int rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
     if (rc <= 0) {
         cur->eof = rc == 0;
         return rc;
@@ -603,6 +682,6 @@ int pv_record_rows_first(PvCursor *cur, pv_error *err)
 void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
-    pv_record_scan_end(&rows->scan);
+    pv_ordered_scan_end(&rows->scan);
     pv_record_filter_free(&rows->filter);
 }

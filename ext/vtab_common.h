@@ -20,6 +20,7 @@
 #include "base/pv_strbuf.h"
 #include "scan/record_filter.h"
 #include "scan/record_scan.h"
+#include "scan/time_order.h"
 #include "stream/record_walk.h"
 
 SQLITE_EXTENSION_INIT3
@@ -41,6 +42,9 @@ typedef struct PvCursor {
     /* A glob argument: the matching paths, read one after another. */
     char **paths;
     size_t nr_paths, next_path;
+    /* The order rows come in (time_order.h): perf's unless the query's
+     * ORDER BY was consumed (see pvBestIndex). */
+    pv_record_order order;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
 } PvCursor;
@@ -101,7 +105,7 @@ enum {
  * through the time index) and the rowid (the record's ordinal) are done
  * once, here. */
 typedef struct PvRecordRows {
-    pv_record_scan scan;
+    pv_ordered_scan scan;
     pv_record record;
     /* The cursor's constraints, with its event resolved for this file. */
     pv_record_filter filter;

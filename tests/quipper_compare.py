@@ -130,7 +130,8 @@ def num(v):
 
 def ours(sqlrun, path):
     q = path.replace("'", "''")
-    recs = sql(sqlrun, "SELECT record, type, misc, fields FROM perf_records('%s')" % q)
+    # quipper's dumps list the records in file order
+    recs = sql(sqlrun, "SELECT record, type, misc, fields FROM perf_records('%s') ORDER BY record" % q)
     samples = {}
     for row in sql(sqlrun, "SELECT record, ip, pid, tid, time, period, id, stream_id, cpu, addr, "
                    "length(raw), callchain, branch_stack, weight, data_src "

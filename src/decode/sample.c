@@ -261,6 +261,43 @@ int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_
     return 0;
 }
 
+int pv_record_time(const pv_file *f, const pv_record *rec, bool *has_time, uint64_t *time,
+                   pv_error *err)
+{
+    *has_time = false;
+    *time = 0;
+    if (rec->type != PV_RECORD_SAMPLE) {
+        if (rec->type >= PV_RECORD_KERNEL_TYPE_END)
+            return 0;
+        pv_sample_id id;
+        if (pv_sample_id_decode(f, rec, &id, err))
+            return -1;
+        *has_time = (id.fields & PV_SAMPLE_TIME) != 0;
+        *time = id.time;
+        return 0;
+    }
+    int index = pv_record_attr_index(f, rec);
+    if (index < 0)
+        return 0;    /* an unknown event: no fields, as the identity has it */
+    uint64_t t = f->attrs[index].sample_type;
+    if (!(t & PV_SAMPLE_TIME))
+        return 0;
+    /* TIME follows IDENTIFIER, IP and TID, each one word */
+    uint64_t at = PV_RECORD_HEADER_SIZE +
+                  8 * (uint64_t)__builtin_popcountll(t & (PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP |
+                                                          PV_SAMPLE_TID));
+    if (rec->size < at || rec->size - at < 8) {
+        pv_sample_id id;    /* the full decode names the field that is cut */
+        if (pv_record_identity_decode(f, rec, &id, err))
+            return -1;
+        return pv_error_set(err, "%s: sample at offset 0x%llx is too short for its time",
+                            f->data_path, (unsigned long long)rec->file_offset);
+    }
+    *has_time = true;
+    *time = pv_load_u64(rec->bytes + at, f->swap);
+    return 0;
+}
+
 int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
                    pv_cursor *body, pv_error *err)
 {

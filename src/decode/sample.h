@@ -119,6 +119,13 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
 int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
                               pv_error *err);
 
+/* Only a record's time, as perf reads it to queue the record: a SAMPLE's
+ * TIME field, another kernel record's trailer time; *has_time false for
+ * user records and records whose event does not sample TIME.  Cheaper than
+ * the identity for a SAMPLE (one word read); -1 on a record too short. */
+int pv_record_time(const pv_file *f, const pv_record *rec, bool *has_time, uint64_t *time,
+                   pv_error *err);
+
 /* Decodes a kernel record's trailer and opens *body over what lies between
  * the header and the trailer: the start of every non-sample decoder. */
 int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,

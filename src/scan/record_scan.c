@@ -47,20 +47,33 @@ static bool next_chunk(pv_record_scan *scan)
     return true;
 }
 
+int pv_record_scan_next_any(pv_record_scan *scan, pv_record *rec, bool *passes, pv_error *err)
+{
+    if (scan->time_index && !next_chunk(scan))
+        return 0;
+    int rc = pv_walk_next(&scan->walk, rec, err);
+    if (rc <= 0)
+        return rc;
+    *passes = false;
+    if (scan->wants && !scan->wants(rec->type))
+        return 1;
+    if (scan->filter) {
+        rc = pv_record_filter_test(scan->filter, scan->file, rec, err);
+        if (rc < 0)
+            return -1;
+        *passes = rc == 1;
+        return 1;
+    }
+    *passes = true;
+    return 1;
+}
+
 int pv_record_scan_next(pv_record_scan *scan, pv_record *rec, pv_error *err)
 {
     for (;;) {
-        if (scan->time_index && !next_chunk(scan))
-            return 0;
-        int rc = pv_walk_next(&scan->walk, rec, err);
-        if (rc <= 0)
-            return rc;
-        if (scan->wants && !scan->wants(rec->type))
-            continue;
-        if (!scan->filter)
-            return 1;
-        rc = pv_record_filter_test(scan->filter, scan->file, rec, err);
-        if (rc != 0)
+        bool passes;
+        int rc = pv_record_scan_next_any(scan, rec, &passes, err);
+        if (rc <= 0 || passes)
             return rc;
     }
 }

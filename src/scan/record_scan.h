@@ -42,6 +42,12 @@ int pv_record_scan_start(pv_record_scan *scan, pv_file *file, const pv_record_fi
 /* 1: *rec is the next record, valid until the next call; 0: no more;
  * -1: error in err. */
 int pv_record_scan_next(pv_record_scan *scan, pv_record *rec, pv_error *err);
+/* The same, handing out as well the records the type test or the filter
+ * drops (*passes false), for a reader that must see every record the
+ * scan reads (time_order.h: FINISHED_ROUND and the times of all records
+ * decide when rows are released).  Chunks the time index skips are not
+ * read at all. */
+int pv_record_scan_next_any(pv_record_scan *scan, pv_record *rec, bool *passes, pv_error *err);
 /* Frees the walk's buffers.  Safe on a zeroed or ended scan. */
 void pv_record_scan_end(pv_record_scan *scan);
 

@@ -31,7 +31,9 @@ static int add_chunk(pv_time_index *ti, uint64_t *capacity, const pv_record *rec
     return 0;
 }
 
-static int build(pv_file *f, pv_time_index *ti, pv_error *err)
+/* complete: go on through compressed containers (the index then orders,
+ * time_order.h, but cannot seek). */
+static int build(pv_file *f, pv_time_index *ti, bool complete, pv_error *err)
 {
     pv_walk w;
     pv_walk_start(&w, f);
@@ -39,14 +41,23 @@ static int build(pv_file *f, pv_time_index *ti, pv_error *err)
     pv_time_chunk *chunk = NULL;
     int rc;
     pv_record rec;
+    uint64_t chunk_bytes = 0;
     ti->usable = true;
+    ti->complete = true;
     while ((rc = pv_walk_next(&w, &rec, err)) == 1) {
         if (rec.compressed || rec.type == PV_RECORD_COMPRESSED ||
             rec.type == PV_RECORD_COMPRESSED2) {
             ti->usable = false;
-            break;
+            if (!complete) {
+                ti->complete = false;
+                break;
+            }
         }
-        if (!chunk || chunk->segment != rec.segment || rec.file_offset - chunk->offset >= CHUNK_BYTES) {
+        /* records of a container share its offset: they are counted */
+        chunk_bytes += rec.size;
+        if (!chunk || chunk->segment != rec.segment || rec.file_offset - chunk->offset >= CHUNK_BYTES ||
+            chunk_bytes >= CHUNK_BYTES) {
+            chunk_bytes = rec.size;
             if (add_chunk(ti, &capacity, &rec, f->data_path, err)) {
                 rc = -1;
                 break;
@@ -62,8 +73,10 @@ static int build(pv_file *f, pv_time_index *ti, pv_error *err)
             rc = -1;
             break;
         }
-        if (!(id.fields & PV_SAMPLE_TIME))
+        if (!(id.fields & PV_SAMPLE_TIME)) {
+            chunk->has_untimed = true;
             continue;
+        }
         int64_t time = (int64_t)id.time;    /* as the filter compares it */
         if (!chunk->has_time || time < chunk->min_time)
             chunk->min_time = time;
@@ -75,31 +88,52 @@ static int build(pv_file *f, pv_time_index *ti, pv_error *err)
     return rc < 0 ? -1 : 0;
 }
 
-/* The key of the index among the file's derived state. */
-static const char time_index_key;
+/* The keys of the index among the file's derived state: the one that
+ * stops at the first compressed container, and the complete one. */
+static const char time_index_key, complete_time_index_key;
 
 static void free_time_index(void *ti)
 {
     pv_time_index_free(ti);
 }
 
-int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err)
+static int get_index(pv_file *f, const void *key, bool complete, const pv_time_index **out,
+                     pv_error *err)
 {
     void *kept;
-    if (!pv_file_state_get(f, &time_index_key, &kept)) {
+    if (!pv_file_state_get(f, key, &kept)) {
         pv_time_index *ti = calloc(1, sizeof *ti);
         if (!ti)
             return pv_error_set(err, "%s: out of memory for the time index", f->data_path);
-        if (build(f, ti, err)) {
+        if (build(f, ti, complete, err)) {
             pv_time_index_free(ti);
             return -1;
         }
-        if (pv_file_state_set(f, &time_index_key, ti, free_time_index, err))
+        if (pv_file_state_set(f, key, ti, free_time_index, err))
             return -1;
         kept = ti;
     }
     *out = kept;
     return 0;
+}
+
+int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err)
+{
+    return get_index(f, &time_index_key, false, out, err);
+}
+
+int pv_time_index_get_complete(pv_file *f, const pv_time_index **out, pv_error *err)
+{
+    /* An uncompressed file's seeking index is complete already; a
+     * compressed file's stops at its first container, at once. */
+    const pv_time_index *ti;
+    if (pv_time_index_get(f, &ti, err))
+        return -1;
+    if (ti->complete) {
+        *out = ti;
+        return 0;
+    }
+    return get_index(f, &complete_time_index_key, true, out, err);
 }
 
 void pv_time_index_free(pv_time_index *ti)

@@ -5,8 +5,10 @@
  * whose range meets it.  perf writes records in rounds, not strictly in
  * time order, so chunks' ranges overlap; they are compared, not bisected.
  *
- * Compressed files have no index: one zstd stream runs through all their
- * containers, so the walk cannot start in the middle.
+ * Compressed files have no index to seek by: one zstd stream runs through
+ * all their containers, so the walk cannot start in the middle.  Their
+ * complete index still gives each chunk's times, by record ordinal, for
+ * time_order.h.
  */
 #ifndef PV_TIME_INDEX_H
 #define PV_TIME_INDEX_H
@@ -23,11 +25,13 @@ typedef struct pv_time_chunk {
     uint64_t end;            /* where the chunk's last record ends */
     uint64_t first_index;    /* first record's ordinal */
     bool has_time;           /* some record in it has a time */
+    bool has_untimed;        /* some kernel record in it has none */
     int64_t min_time, max_time;
 } pv_time_chunk;
 
 typedef struct pv_time_index {
     bool usable;             /* false: a compressed stream, walk it all */
+    bool complete;           /* the chunks cover the whole stream */
     pv_time_chunk *chunks;
     uint64_t nr_chunks;
 } pv_time_index;
@@ -35,6 +39,11 @@ typedef struct pv_time_index {
 /* The file's index, built by one pass over the record headers (and the
  * time fields) the first time it is asked for, then kept with the file. */
 int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err);
+/* The same, with chunks through the whole stream even when it is
+ * compressed (not usable for seeking then): what time_order.h needs to
+ * know how early the records ahead can be.  Uncompressed files share one
+ * index for both. */
+int pv_time_index_get_complete(pv_file *f, const pv_time_index **out, pv_error *err);
 void pv_time_index_free(pv_time_index *ti);
 
 /* Whether a chunk may hold a record with time in [min, max]. */

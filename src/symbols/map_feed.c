@@ -174,9 +174,13 @@ int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uin
                      uint64_t *key, pv_error *err)
 {
     *key = key_of(s, record_index, has_time, time);
-    if (record_index < s->feed.consumer)
+    /* Samples in time order come back in the file but not in time: what
+     * is fed and replayed already answers them.  Keyed by ordinals, an
+     * earlier record starts over. */
+    if (!s->timed && record_index < s->feed.consumer)
         restart_feed(s);
-    s->feed.consumer = record_index;
+    if (!s->timed || record_index > s->feed.consumer)
+        s->feed.consumer = record_index;
     if (feed_until(s, record_index, err))
         return -1;
     if (!pv_aspace_apply(&s->space, *key))

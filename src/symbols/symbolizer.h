@@ -56,8 +56,9 @@ void pv_symbolizer_free(pv_symbolizer *s);
  * have applied before it (up to the second FINISHED_ROUND after it; all of
  * them in a file without rounds or in a directory), and gives the key that
  * orders it among them, its time when the file times every record, else
- * its ordinal.  Records are best taken in stream order; an earlier one
- * than the last starts the reading over.  -1 on error (a damaged map
+ * its ordinal.  Records are best taken in stream order, or in time order
+ * in a file that times every record; an earlier one than the last in a
+ * file keyed by ordinals starts the reading over.  -1 on error (a damaged map
  * record ahead, out of memory). */
 int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uint64_t time,
                      uint64_t *key, pv_error *err);

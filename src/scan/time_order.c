@@ -1,0 +1,432 @@
+#include "scan/time_order.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pv_cursor.h"
+#include "decode/sample.h"
+#include "format/attr.h"
+#include "format/perf_abi.h"
+
+#define SIGN_BIT ((uint64_t)1 << 63)
+
+/* Where a SAMPLE's time sits when every event puts it in one place. */
+static uint64_t common_sample_time_at(const pv_file *f)
+{
+    if (f->nr_attrs == 0)
+        return 0;
+    uint64_t t = f->attrs[0].sample_type;
+    for (size_t i = 1; i < f->nr_attrs; i++)
+        if (f->attrs[i].sample_type != t)
+            return 0;
+    if (!(t & PV_SAMPLE_TIME))
+        return 0;
+    /* TIME follows IDENTIFIER, IP and TID, each one word */
+    uint64_t before = t & (PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_TID);
+    uint64_t words = 0;
+    for (; before; before &= before - 1)
+        words++;
+    return PV_RECORD_HEADER_SIZE + 8 * words;
+}
+
+int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_filter *filter,
+                          pv_record_type_test wants, pv_record_order order, pv_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->file = file;
+    o->order = order;
+    o->sample_time_at = common_sample_time_at(file);
+    o->roundless_limit = PV_ORDER_ROUNDLESS_BYTES;
+    return pv_record_scan_start(&o->scan, file, filter, wants, err);
+}
+
+void pv_ordered_scan_end(pv_ordered_scan *o)
+{
+    pv_record_scan_end(&o->scan);
+    free(o->records);
+    free(o->spare_records);
+    free(o->slots);
+    free(o->sort_buffer);
+    for (uint64_t i = 0; i < o->nr_blocks; i++)
+        free(o->blocks[i].bytes);
+    free(o->blocks);
+    free(o->free_blocks);
+    free(o->shadow);
+    free(o->limits);
+    memset(o, 0, sizeof *o);
+}
+
+static int out_of_memory(pv_ordered_scan *o, pv_error *err)
+{
+    return pv_error_set(err, "%s: out of memory holding records to put them in time order",
+                        o->file->data_path);
+}
+
+/* Grows *p (of elem-byte items) to hold at least need. */
+static bool reserve(void **p, uint64_t *capacity, uint64_t need, size_t elem)
+{
+    if (need <= *capacity)
+        return true;
+    uint64_t grown = *capacity ? *capacity : 1024;
+    while (grown < need)
+        grown *= 2;
+    void *q = realloc(*p, (size_t)grown * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *capacity = grown;
+    return true;
+}
+
+/* The four arrays of queued records share one capacity. */
+static bool reserve_queue(pv_ordered_scan *o, uint64_t need)
+{
+    if (need <= o->capacity)
+        return true;
+    uint64_t grown = o->capacity ? o->capacity * 2 : 1024;
+    while (grown < need)
+        grown *= 2;
+    void *a = realloc(o->records, (size_t)grown * sizeof *o->records);
+    if (a)
+        o->records = a;
+    void *b = realloc(o->spare_records, (size_t)grown * sizeof *o->records);
+    if (b)
+        o->spare_records = b;
+    void *c = realloc(o->slots, (size_t)grown * sizeof *o->slots);
+    if (c)
+        o->slots = c;
+    void *d = realloc(o->sort_buffer, (size_t)grown * sizeof *o->slots);
+    if (d)
+        o->sort_buffer = d;
+    if (!a || !b || !c || !d)
+        return false;
+    o->capacity = grown;
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sorting: stable, by key.  A round is a few runs already in order (one
+ * per CPU buffer perf read, and what the last round left), so runs are
+ * found and merged. */
+
+static uint64_t run_end(const pv_queue_slot *q, uint64_t from, uint64_t n)
+{
+    uint64_t i = from + 1;
+    while (i < n && q[i - 1].key <= q[i].key)
+        i++;
+    return i;
+}
+
+static void merge(const pv_queue_slot *a, uint64_t na, const pv_queue_slot *b, uint64_t nb,
+                  pv_queue_slot *out)
+{
+    uint64_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = b[j].key < a[i].key ? b[j++] : a[i++];   /* ties: a's first */
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
+}
+
+static void sort_queue(pv_ordered_scan *o)
+{
+    uint64_t n = o->nr_queued;
+    if (n < 2 || run_end(o->slots, 0, n) == n)
+        return;
+    pv_queue_slot *src = o->slots, *dst = o->sort_buffer;
+    for (;;) {
+        uint64_t i = 0, merges = 0;
+        while (i < n) {
+            uint64_t mid = run_end(src, i, n);
+            if (mid == n) {
+                memcpy(dst + i, src + i, (size_t)(n - i) * sizeof *src);
+                break;
+            }
+            uint64_t end = run_end(src, mid, n);
+            merge(src + i, mid - i, src + mid, end - mid, dst + i);
+            merges++;
+            i = end;
+        }
+        pv_queue_slot *t = src;
+        src = dst;
+        dst = t;
+        /* one merge that took in every run: sorted */
+        if (merges == 1 && i == n)
+            break;
+    }
+    o->slots = src;
+    o->sort_buffer = dst;
+}
+
+/* Sorts the queue and releases the records with key <= limit. */
+static void release_up_to(pv_ordered_scan *o, uint64_t limit)
+{
+    sort_queue(o);
+    uint64_t lo = 0, hi = o->nr_queued;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (o->slots[mid].key <= limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    o->released = lo;
+}
+
+/* Drops the records handed out: their blocks' counts go down, an empty
+ * block is free again; the rest move, in sorted order, to the front. */
+static void drop_released(pv_ordered_scan *o)
+{
+    if (o->released == 0)
+        return;
+    for (uint64_t i = 0; i < o->released; i++) {
+        const pv_queued_record *q = &o->records[o->slots[i].record];
+        pv_order_block *b = &o->blocks[q->block];
+        o->held_bytes -= q->rec.size;
+        if (--b->live == 0 && q->block != o->filling) {
+            b->used = 0;
+            o->free_blocks[o->nr_free++] = q->block;
+        }
+    }
+    uint64_t kept = 0;
+    for (uint64_t i = o->released; i < o->nr_queued; i++, kept++) {
+        o->spare_records[kept] = o->records[o->slots[i].record];
+        o->slots[kept].key = o->slots[i].key;
+        o->slots[kept].record = kept;
+    }
+    pv_queued_record *r = o->records;
+    o->records = o->spare_records;
+    o->spare_records = r;
+    o->nr_queued = kept;
+    o->released = o->next_out = 0;
+}
+
+#define BLOCK_BYTES (256u << 10)    /* a record is at most 64 KiB */
+
+/* The block that takes size more bytes. */
+static bool block_for(pv_ordered_scan *o, uint32_t size)
+{
+    if (o->nr_blocks && o->blocks[o->filling].used <= BLOCK_BYTES - size)
+        return true;
+    /* the full block is freed by its last record from now on */
+    if (o->nr_blocks && o->blocks[o->filling].live == 0) {
+        o->blocks[o->filling].used = 0;
+        return true;
+    }
+    if (o->nr_free) {
+        o->filling = o->free_blocks[--o->nr_free];
+        return true;
+    }
+    uint64_t capacity = o->blocks_capacity;
+    if (!reserve((void **)&o->blocks, &o->blocks_capacity, o->nr_blocks + 1, sizeof *o->blocks))
+        return false;
+    if (capacity != o->blocks_capacity &&
+        !reserve((void **)&o->free_blocks, &capacity, o->blocks_capacity, sizeof *o->free_blocks))
+        return false;
+    pv_order_block *b = &o->blocks[o->nr_blocks];
+    memset(b, 0, sizeof *b);
+    b->bytes = malloc(BLOCK_BYTES);
+    if (!b->bytes)
+        return false;
+    o->filling = (uint32_t)o->nr_blocks++;
+    return true;
+}
+
+static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, pv_error *err)
+{
+    if (!reserve_queue(o, o->nr_queued + 1) || !block_for(o, rec->size))
+        return out_of_memory(o, err);
+    pv_order_block *b = &o->blocks[o->filling];
+    uint64_t n = o->nr_queued++;
+    pv_queued_record *q = &o->records[n];
+    q->block = o->filling;
+    q->at = b->used;
+    q->rec = *rec;
+    q->rec.bytes = NULL;
+    o->slots[n].key = key;
+    o->slots[n].record = n;
+    memcpy(b->bytes + b->used, rec->bytes, rec->size);
+    b->used += rec->size;
+    b->live++;
+    o->held_bytes += rec->size;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* perf's rounds */
+
+/* A FINISHED_ROUND: what perf's queue holds up to the limit set at the
+ * round before goes out; the next limit is the highest time queued. */
+static void finish_round(pv_ordered_scan *o)
+{
+    o->seen_round = true;
+    uint64_t limit = o->next_flush;
+    if (limit) {    /* perf flushes nothing up to 0 */
+        release_up_to(o, limit);
+        uint64_t kept = 0;
+        for (uint64_t i = 0; i < o->nr_shadow; i++)
+            if (o->shadow[i] > limit)
+                o->shadow[kept++] = o->shadow[i];
+        o->nr_shadow = kept;
+    }
+    o->next_flush = o->max_time;
+}
+
+/* A timed record enters perf's queue: the highest time queued, reset
+ * when the queue had run empty, as perf's is. */
+static void note_queued_time(pv_ordered_scan *o, uint64_t time)
+{
+    bool empty = o->nr_queued == o->released && o->nr_shadow == 0;
+    if (empty || time > o->max_time)
+        o->max_time = time;
+}
+
+/* ------------------------------------------------------------------ */
+/* The time index */
+
+static uint64_t time_key(const pv_ordered_scan *o, int64_t time)
+{
+    if (o->order == PV_ORDER_TIME)
+        return (uint64_t)time ^ SIGN_BIT;
+    /* perf compares u64s; a time past 2^63 hides a chunk's lowest
+     * positive one, so it holds everything until then */
+    return time < 0 ? 0 : (uint64_t)time;
+}
+
+static int use_index(pv_ordered_scan *o, pv_error *err)
+{
+    if (pv_time_index_get_complete(o->file, &o->index, err))
+        return -1;
+    const pv_time_index *ti = o->index;
+    o->limits = malloc((size_t)(ti->nr_chunks ? ti->nr_chunks : 1) * sizeof *o->limits);
+    if (!o->limits)
+        return out_of_memory(o, err);
+    uint64_t lowest = UINT64_MAX;
+    for (uint64_t c = ti->nr_chunks; c-- > 0;) {
+        /* a kernel record without a time is a NULL, first in SQL's order */
+        if (ti->chunks[c].has_untimed && o->order == PV_ORDER_TIME)
+            lowest = 0;
+        if (ti->chunks[c].has_time) {
+            uint64_t k = time_key(o, ti->chunks[c].min_time);
+            if (k < lowest)
+                lowest = k;
+        }
+        o->limits[c] = lowest;
+    }
+    o->by_index = true;
+    o->chunk = 0;
+    o->nr_shadow = 0;
+    return 0;
+}
+
+/* The record at ordinal index is read: on entering a new chunk, what no
+ * record ahead can precede goes out. */
+static void index_reached(pv_ordered_scan *o, uint64_t index)
+{
+    const pv_time_index *ti = o->index;
+    uint64_t c = o->chunk;
+    while (c + 1 < ti->nr_chunks && ti->chunks[c + 1].first_index <= index)
+        c++;
+    if (c == o->chunk)
+        return;
+    o->chunk = c;
+    /* keys up to the limit: a record ahead with the same key comes after
+     * them, where file order puts it among equal times */
+    release_up_to(o, o->limits[c]);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void hand_out(pv_ordered_scan *o, pv_record *rec)
+{
+    const pv_queued_record *q = &o->records[o->slots[o->next_out++].record];
+    *rec = q->rec;
+    rec->bytes = o->blocks[q->block].bytes + q->at;
+}
+
+int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+{
+    if (o->order == PV_ORDER_FILE)
+        return pv_record_scan_next(&o->scan, rec, err);
+    if (o->order == PV_ORDER_TIME && !o->by_index) {
+        if (use_index(o, err))
+            return -1;
+    } else if (!o->by_index && o->file->nr_segments && use_index(o, err)) {
+        return -1;
+    }
+    for (;;) {
+        if (o->next_out < o->released) {
+            hand_out(o, rec);
+            return 1;
+        }
+        if (o->ended)
+            return 0;
+        drop_released(o);
+        pv_record r;
+        bool passes;
+        int rc = pv_record_scan_next_any(&o->scan, &r, &passes, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            o->ended = true;
+            release_up_to(o, UINT64_MAX);
+            continue;
+        }
+        bool by_rounds = o->order == PV_ORDER_PERF && !o->by_index;
+        if (r.type == PV_RECORD_FINISHED_ROUND) {
+            if (by_rounds)
+                finish_round(o);
+            if (passes) {
+                *rec = r;
+                return 1;
+            }
+            continue;
+        }
+        if (!passes && !by_rounds)
+            continue;
+        bool timed;
+        uint64_t time;
+        uint64_t at = o->sample_time_at;
+        /* an id of no event leaves a sample's time column NULL, which
+         * ORDER BY time puts first; perf's order takes the word as it is */
+        if (r.type == PV_RECORD_SAMPLE && at && r.size >= at + 8 &&
+            (o->order != PV_ORDER_TIME || o->file->nr_attrs == 1 ||
+             pv_record_attr_index(o->file, &r) >= 0)) {
+            timed = true;
+            time = pv_load_u64(r.bytes + at, o->file->swap);
+        } else if (pv_record_time(o->file, &r, &timed, &time, err)) {
+            return -1;
+        }
+        if (o->by_index)
+            index_reached(o, r.index);
+        if (o->order == PV_ORDER_TIME) {
+            /* SQL puts NULL before every number */
+            if (enqueue(o, &r, timed ? time ^ SIGN_BIT : 0, err))
+                return -1;
+            continue;
+        }
+        if (!timed || time == 0 || time == UINT64_MAX) {
+            if (!passes)
+                continue;
+            *rec = r;    /* perf hands it out at once */
+            return 1;
+        }
+        if (by_rounds)
+            note_queued_time(o, time);
+        if (!passes) {
+            if (!reserve((void **)&o->shadow, &o->shadow_capacity, o->nr_shadow + 1,
+                         sizeof *o->shadow))
+                return out_of_memory(o, err);
+            o->shadow[o->nr_shadow++] = time;
+            continue;
+        }
+        if (enqueue(o, &r, time, err))
+            return -1;
+        if (by_rounds && !o->seen_round && o->held_bytes > o->roundless_limit) {
+            if (use_index(o, err))
+                return -1;
+            index_reached(o, r.index);
+        }
+    }
+}

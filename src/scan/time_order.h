@@ -1,0 +1,121 @@
+/*
+ * A record scan (record_scan.h) handed out in time order.
+ *
+ * perf reads a recording through its ordered-events queue.  A record with
+ * a time waits there; each FINISHED_ROUND hands out, sorted by time (equal
+ * times in file order), the queued records whose time is at most the
+ * highest time queued before the previous FINISHED_ROUND; the end of the
+ * file hands out the rest.  A record without a time (user records, records
+ * whose event does not sample TIME, time 0 or ~0) is handed out when read,
+ * ahead of the queued ones.  PV_ORDER_PERF gives that order, holding about
+ * two rounds of records in memory.
+ *
+ * A stream without FINISHED_ROUND is sorted whole by perf.  Up to
+ * PV_ORDER_ROUNDLESS_BYTES of records are held the same way; past that (and
+ * from the start for a --threads directory, whose data.N files each run
+ * through the whole recording), the file's time index (time_index.h) says
+ * how early the records not yet read can be, and what is no later is
+ * handed out: the same order, memory bounded by how far records stray
+ * back in time.
+ *
+ * PV_ORDER_TIME is what SQL's ORDER BY time asks for: strictly sorted, the
+ * time compared as the signed INTEGER SQL sees, records without a time
+ * first.  It is released by the time index only, so that a record that
+ * comes back behind a round (perf warns "Timestamp below last timeslice
+ * flush" and hands it out late) is still in place.  A kernel record
+ * without a time (a NULL) holds everything before it until it is read.
+ *
+ * PV_ORDER_FILE is the scan as it is: file order (ORDER BY record).
+ */
+#ifndef PV_TIME_ORDER_H
+#define PV_TIME_ORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/pv_error.h"
+#include "format/perf_file.h"
+#include "scan/record_filter.h"
+#include "scan/record_scan.h"
+#include "scan/time_index.h"
+
+typedef enum pv_record_order {
+    PV_ORDER_PERF,
+    PV_ORDER_TIME,
+    PV_ORDER_FILE,
+} pv_record_order;
+
+/* Record bytes a stream without rounds may hold before the time index
+ * takes over. */
+#define PV_ORDER_ROUNDLESS_BYTES (32u << 20)
+
+/* A queued record, and its place in the sorted order (16 bytes, what the
+ * sort moves). */
+typedef struct pv_queued_record {
+    uint32_t block, at;     /* where its bytes are: see pv_order_block */
+    pv_record rec;          /* bytes NULL while queued */
+} pv_queued_record;
+
+/* Record bytes are copied into blocks, each given back when the last of
+ * its records has been handed out: copied once, whatever order they leave
+ * in. */
+typedef struct pv_order_block {
+    uint8_t *bytes;
+    uint32_t used;
+    uint64_t live;          /* its records not handed out yet */
+} pv_order_block;
+
+typedef struct pv_queue_slot {
+    uint64_t key;           /* the time, as the order compares it */
+    uint64_t record;        /* index in records */
+} pv_queue_slot;
+
+typedef struct pv_ordered_scan {
+    pv_record_scan scan;
+    pv_file *file;
+    pv_record_order order;
+    /* Queued records, and the slots that sort them: slots [next_out,
+     * released) are handed out next, the rest wait. */
+    pv_queued_record *records, *spare_records;
+    pv_queue_slot *slots, *sort_buffer;
+    uint64_t nr_queued, capacity;
+    uint64_t released, next_out;
+    /* blocks[filling] takes the next record's bytes; free_blocks lists
+     * the empty ones. */
+    pv_order_block *blocks;
+    uint32_t *free_blocks;
+    uint64_t nr_blocks, blocks_capacity, nr_free;
+    uint32_t filling;
+    uint64_t held_bytes;    /* bytes of the records queued */
+    /* PV_ORDER_ROUNDLESS_BYTES (a test may lower it after the start) */
+    uint64_t roundless_limit;
+    /* A SAMPLE's time: the byte it starts at when every event has it in
+     * the same place (0: look up the record's event). */
+    uint64_t sample_time_at;
+    /* PV_ORDER_PERF by rounds: perf's queue also holds the records that
+     * are not rows (other types, filtered out); their times, to tell when
+     * it is empty.  max_time and next_flush as perf keeps them. */
+    uint64_t *shadow;
+    uint64_t nr_shadow, shadow_capacity;
+    uint64_t max_time, next_flush;
+    bool seen_round;
+    /* Released by the time index: limits[c] is the lowest key a record of
+     * chunk c or later can have. */
+    bool by_index;
+    const pv_time_index *index;
+    uint64_t *limits;
+    uint64_t chunk;
+    bool ended;
+} pv_ordered_scan;
+
+/* Starts the scan (as pv_record_scan_start) in the given order.  Every
+ * started scan is ended with pv_ordered_scan_end, even when this fails. */
+int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_filter *filter,
+                          pv_record_type_test wants, pv_record_order order, pv_error *err);
+/* 1: *rec is the next record, its bytes valid until the next call; 0: no
+ * more; -1: error in err. */
+int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err);
+/* Frees what the scan holds.  Safe on a zeroed or ended scan. */
+void pv_ordered_scan_end(pv_ordered_scan *o);
+
+#endif

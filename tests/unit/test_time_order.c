@@ -1,0 +1,307 @@
+/*
+ * Records in time order (src/scan/time_order.h) on synthetic streams: the
+ * header and attr of tests/bad_input/base.data (IP|TID|TIME|CALLCHAIN,
+ * sample_id_all), then SAMPLE, COMM and FINISHED_ROUND records laid out as
+ * perf record writes them: each round one sorted run per CPU buffer,
+ * overlapping the round before; some records sent back behind a flush
+ * (stragglers), some with time 0 (perf hands those out at once), COMMs
+ * between them (in perf's queue, not rows of a samples-only scan).
+ *
+ * The expected orders come from a model written for this test, the plain
+ * way: perf's queue as one list, stably sorted at each FINISHED_ROUND and
+ * flushed up to the highest time queued before the round before; and for
+ * PV_ORDER_TIME a stable sort of the rows by signed time.  The scan must
+ * match, with and without rounds (the time index taking over past the
+ * roundless limit), through its blocks and compaction, with a time window.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byte_builder.h"
+#include "decode/sample.h"
+#include "format/perf_abi.h"
+#include "scan/time_order.h"
+#include "stream/file_open.h"
+#include "unit_check.h"
+
+typedef struct model_record {
+    uint64_t index;
+    uint32_t type;
+    uint64_t time;
+} model_record;
+
+typedef struct stream {
+    uint8_t *image;
+    uint64_t size;
+    model_record *records;
+    uint64_t nr;
+} stream;
+
+static uint8_t *slurp(const char *path, uint64_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *size = (uint64_t)n;
+    return p;
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rng(uint64_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state % n;
+}
+
+static void put(uint8_t **at, uint64_t v, int width)
+{
+    bb_store(*at, v, width, false);
+    *at += width;
+}
+
+/* Appends one record to the stream's image and model. */
+static void add(stream *s, uint8_t **at, uint32_t type, uint64_t time)
+{
+    model_record *m = &s->records[s->nr];
+    m->index = s->nr++;
+    m->type = type;
+    m->time = time;
+    if (type == PV_RECORD_SAMPLE) {            /* ip, pid/tid, time, callchain nr */
+        put(at, type, 4), put(at, 0, 2), put(at, 40, 2);
+        put(at, 0x1000 + m->index, 8), put(at, 7, 4), put(at, 7, 4), put(at, time, 8), put(at, 0, 8);
+    } else if (type == PV_RECORD_COMM) {       /* pid, tid, comm[16], trailer tid + time */
+        put(at, type, 4), put(at, 0, 2), put(at, 48, 2);
+        put(at, 7, 4), put(at, 7, 4);
+        memset(*at, 0, 16);
+        memcpy(*at, "worker", 6);
+        *at += 16;
+        put(at, 7, 4), put(at, 7, 4), put(at, time, 8);
+    } else {                                   /* FINISHED_ROUND */
+        put(at, type, 4), put(at, 0, 2), put(at, 8, 2);
+    }
+}
+
+/* A stream of about nr_rounds rounds of 2..4 CPU runs; rounds false: no
+ * FINISHED_ROUND.  Stragglers and time 0 records when odd is set. */
+static bool build(stream *s, const uint8_t *base, uint64_t base_size, int nr_rounds, bool rounds,
+                  bool odd)
+{
+    uint64_t max = (uint64_t)nr_rounds * 4 * 64 + 16;
+    s->records = calloc(max, sizeof *s->records);
+    s->image = malloc(base_size + max * 48);
+    if (!s->records || !s->image)
+        return false;
+    memcpy(s->image, base, base_size);
+    uint8_t *at = s->image + base_size;
+    s->nr = 0;
+    uint64_t round_start = 1000000;
+    for (int r = 0; r < nr_rounds; r++) {
+        int cpus = 2 + (int)rng(3);
+        for (int c = 0; c < cpus; c++) {
+            /* a CPU's records since the last read: a sorted run that starts
+             * up to a round back */
+            uint64_t t = round_start - rng(800);
+            int n = 1 + (int)rng(60);
+            for (int k = 0; k < n; k++) {
+                t += rng(40);     /* equal times happen */
+                uint64_t time = t;
+                if (odd && rng(97) == 0)
+                    time = round_start - 1500 - rng(3000);     /* behind a flush */
+                if (odd && rng(211) == 0)
+                    time = 0;
+                add(s, &at, rng(9) == 0 ? PV_RECORD_COMM : PV_RECORD_SAMPLE, time);
+            }
+        }
+        if (rounds)
+            add(s, &at, PV_RECORD_FINISHED_ROUND, 0);
+        round_start += 1000;
+    }
+    s->size = (uint64_t)(at - s->image);
+    bb_store(s->image + 40, base_size, 8, false);
+    bb_store(s->image + 48, s->size - base_size, 8, false);
+    memset(s->image + 72, 0, 32);    /* no features */
+    return true;
+}
+
+static bool samples_only(uint32_t type)
+{
+    return type == PV_RECORD_SAMPLE;
+}
+
+/* perf's ordered-events queue, the plain way.  Rows: samples in [lo, hi]. */
+static uint64_t perf_model(const stream *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    model_record *queue = malloc((s->nr + 1) * sizeof *queue);
+    uint64_t nq = 0, n = 0, max_time = 0, next_flush = 0;
+#define EMIT(m) do { if ((m).type == PV_RECORD_SAMPLE && (m).time >= lo && (m).time <= hi) \
+                         out[n++] = (m).index; } while (0)
+    for (uint64_t i = 0; i <= s->nr; i++) {
+        bool end = i == s->nr;
+        if (end || s->records[i].type == PV_RECORD_FINISHED_ROUND) {
+            uint64_t limit = end ? UINT64_MAX : next_flush;
+            /* a stable insertion sort of the queue */
+            for (uint64_t a = 1; a < nq; a++)
+                for (uint64_t b = a; b > 0 && queue[b - 1].time > queue[b].time; b--) {
+                    model_record t = queue[b];
+                    queue[b] = queue[b - 1];
+                    queue[b - 1] = t;
+                }
+            uint64_t k = 0;
+            if (limit)
+                for (; k < nq && queue[k].time <= limit; k++)
+                    EMIT(queue[k]);
+            memmove(queue, queue + k, (nq - k) * sizeof *queue);
+            nq -= k;
+            next_flush = max_time;
+            continue;
+        }
+        model_record m = s->records[i];
+        if (m.time == 0) {
+            EMIT(m);
+            continue;
+        }
+        if (nq == 0 || m.time > max_time)
+            max_time = m.time;
+        queue[nq++] = m;
+    }
+#undef EMIT
+    free(queue);
+    return n;
+}
+
+/* Rows sorted by time, equal times in file order. */
+static uint64_t sorted_model(const stream *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < s->nr; i++)
+        if (s->records[i].type == PV_RECORD_SAMPLE && s->records[i].time >= lo &&
+            s->records[i].time <= hi)
+            out[n++] = i;
+    for (uint64_t a = 1; a < n; a++)
+        for (uint64_t b = a; b > 0 && s->records[out[b - 1]].time > s->records[out[b]].time; b--) {
+            uint64_t t = out[b];
+            out[b] = out[b - 1];
+            out[b - 1] = t;
+        }
+    return n;
+}
+
+static void compare(const char *what, const stream *s, pv_record_order order, bool window,
+                    uint64_t roundless_limit, bool expect_perf)
+{
+    pv_file *f = NULL;
+    pv_error err;
+    uint64_t *want = malloc(s->nr * sizeof *want), *got = malloc(s->nr * sizeof *got);
+    if (pv_file_open_memory(what, s->image, s->size, &f, &err)) {
+        check(false, what, "open: %s", err.msg);
+        free(want), free(got);
+        return;
+    }
+    uint64_t lo = 0, hi = UINT64_MAX;
+    pv_record_filter filter = {0};
+    if (window) {
+        lo = 1000000 + 40 * 1000;
+        hi = lo + 30 * 1000;
+        filter.active = filter.has_time_min = filter.has_time_max = true;
+        filter.time_min = (int64_t)lo;
+        filter.time_max = (int64_t)hi;
+    }
+    uint64_t nr_want = expect_perf ? perf_model(s, lo, hi, want) : sorted_model(s, lo, hi, want);
+    pv_ordered_scan o;
+    uint64_t nr_got = 0;
+    int rc = pv_ordered_scan_start(&o, f, &filter, samples_only, order, &err);
+    if (rc == 0) {
+        o.roundless_limit = roundless_limit;
+        pv_record rec;
+        while ((rc = pv_ordered_scan_next(&o, &rec, &err)) == 1 && nr_got < s->nr) {
+            /* the bytes handed out are the record's own */
+            bool timed;
+            uint64_t time;
+            if (pv_record_time(f, &rec, &timed, &time, &err) || time != s->records[rec.index].time) {
+                rc = -1;
+                snprintf(err.msg, sizeof err.msg, "record %llu's bytes are not its own",
+                         (unsigned long long)rec.index);
+                break;
+            }
+            got[nr_got++] = rec.index;
+        }
+    }
+    pv_ordered_scan_end(&o);
+    uint64_t first_diff = 0;
+    while (first_diff < nr_got && first_diff < nr_want && got[first_diff] == want[first_diff])
+        first_diff++;
+    if (rc < 0)
+        check(false, what, "scan: %s", err.msg);
+    else
+        check(nr_got == nr_want && first_diff == nr_got, what,
+              "%llu rows, want %llu; first difference at row %llu",
+              (unsigned long long)nr_got, (unsigned long long)nr_want,
+              (unsigned long long)first_diff);
+    pv_file_close(f);
+    free(want), free(got);
+}
+
+int main(void)
+{
+    uint64_t base_size;
+    uint8_t *base = slurp("tests/bad_input/base.data", &base_size);
+    if (!base) {
+        printf("skip - time order: tests/bad_input/base.data is absent\n");
+        return 0;
+    }
+    /* the data section starts after the header and attrs: its offset */
+    uint64_t header_and_attrs = 0;
+    for (int i = 7; i >= 0; i--)
+        header_and_attrs = header_and_attrs << 8 | base[40 + i];
+    stream plain = {0}, odd = {0}, roundless = {0};
+    if (!build(&plain, base, header_and_attrs, 400, true, false) ||
+        !build(&odd, base, header_and_attrs, 400, true, true) ||
+        !build(&roundless, base, header_and_attrs, 400, false, false)) {
+        check(false, "time order: streams built", "out of memory");
+        return 1;
+    }
+    /* the streams must tell the orders apart for the checks to mean anything */
+    uint64_t *a = malloc(odd.nr * sizeof *a), *b = malloc(odd.nr * sizeof *b);
+    uint64_t na = perf_model(&odd, 0, UINT64_MAX, a), nb = sorted_model(&odd, 0, UINT64_MAX, b);
+    check(na == nb && memcmp(a, b, na * sizeof *a) != 0, "the odd stream's perf order is not sorted",
+          "it is");
+    uint64_t in_order = 1;
+    nb = sorted_model(&plain, 0, UINT64_MAX, b);
+    for (uint64_t i = 1; i < nb; i++)
+        in_order += b[i] > b[i - 1];
+    check(in_order < nb, "the plain stream's samples are not in time order in the file", "they are");
+    free(a), free(b);
+    uint64_t never = UINT64_MAX;
+    compare("perf order by rounds, equal times in file order", &plain, PV_ORDER_PERF, false,
+            never, true);
+    compare("perf order is the sorted order when no record strays", &plain, PV_ORDER_PERF, false,
+            never, false);
+    compare("perf order with stragglers and time 0, as perf's queue", &odd, PV_ORDER_PERF,
+            false, never, true);
+    compare("perf order in a time window", &odd, PV_ORDER_PERF, true, never, true);
+    compare("ORDER BY time order: sorted, stragglers in place", &odd, PV_ORDER_TIME, false,
+            never, false);
+    compare("ORDER BY time order in a time window", &odd, PV_ORDER_TIME, true, never, false);
+    compare("no rounds: the whole stream sorted, as perf does", &roundless, PV_ORDER_PERF,
+            false, never, true);
+    compare("no rounds past the limit: the time index releases, same order", &roundless,
+            PV_ORDER_PERF, false, 4096, true);
+    free(plain.image), free(plain.records);
+    free(odd.image), free(odd.records);
+    free(roundless.image), free(roundless.records);
+    free(base);
+    return failures ? 1 : 0;
+}

@@ -18,6 +18,7 @@
 #include "base/json_writer.h"
 #include "format/perf_abi.h"
 #include "base/pv_cursor.h"
+#include "format/section_errors.h"
 #include "format/event_desc.h"
 
 /* What a decoder works with. */
@@ -35,41 +36,34 @@ typedef struct feature_ctx {
 
 typedef int (*feature_decoder)(feature_ctx *x);
 
+static pv_section_place place(const feature_ctx *x)
+{
+    return (pv_section_place){x->f, x->name, x->offset};
+}
+
 /* "<file>: <feature> feature at offset 0x..: <what>" */
 __attribute__((format(printf, 2, 3)))
 static int fail(feature_ctx *x, const char *fmt, ...)
 {
-    char what[512];
+    pv_section_place at = place(x);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    int rc = pv_section_vfail(&at, x->err, fmt, ap);
     va_end(ap);
-    return pv_error_set(x->err, "%s: %s feature at offset 0x%llx: %s", x->f->data_path, x->name,
-                        (unsigned long long)x->offset, what);
+    return rc;
 }
 
-/* The one message for a read past the section. */
 static int truncated(feature_ctx *x)
 {
-    return fail(x, "truncated: a read at offset 0x%llx goes past the end of the section "
-                "(size %llu, ends at offset 0x%llx)", (unsigned long long)x->c.fail_offset,
-                (unsigned long long)x->c.size, (unsigned long long)(x->offset + x->c.size));
+    pv_section_place at = place(x);
+    return pv_section_truncated(&at, &x->c, x->err);
 }
 
-/* A count of elements, each at least min_each bytes, must fit in what is
- * left; checked before looping so that a hostile count fails at once. */
 static int check_count(feature_ctx *x, uint64_t nr, uint64_t min_each, uint64_t count_offset,
                        const char *what)
 {
-    if (x->c.failed)
-        return truncated(x);
-    uint64_t left = pv_cursor_left(&x->c);
-    if (min_each && nr > left / min_each)
-        return fail(x, "%s count %llu at offset 0x%llx needs at least %llu bytes each "
-                    "but only %llu bytes are left", what, (unsigned long long)nr,
-                    (unsigned long long)count_offset, (unsigned long long)min_each,
-                    (unsigned long long)left);
-    return 0;
+    pv_section_place at = place(x);
+    return pv_section_check_count(&at, &x->c, nr, min_each, count_offset, what, x->err);
 }
 
 /* Reads a u32 count of elements of at least min_each bytes. */

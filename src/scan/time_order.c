@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pv_array.h"
 #include "base/pv_cursor.h"
 #include "decode/sample.h"
 #include "format/attr.h"
@@ -60,22 +61,6 @@ static int out_of_memory(pv_ordered_scan *o, pv_error *err)
 {
     return pv_error_set(err, "%s: out of memory holding records to put them in time order",
                         o->file->data_path);
-}
-
-/* Grows *p (of elem-byte items) to hold at least need. */
-static bool reserve(void **p, uint64_t *capacity, uint64_t need, size_t elem)
-{
-    if (need <= *capacity)
-        return true;
-    uint64_t grown = *capacity ? *capacity : 1024;
-    while (grown < need)
-        grown *= 2;
-    void *q = realloc(*p, (size_t)grown * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *capacity = grown;
-    return true;
 }
 
 /* The four arrays of queued records share one capacity. */
@@ -218,11 +203,11 @@ static bool block_for(pv_ordered_scan *o, uint32_t size)
         o->filling = o->free_blocks[--o->nr_free];
         return true;
     }
-    uint64_t capacity = o->blocks_capacity;
-    if (!reserve((void **)&o->blocks, &o->blocks_capacity, o->nr_blocks + 1, sizeof *o->blocks))
+    size_t capacity = o->blocks_capacity;
+    if (!pv_array_grow((void **)&o->blocks, &o->blocks_capacity, o->nr_blocks + 1, sizeof *o->blocks))
         return false;
     if (capacity != o->blocks_capacity &&
-        !reserve((void **)&o->free_blocks, &capacity, o->blocks_capacity, sizeof *o->free_blocks))
+        !pv_array_grow((void **)&o->free_blocks, &capacity, o->blocks_capacity, sizeof *o->free_blocks))
         return false;
     pv_order_block *b = &o->blocks[o->nr_blocks];
     memset(b, 0, sizeof *b);
@@ -415,7 +400,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         if (by_rounds)
             note_queued_time(o, time);
         if (!passes) {
-            if (!reserve((void **)&o->shadow, &o->shadow_capacity, o->nr_shadow + 1,
+            if (!pv_array_grow((void **)&o->shadow, &o->shadow_capacity, o->nr_shadow + 1,
                          sizeof *o->shadow))
                 return out_of_memory(o, err);
             o->shadow[o->nr_shadow++] = time;

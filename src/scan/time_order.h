@@ -84,7 +84,8 @@ typedef struct pv_ordered_scan {
      * the empty ones. */
     pv_order_block *blocks;
     uint32_t *free_blocks;
-    uint64_t nr_blocks, blocks_capacity, nr_free;
+    uint64_t nr_blocks, nr_free;
+    size_t blocks_capacity;
     uint32_t filling;
     uint64_t held_bytes;    /* bytes of the records queued */
     /* PV_ORDER_ROUNDLESS_BYTES (a test may lower it after the start) */
@@ -96,7 +97,8 @@ typedef struct pv_ordered_scan {
      * are not rows (other types, filtered out); their times, to tell when
      * it is empty.  max_time and next_flush as perf keeps them. */
     uint64_t *shadow;
-    uint64_t nr_shadow, shadow_capacity;
+    uint64_t nr_shadow;
+    size_t shadow_capacity;
     uint64_t max_time, next_flush;
     bool seen_round;
     /* Released by the time index: limits[c] is the lowest key a record of

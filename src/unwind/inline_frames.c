@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pv_array.h"
+
 static int32_t keep_name(pv_name_buf *buf, const char *name)
 {
     size_t n = strlen(name);
@@ -107,14 +109,8 @@ static bool is_container(int tag)
 
 static bool add_range(unit_functions *u, Dwarf_Die *die, Dwarf_Addr low, Dwarf_Addr high)
 {
-    if (u->nr == u->cap) {
-        size_t cap = u->cap ? u->cap * 2 : 64;
-        function_range *more = realloc(u->ranges, cap * sizeof *more);
-        if (!more)
-            return false;
-        u->ranges = more;
-        u->cap = cap;
-    }
+    if (!pv_array_grow((void **)&u->ranges, &u->cap, u->nr + 1, sizeof *u->ranges))
+        return false;
     u->ranges[u->nr] = (function_range){ low, high, high, u->nr, *die };
     u->nr++;
     return true;
@@ -160,14 +156,8 @@ static unit_functions *unit_index(struct Dwfl_Module *mod, Dwarf_Die *cu)
     for (size_t i = 0; i < m->nr; i++)
         if (m->units[i].unit == cu->cu)
             return &m->units[i];
-    if (m->nr == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 16;
-        unit_functions *more = realloc(m->units, cap * sizeof *more);
-        if (!more)
-            return NULL;
-        m->units = more;
-        m->cap = cap;
-    }
+    if (!pv_array_grow((void **)&m->units, &m->cap, m->nr + 1, sizeof *m->units))
+        return NULL;
     unit_functions *u = &m->units[m->nr];
     *u = (unit_functions){ .unit = cu->cu };
     if (!index_scope(cu, 0, u)) {

@@ -279,14 +279,10 @@ int pv_record_time(const pv_file *f, const pv_record *rec, bool *has_time, uint6
     int index = pv_record_attr_index(f, rec);
     if (index < 0)
         return 0;    /* an unknown event: no fields, as the identity has it */
-    uint64_t t = f->attrs[index].sample_type;
-    if (!(t & PV_SAMPLE_TIME))
+    uint64_t at = pv_sample_time_offset(f->attrs[index].sample_type);
+    if (at == 0)
         return 0;
-    /* TIME follows IDENTIFIER, IP and TID, each one word */
-    uint64_t at = PV_RECORD_HEADER_SIZE +
-                  8 * (uint64_t)__builtin_popcountll(t & (PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP |
-                                                          PV_SAMPLE_TID));
-    if (rec->size < at || rec->size - at < 8) {
+    if (!pv_sample_time_at(f, rec, at, time)) {
         pv_sample_id id;    /* the full decode names the field that is cut */
         if (pv_record_identity_decode(f, rec, &id, err))
             return -1;
@@ -294,8 +290,17 @@ int pv_record_time(const pv_file *f, const pv_record *rec, bool *has_time, uint6
                             f->data_path, (unsigned long long)rec->file_offset);
     }
     *has_time = true;
-    *time = pv_load_u64(rec->bytes + at, f->swap);
     return 0;
+}
+
+uint64_t pv_sample_time_offset(uint64_t sample_type)
+{
+    if (!(sample_type & PV_SAMPLE_TIME))
+        return 0;
+    /* TIME follows IDENTIFIER, IP and TID, each one word */
+    return PV_RECORD_HEADER_SIZE +
+           8 * (uint64_t)__builtin_popcountll(sample_type & (PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP |
+                                                            PV_SAMPLE_TID));
 }
 
 int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,

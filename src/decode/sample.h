@@ -119,6 +119,21 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
 int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
                               pv_error *err);
 
+/* Where a SAMPLE of this sample_type holds its TIME (an offset in the
+ * record, header included), or 0 when it samples no TIME. */
+uint64_t pv_sample_time_offset(uint64_t sample_type);
+
+/* The TIME word of a SAMPLE at offset at (pv_sample_time_offset of its
+ * event); false when the record ends before it. */
+static inline bool pv_sample_time_at(const pv_file *f, const pv_record *rec, uint64_t at,
+                                     uint64_t *time)
+{
+    if (at == 0 || rec->size < at || rec->size - at < 8)
+        return false;
+    *time = pv_load_u64(rec->bytes + at, f->swap);
+    return true;
+}
+
 /* Only a record's time, as perf reads it to queue the record: a SAMPLE's
  * TIME field, another kernel record's trailer time; *has_time false for
  * user records and records whose event does not sample TIME.  Cheaper than

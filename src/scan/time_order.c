@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "base/pv_array.h"
-#include "base/pv_cursor.h"
 #include "decode/sample.h"
 #include "format/attr.h"
 #include "format/perf_abi.h"
@@ -20,14 +19,7 @@ static uint64_t common_sample_time_at(const pv_file *f)
     for (size_t i = 1; i < f->nr_attrs; i++)
         if (f->attrs[i].sample_type != t)
             return 0;
-    if (!(t & PV_SAMPLE_TIME))
-        return 0;
-    /* TIME follows IDENTIFIER, IP and TID, each one word */
-    uint64_t before = t & (PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_TID);
-    uint64_t words = 0;
-    for (; before; before &= before - 1)
-        words++;
-    return PV_RECORD_HEADER_SIZE + 8 * words;
+    return pv_sample_time_offset(t);
 }
 
 int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_filter *filter,
@@ -375,11 +367,10 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         uint64_t at = o->sample_time_at;
         /* an id of no event leaves a sample's time column NULL, which
          * ORDER BY time puts first; perf's order takes the word as it is */
-        if (r.type == PV_RECORD_SAMPLE && at && r.size >= at + 8 &&
+        if (r.type == PV_RECORD_SAMPLE && pv_sample_time_at(o->file, &r, at, &time) &&
             (o->order != PV_ORDER_TIME || o->file->nr_attrs == 1 ||
              pv_record_attr_index(o->file, &r) >= 0)) {
             timed = true;
-            time = pv_load_u64(r.bytes + at, o->file->swap);
         } else if (pv_record_time(o->file, &r, &timed, &time, err)) {
             return -1;
         }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "stream/file_open.h"
+#include "unwind/debug_cache.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -24,6 +25,7 @@ struct PvCache {
     int refs;
     uint64_t clock;
     PvCacheEntry slots[CACHE_SLOTS];
+    pv_debug_cache *debug_info;     /* made on first use */
 };
 
 PvCache *pv_cache_new(void)
@@ -49,6 +51,7 @@ void pv_cache_release(PvCache *cache)
         pv_file_close(cache->slots[i].file);
         sqlite3_free(cache->slots[i].path);
     }
+    pv_debug_cache_free(cache->debug_info);
     sqlite3_free(cache);
 }
 
@@ -121,4 +124,11 @@ void pv_cache_release_file(PvCache *cache, pv_file *f)
             return;
         }
     pv_file_close(f);  /* not cached: this cursor's own */
+}
+
+pv_debug_cache *pv_cache_debug_info(PvCache *cache)
+{
+    if (!cache->debug_info)
+        cache->debug_info = pv_debug_cache_new(0);
+    return cache->debug_info;
 }

@@ -28,4 +28,10 @@ int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_er
 /* Lets go of a file from pv_cache_acquire_file (closes it if uncached). */
 void pv_cache_release_file(PvCache *cache, pv_file *f);
 
+/* The connection's debug info of ELF files (unwind/debug_cache.h), shared
+ * by the symbolizers of its cursors; made on first use, freed with the
+ * cache; NULL when out of memory. */
+struct pv_debug_cache;
+struct pv_debug_cache *pv_cache_debug_info(PvCache *cache);
+
 #endif

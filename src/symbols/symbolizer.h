@@ -69,6 +69,13 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
 /* Thread tid's name at key, or NULL. */
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key);
 
+/* Has the symbolizer read debug info through cache, which the caller keeps
+ * until the symbolizer is freed, instead of opening its own: the queries
+ * of a connection share one, so each file's DWARF is read once.  Before
+ * the first lookup. */
+struct pv_debug_cache;
+void pv_symbolizer_share_debug_cache(pv_symbolizer *s, struct pv_debug_cache *cache);
+
 /* Samples recorded with --call-graph dwarf carry the user registers and a
  * copy of the user stack instead of user callchain entries.  Whether the
  * sample has them (and a callchain, as perf requires to show a stack). */

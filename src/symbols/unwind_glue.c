@@ -35,6 +35,28 @@ static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
     return true;
 }
 
+void pv_symbolizer_share_debug_cache(pv_symbolizer *s, pv_debug_cache *cache)
+{
+    if (s->own_debug_cache)
+        pv_debug_cache_free(s->debug_cache);
+    s->debug_cache = cache;
+    s->own_debug_cache = false;
+    if (s->unwinder)
+        pv_unwinder_use_debug_cache(s->unwinder, cache);
+    /* a new query: the files may have changed since the last one */
+    pv_debug_cache_recheck(cache);
+}
+
+/* The debug info of the file holding ip in the sample last unwound, and
+ * ip at that file's addresses; NULL when there is none. */
+static struct Dwfl_Module *debug_module(pv_symbolizer *s, uint64_t ip, uint64_t *file_addr)
+{
+    const char *path;
+    if (!pv_unwinder_file_at(s->unwinder, ip, &path, file_addr))
+        return NULL;
+    return pv_debug_cache_module(s->debug_cache, path);
+}
+
 bool pv_symbolizer_has_dwarf_stack(const pv_sample *sample)
 {
     uint64_t need = PV_SAMPLE_CALLCHAIN | PV_SAMPLE_REGS_USER | PV_SAMPLE_STACK_USER |
@@ -53,6 +75,11 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
                                       ? arch : NULL);
         if (!s->unwinder)
             return 0;
+        if (!s->debug_cache) {
+            s->debug_cache = pv_debug_cache_new(0);
+            s->own_debug_cache = s->debug_cache != NULL;
+        }
+        pv_unwinder_use_debug_cache(s->unwinder, s->debug_cache);
     }
     unwind_lookup lookup = { s, (int32_t)sample->pid, key };
     pv_unwind_result res;
@@ -66,9 +93,12 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
         /* perf expands only a frame it has a symbol for */
         pv_location l;
         pv_symbolizer_resolve(s, (int32_t)sample->pid, key, PV_CPUMODE_USER, ip, &l);
-        size_t n = l.sym ? pv_inline_names(pv_unwinder_module(s->unwinder, ip), ip, pv_demangle,
-                                           &buf, at, PV_INLINE_DEPTH)
-                         : 0;
+        size_t n = 0;
+        if (l.sym) {
+            uint64_t file_addr = 0;
+            struct Dwfl_Module *mod = debug_module(s, ip, &file_addr);
+            n = pv_inline_names(mod, file_addr, pv_demangle, &buf, at, PV_INLINE_DEPTH);
+        }
         if (n == 0)
             frames[nr++] = (pv_unwound_frame){ ip, -1 };
         for (size_t j = 0; j < n && nr < max; j++)

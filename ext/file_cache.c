@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "stream/file_open.h"
+#include "symbols/stack_memo.h"
 #include "unwind/debug_cache.h"
 
 SQLITE_EXTENSION_INIT3
@@ -17,6 +18,7 @@ SQLITE_EXTENSION_INIT3
 typedef struct PvCacheEntry {
     char *path;
     pv_file *file;
+    pv_stack_memo *stacks;      /* its unwound stacks, made on first use */
     int users;
     uint64_t last_used;
 } PvCacheEntry;
@@ -49,6 +51,7 @@ void pv_cache_release(PvCache *cache)
         return;
     for (int i = 0; i < CACHE_SLOTS; i++) {
         pv_file_close(cache->slots[i].file);
+        pv_stack_memo_free(cache->slots[i].stacks);
         sqlite3_free(cache->slots[i].path);
     }
     pv_debug_cache_free(cache->debug_info);
@@ -68,6 +71,7 @@ static bool same_file_on_disk(const pv_file *f)
 static void clear_slot(PvCacheEntry *e)
 {
     pv_file_close(e->file);
+    pv_stack_memo_free(e->stacks);
     sqlite3_free(e->path);
     memset(e, 0, sizeof *e);
 }
@@ -131,4 +135,17 @@ pv_debug_cache *pv_cache_debug_info(PvCache *cache)
     if (!cache->debug_info)
         cache->debug_info = pv_debug_cache_new(0);
     return cache->debug_info;
+}
+
+pv_stack_memo *pv_cache_stack_memo(PvCache *cache, const pv_file *f)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        PvCacheEntry *e = &cache->slots[i];
+        if (e->file == f) {
+            if (!e->stacks)
+                e->stacks = pv_stack_memo_new(0);
+            return e->stacks;
+        }
+    }
+    return NULL;    /* not cached: the cursor's own file */
 }

@@ -34,4 +34,10 @@ void pv_cache_release_file(PvCache *cache, pv_file *f);
 struct pv_debug_cache;
 struct pv_debug_cache *pv_cache_debug_info(PvCache *cache);
 
+/* The unwound stacks of file f (symbols/stack_memo.h), kept while the
+ * cache keeps f open; made on first use; NULL when f is not in the cache
+ * or out of memory. */
+struct pv_stack_memo;
+struct pv_stack_memo *pv_cache_stack_memo(PvCache *cache, const pv_file *f);
+
 #endif

@@ -87,6 +87,8 @@ struct pv_symbolizer {
      * queries of a connection) or, made on first use, the symbolizer's own */
     pv_debug_cache *debug_cache;
     bool own_debug_cache;
+    /* unwound stacks, the caller's (kept for the recording), or NULL */
+    struct pv_stack_memo *stack_memo;
 };
 
 

@@ -4,6 +4,7 @@
 #include "format/features.h"
 #include "unwind/inline_frames.h"
 #include "symbols/demangle.h"
+#include "symbols/stack_memo.h"
 
 /* ---- DWARF stacks ---------------------------------------------------------- */
 
@@ -47,6 +48,12 @@ void pv_symbolizer_share_debug_cache(pv_symbolizer *s, pv_debug_cache *cache)
     pv_debug_cache_recheck(cache);
 }
 
+void pv_symbolizer_share_stack_memo(pv_symbolizer *s, struct pv_stack_memo *memo)
+{
+    s->stack_memo = memo;
+    pv_stack_memo_begin(memo, s->sysroot, s->symdir);
+}
+
 /* The debug info of the file holding ip in the sample last unwound, and
  * ip at that file's addresses; NULL when there is none. */
 static struct Dwfl_Module *debug_module(pv_symbolizer *s, uint64_t ip, uint64_t *file_addr)
@@ -69,6 +76,12 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
 {
     if (!pv_symbolizer_has_dwarf_stack(sample) || max == 0)
         return 0;
+    /* the sample is the record pv_symbolizer_at readied */
+    uint64_t record = s->feed.consumer;
+    size_t nr = 0;
+    if (s->stack_memo &&
+        pv_stack_memo_get(s->stack_memo, record, key, frames, max, &nr, names, names_size))
+        return nr;
     if (!s->unwinder) {
         char arch[64];
         s->unwinder = pv_unwinder_new(pv_sym_read_feature_text(s->file, PV_FEATURE_ARCH, arch, sizeof arch)
@@ -87,7 +100,6 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
                                      PV_UNWIND_DEFAULT_MAX_FRAMES, &res);
     pv_name_buf buf = { names, names_size, 0 };
     int32_t at[PV_INLINE_DEPTH];
-    size_t nr = 0;
     for (size_t i = 0; i < nr_ips && nr < max; i++) {
         uint64_t ip = s->user_ips[i];
         /* perf expands only a frame it has a symbol for */
@@ -104,6 +116,8 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
         for (size_t j = 0; j < n && nr < max; j++)
             frames[nr++] = (pv_unwound_frame){ ip, at[j] };
     }
+    if (s->stack_memo)
+        pv_stack_memo_put(s->stack_memo, record, key, frames, nr, max, names, names_size);
     return nr;
 }
 

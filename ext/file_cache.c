@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/json_writer.h"
 #include "stream/file_open.h"
 #include "symbols/stack_memo.h"
 #include "unwind/debug_cache.h"
@@ -148,4 +149,85 @@ pv_stack_memo *pv_cache_stack_memo(PvCache *cache, const pv_file *f)
         }
     }
     return NULL;    /* not cached: the cursor's own file */
+}
+
+/* ---- perf_cache_stats(): what the caches hold and did ------------------------ */
+
+static void u64_field(pv_json_writer *w, const char *key, uint64_t v)
+{
+    pv_json_key(w, key);
+    pv_json_u64(w, v);
+}
+
+static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc, (void)argv;
+    PvCache *cache = sqlite3_user_data(ctx);
+    pv_strbuf out = {0};
+    pv_json_writer w;
+    pv_json_init(&w, &out);
+    pv_json_object_begin(&w);
+    uint64_t files = 0, recordings = 0;
+    pv_stack_memo_stats total = {0};
+    bool full = false;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        const PvCacheEntry *e = &cache->slots[i];
+        files += e->file != NULL;
+        if (!e->stacks)
+            continue;
+        pv_stack_memo_stats st;
+        pv_stack_memo_get_stats(e->stacks, &st);
+        recordings++;
+        total.hits += st.hits;
+        total.misses += st.misses;
+        total.forgotten += st.forgotten;
+        total.stacks += st.stacks;
+        total.bytes += st.bytes;
+        total.max_bytes = st.max_bytes;
+        full = full || st.full;
+    }
+    u64_field(&w, "files", files);
+    pv_json_key(&w, "debug_files");
+    pv_json_object_begin(&w);
+    pv_debug_cache_stats d = {0};
+    if (cache->debug_info)
+        pv_debug_cache_get_stats(cache->debug_info, &d);
+    u64_field(&w, "open", d.files);
+    u64_field(&w, "max", cache->debug_info ? d.max_files : PV_DEBUG_CACHE_FILES);
+    u64_field(&w, "opened", d.opened);
+    u64_field(&w, "reused", d.reused);
+    u64_field(&w, "closed", d.closed);
+    pv_json_object_end(&w);
+    pv_json_key(&w, "stacks");
+    pv_json_object_begin(&w);
+    u64_field(&w, "recordings", recordings);
+    u64_field(&w, "stacks", total.stacks);
+    u64_field(&w, "hits", total.hits);
+    u64_field(&w, "misses", total.misses);
+    u64_field(&w, "forgotten", total.forgotten);
+    u64_field(&w, "bytes", total.bytes);
+    u64_field(&w, "max_bytes", recordings ? total.max_bytes : PV_STACK_MEMO_BYTES);
+    pv_json_key(&w, "full");
+    pv_json_bool(&w, full);
+    pv_json_object_end(&w);
+    pv_json_object_end(&w);
+    if (out.failed)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_text(ctx, pv_strbuf_text(&out), -1, SQLITE_TRANSIENT);
+    pv_strbuf_free(&out);
+}
+
+static void release_for_function(void *p)
+{
+    pv_cache_release(p);
+}
+
+int pv_register_cache_stats(sqlite3 *db, PvCache *cache)
+{
+    pv_cache_retain(cache);
+    /* create_function_v2 calls the destructor itself when it fails */
+    return sqlite3_create_function_v2(db, "perf_cache_stats", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                      cache, cache_stats_function, NULL, NULL,
+                                      release_for_function);
 }

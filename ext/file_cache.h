@@ -12,6 +12,8 @@
 #ifndef PV_FILE_CACHE_H
 #define PV_FILE_CACHE_H
 
+#include <sqlite3ext.h>
+
 #include "format/perf_file.h"
 #include "base/pv_error.h"
 
@@ -39,5 +41,10 @@ struct pv_debug_cache *pv_cache_debug_info(PvCache *cache);
  * or out of memory. */
 struct pv_stack_memo;
 struct pv_stack_memo *pv_cache_stack_memo(PvCache *cache, const pv_file *f);
+
+/* perf_cache_stats(): JSON of what the connection's caches hold and did
+ * (opened perf.data files, debug files, remembered stacks), for
+ * diagnostics and tests.  Takes its own reference to cache. */
+int pv_register_cache_stats(sqlite3 *db, PvCache *cache);
 
 #endif

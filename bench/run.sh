@@ -6,12 +6,29 @@
 # the size issue 5 measures on).  It is kept in bench/data/ (not committed)
 # and reused until deleted.  BENCH_ARGS passes options to bench.py
 # (e.g. BENCH_ARGS=--quick).
+#
+# The DWARF recording: `perf record --call-graph dwarf -F 250` over shell
+# workloads (ls -laR, gzip: many short processes, libc's inline frames),
+# stopped by timeout after BENCH_DWARF_SECONDS (default 8), kept as
+# bench/data/dwarf.data.  Its binaries must stay as recorded: delete it
+# after a system upgrade.  BENCH_ONLY=dwarf runs only the DWARF part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=bench/data
 profile=$data/perf.data
+dwarf=$data/dwarf.data
 mb=${BENCH_MB:-187}
 mkdir -p "$data"
+if [ ! -s "$dwarf" ]; then
+    echo "bench: recording $dwarf (perf record --call-graph dwarf, shell workloads)" >&2
+    timeout "${BENCH_DWARF_SECONDS:-8}" perf record -q --call-graph dwarf -F 250 -o "$dwarf" -- \
+        sh -c 'for i in $(seq 30); do ls -laR /usr/include >/dev/null; gzip -c /usr/bin/perf >/dev/null; done' \
+        >/dev/null 2>&1 || true
+    [ -s "$dwarf" ] || { echo "bench: perf record --call-graph dwarf failed" >&2; exit 1; }
+fi
+if [ "${BENCH_ONLY:-}" = dwarf ]; then
+    exec /usr/bin/python3 bench/bench.py ${BENCH_ARGS:-} --only dwarf --dwarf "$dwarf"
+fi
 if [ ! -s "$profile" ]; then
     echo "bench: recording $profile (about $mb MB; perf record -F 20000 -g -a)" >&2
     cc -O1 -fno-omit-frame-pointer -g -o "$data/workload" tests/fixtures/workload.c
@@ -27,4 +44,4 @@ if [ ! -s "$profile" ]; then
     kill "$w1" "$w2" 2>/dev/null || true
     wait 2>/dev/null || true
 fi
-exec /usr/bin/python3 bench/bench.py ${BENCH_ARGS:-} "$profile"
+exec /usr/bin/python3 bench/bench.py ${BENCH_ARGS:-} --dwarf "$dwarf" "$profile"

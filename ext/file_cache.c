@@ -6,7 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/json_writer.h"
 #include "stream/file_open.h"
+#include "symbols/stack_memo.h"
+#include "unwind/debug_cache.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -16,6 +19,7 @@ SQLITE_EXTENSION_INIT3
 typedef struct PvCacheEntry {
     char *path;
     pv_file *file;
+    pv_stack_memo *stacks;      /* its unwound stacks, made on first use */
     int users;
     uint64_t last_used;
 } PvCacheEntry;
@@ -24,6 +28,7 @@ struct PvCache {
     int refs;
     uint64_t clock;
     PvCacheEntry slots[CACHE_SLOTS];
+    pv_debug_cache *debug_info;     /* made on first use */
 };
 
 PvCache *pv_cache_new(void)
@@ -47,8 +52,10 @@ void pv_cache_release(PvCache *cache)
         return;
     for (int i = 0; i < CACHE_SLOTS; i++) {
         pv_file_close(cache->slots[i].file);
+        pv_stack_memo_free(cache->slots[i].stacks);
         sqlite3_free(cache->slots[i].path);
     }
+    pv_debug_cache_free(cache->debug_info);
     sqlite3_free(cache);
 }
 
@@ -65,6 +72,7 @@ static bool same_file_on_disk(const pv_file *f)
 static void clear_slot(PvCacheEntry *e)
 {
     pv_file_close(e->file);
+    pv_stack_memo_free(e->stacks);
     sqlite3_free(e->path);
     memset(e, 0, sizeof *e);
 }
@@ -121,4 +129,105 @@ void pv_cache_release_file(PvCache *cache, pv_file *f)
             return;
         }
     pv_file_close(f);  /* not cached: this cursor's own */
+}
+
+pv_debug_cache *pv_cache_debug_info(PvCache *cache)
+{
+    if (!cache->debug_info)
+        cache->debug_info = pv_debug_cache_new(0);
+    return cache->debug_info;
+}
+
+pv_stack_memo *pv_cache_stack_memo(PvCache *cache, const pv_file *f)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        PvCacheEntry *e = &cache->slots[i];
+        if (e->file == f) {
+            if (!e->stacks)
+                e->stacks = pv_stack_memo_new(0);
+            return e->stacks;
+        }
+    }
+    return NULL;    /* not cached: the cursor's own file */
+}
+
+/* ---- perf_cache_stats(): what the caches hold and did ------------------------ */
+
+static void u64_field(pv_json_writer *w, const char *key, uint64_t v)
+{
+    pv_json_key(w, key);
+    pv_json_u64(w, v);
+}
+
+static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc, (void)argv;
+    PvCache *cache = sqlite3_user_data(ctx);
+    pv_strbuf out = {0};
+    pv_json_writer w;
+    pv_json_init(&w, &out);
+    pv_json_object_begin(&w);
+    uint64_t files = 0, recordings = 0;
+    pv_stack_memo_stats total = {0};
+    bool full = false;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        const PvCacheEntry *e = &cache->slots[i];
+        files += e->file != NULL;
+        if (!e->stacks)
+            continue;
+        pv_stack_memo_stats st;
+        pv_stack_memo_get_stats(e->stacks, &st);
+        recordings++;
+        total.hits += st.hits;
+        total.misses += st.misses;
+        total.forgotten += st.forgotten;
+        total.stacks += st.stacks;
+        total.bytes += st.bytes;
+        total.max_bytes = st.max_bytes;
+        full = full || st.full;
+    }
+    u64_field(&w, "files", files);
+    pv_json_key(&w, "debug_files");
+    pv_json_object_begin(&w);
+    pv_debug_cache_stats d = {0};
+    if (cache->debug_info)
+        pv_debug_cache_get_stats(cache->debug_info, &d);
+    u64_field(&w, "open", d.files);
+    u64_field(&w, "max", cache->debug_info ? d.max_files : PV_DEBUG_CACHE_FILES);
+    u64_field(&w, "opened", d.opened);
+    u64_field(&w, "reused", d.reused);
+    u64_field(&w, "closed", d.closed);
+    pv_json_object_end(&w);
+    pv_json_key(&w, "stacks");
+    pv_json_object_begin(&w);
+    u64_field(&w, "recordings", recordings);
+    u64_field(&w, "stacks", total.stacks);
+    u64_field(&w, "hits", total.hits);
+    u64_field(&w, "misses", total.misses);
+    u64_field(&w, "forgotten", total.forgotten);
+    u64_field(&w, "bytes", total.bytes);
+    u64_field(&w, "max_bytes", recordings ? total.max_bytes : PV_STACK_MEMO_BYTES);
+    pv_json_key(&w, "full");
+    pv_json_bool(&w, full);
+    pv_json_object_end(&w);
+    pv_json_object_end(&w);
+    if (out.failed)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_text(ctx, pv_strbuf_text(&out), -1, SQLITE_TRANSIENT);
+    pv_strbuf_free(&out);
+}
+
+static void release_for_function(void *p)
+{
+    pv_cache_release(p);
+}
+
+int pv_register_cache_stats(sqlite3 *db, PvCache *cache)
+{
+    pv_cache_retain(cache);
+    /* create_function_v2 calls the destructor itself when it fails */
+    return sqlite3_create_function_v2(db, "perf_cache_stats", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                      cache, cache_stats_function, NULL, NULL,
+                                      release_for_function);
 }

@@ -12,6 +12,8 @@
 #ifndef PV_FILE_CACHE_H
 #define PV_FILE_CACHE_H
 
+#include <sqlite3ext.h>
+
 #include "format/perf_file.h"
 #include "base/pv_error.h"
 
@@ -27,5 +29,22 @@ void pv_cache_release(PvCache *cache);
 int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_error *err);
 /* Lets go of a file from pv_cache_acquire_file (closes it if uncached). */
 void pv_cache_release_file(PvCache *cache, pv_file *f);
+
+/* The connection's debug info of ELF files (unwind/debug_cache.h), shared
+ * by the symbolizers of its cursors; made on first use, freed with the
+ * cache; NULL when out of memory. */
+struct pv_debug_cache;
+struct pv_debug_cache *pv_cache_debug_info(PvCache *cache);
+
+/* The unwound stacks of file f (symbols/stack_memo.h), kept while the
+ * cache keeps f open; made on first use; NULL when f is not in the cache
+ * or out of memory. */
+struct pv_stack_memo;
+struct pv_stack_memo *pv_cache_stack_memo(PvCache *cache, const pv_file *f);
+
+/* perf_cache_stats(): JSON of what the connection's caches hold and did
+ * (opened perf.data files, debug files, remembered stacks), for
+ * diagnostics and tests.  Takes its own reference to cache. */
+int pv_register_cache_stats(sqlite3 *db, PvCache *cache);
 
 #endif

@@ -60,6 +60,8 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
     int rc = SQLITE_OK;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0] && rc == SQLITE_OK; i++)
         rc = pv_register_table(db, tables[i], cache);
+    if (rc == SQLITE_OK)
+        rc = pv_register_cache_stats(db, cache);
     pv_cache_release(cache);
     if (rc == SQLITE_OK)
         rc = pv_register_symbol_path_function(db);

@@ -78,6 +78,12 @@ int pv_vtab_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
     };
     pthread_mutex_unlock(&paths_lock);
     int rc = pv_symbolizer_open(cur->file, &paths, slot, err);
+    struct pv_debug_cache *debug_info = rc == 0 ? pv_cache_debug_info(cur->cache) : NULL;
+    if (debug_info)
+        pv_symbolizer_share_debug_cache(*slot, debug_info);
+    struct pv_stack_memo *stacks = rc == 0 ? pv_cache_stack_memo(cur->cache, cur->file) : NULL;
+    if (stacks)
+        pv_symbolizer_share_stack_memo(*slot, stacks);
     free((char *)paths.sysroot);
     free((char *)paths.symdir);
     return rc;

@@ -9,6 +9,7 @@
 
 #include "format/features.h"
 #include "symbols/kcore_dir.h"
+#include "symbols/stack_memo.h"
 
 /* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
  * which the lookups then report as not found. */
@@ -366,6 +367,13 @@ void pv_sym_load_dso(pv_symbolizer *s, dso *d)
     case DSO_NONE:
         d->status = pv_sym_dup_printf("%s is not a file", d->name);
         break;
+    }
+    /* stacks unwound through this file hold while it stays as it is (or
+     * stays missing) */
+    if (s->stack_memo && (d->kind == DSO_ELF || d->kind == DSO_VDSO)) {
+        char recorded[4096];
+        snprintf(recorded, sizeof recorded, "%s%s", s->sysroot ? s->sysroot : "", d->name);
+        pv_stack_memo_depends_on(s->stack_memo, d->runtime_path ? d->runtime_path : recorded);
     }
 }
 

@@ -41,6 +41,8 @@ void pv_symbolizer_free(pv_symbolizer *s)
     free(s->kallsyms_status);
     pv_symbol_cache_free(&s->symbol_cache);
     pv_unwinder_free(s->unwinder);
+    if (s->own_debug_cache)
+        pv_debug_cache_free(s->debug_cache);
     free(s->sysroot);
     free(s->symdir);
     free(s);

@@ -70,6 +70,19 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
 /* Thread tid's name at key, or NULL. */
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key);
 
+/* Has the symbolizer read debug info through cache, which the caller keeps
+ * until the symbolizer is freed, instead of opening its own: the queries
+ * of a connection share one, so each file's DWARF is read once.  Before
+ * the first lookup. */
+struct pv_debug_cache;
+void pv_symbolizer_share_debug_cache(pv_symbolizer *s, struct pv_debug_cache *cache);
+
+/* Has the symbolizer remember the stacks it unwinds in memo, and take
+ * those already there (stack_memo.h), which the caller keeps for this
+ * recording, until the symbolizer is freed.  Before the first lookup. */
+struct pv_stack_memo;
+void pv_symbolizer_share_stack_memo(pv_symbolizer *s, struct pv_stack_memo *memo);
+
 /* Samples recorded with --call-graph dwarf carry the user registers and a
  * copy of the user stack instead of user callchain entries.  Whether the
  * sample has them (and a callchain, as perf requires to show a stack). */
@@ -93,7 +106,9 @@ typedef struct pv_unwound_frame {
 /* The sample's user stack unwound as perf does (dwarf_unwind.h, at most
  * PV_UNWIND_DEFAULT_MAX_FRAMES frames) through the maps of its process at
  * key, expanded into at most max rows, their names into a buffer of
- * names_size bytes.  The rows follow the callchain's (kernel) entries. */
+ * names_size bytes.  The rows follow the callchain's (kernel) entries.
+ * The sample is the record last readied with pv_symbolizer_at, whose key
+ * this is. */
 size_t pv_symbolizer_unwind(pv_symbolizer *s, const struct pv_sample *sample, uint64_t key,
                             pv_unwound_frame *frames, size_t max, char *names, size_t names_size);
 

@@ -19,6 +19,7 @@
 #include "format/build_ids.h"
 #include "format/perf_abi.h"
 #include "stream/record_walk.h"
+#include "unwind/debug_cache.h"
 #include "unwind/dwarf_unwind.h"
 #include "symbols/addr_space.h"
 #include "symbols/elf_image.h"
@@ -82,6 +83,12 @@ struct pv_symbolizer {
     /* DWARF stacks: made on the first sample that has one */
     pv_unwinder *unwinder;
     uint64_t user_ips[PV_UNWIND_DEFAULT_MAX_FRAMES];
+    /* inline names: the files' debug info, the caller's (shared by the
+     * queries of a connection) or, made on first use, the symbolizer's own */
+    pv_debug_cache *debug_cache;
+    bool own_debug_cache;
+    /* unwound stacks, the caller's (kept for the recording), or NULL */
+    struct pv_stack_memo *stack_memo;
 };
 
 

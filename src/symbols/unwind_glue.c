@@ -4,6 +4,7 @@
 #include "format/features.h"
 #include "unwind/inline_frames.h"
 #include "symbols/demangle.h"
+#include "symbols/stack_memo.h"
 
 /* ---- DWARF stacks ---------------------------------------------------------- */
 
@@ -35,6 +36,34 @@ static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
     return true;
 }
 
+void pv_symbolizer_share_debug_cache(pv_symbolizer *s, pv_debug_cache *cache)
+{
+    if (s->own_debug_cache)
+        pv_debug_cache_free(s->debug_cache);
+    s->debug_cache = cache;
+    s->own_debug_cache = false;
+    if (s->unwinder)
+        pv_unwinder_use_debug_cache(s->unwinder, cache);
+    /* a new query: the files may have changed since the last one */
+    pv_debug_cache_recheck(cache);
+}
+
+void pv_symbolizer_share_stack_memo(pv_symbolizer *s, struct pv_stack_memo *memo)
+{
+    s->stack_memo = memo;
+    pv_stack_memo_begin(memo, s->sysroot, s->symdir);
+}
+
+/* The debug info of the file holding ip in the sample last unwound, and
+ * ip at that file's addresses; NULL when there is none. */
+static struct Dwfl_Module *debug_module(pv_symbolizer *s, uint64_t ip, uint64_t *file_addr)
+{
+    const char *path;
+    if (!pv_unwinder_file_at(s->unwinder, ip, &path, file_addr))
+        return NULL;
+    return pv_debug_cache_module(s->debug_cache, path);
+}
+
 bool pv_symbolizer_has_dwarf_stack(const pv_sample *sample)
 {
     uint64_t need = PV_SAMPLE_CALLCHAIN | PV_SAMPLE_REGS_USER | PV_SAMPLE_STACK_USER |
@@ -47,12 +76,23 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
 {
     if (!pv_symbolizer_has_dwarf_stack(sample) || max == 0)
         return 0;
+    /* the sample is the record pv_symbolizer_at readied */
+    uint64_t record = s->feed.consumer;
+    size_t nr = 0;
+    if (s->stack_memo &&
+        pv_stack_memo_get(s->stack_memo, record, key, frames, max, &nr, names, names_size))
+        return nr;
     if (!s->unwinder) {
         char arch[64];
         s->unwinder = pv_unwinder_new(pv_sym_read_feature_text(s->file, PV_FEATURE_ARCH, arch, sizeof arch)
                                       ? arch : NULL);
         if (!s->unwinder)
             return 0;
+        if (!s->debug_cache) {
+            s->debug_cache = pv_debug_cache_new(0);
+            s->own_debug_cache = s->debug_cache != NULL;
+        }
+        pv_unwinder_use_debug_cache(s->unwinder, s->debug_cache);
     }
     unwind_lookup lookup = { s, (int32_t)sample->pid, key };
     pv_unwind_result res;
@@ -60,20 +100,24 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
                                      PV_UNWIND_DEFAULT_MAX_FRAMES, &res);
     pv_name_buf buf = { names, names_size, 0 };
     int32_t at[PV_INLINE_DEPTH];
-    size_t nr = 0;
     for (size_t i = 0; i < nr_ips && nr < max; i++) {
         uint64_t ip = s->user_ips[i];
         /* perf expands only a frame it has a symbol for */
         pv_location l;
         pv_symbolizer_resolve(s, (int32_t)sample->pid, key, PV_CPUMODE_USER, ip, &l);
-        size_t n = l.sym ? pv_inline_names(pv_unwinder_module(s->unwinder, ip), ip, pv_demangle,
-                                           &buf, at, PV_INLINE_DEPTH)
-                         : 0;
+        size_t n = 0;
+        if (l.sym) {
+            uint64_t file_addr = 0;
+            struct Dwfl_Module *mod = debug_module(s, ip, &file_addr);
+            n = pv_inline_names(mod, file_addr, pv_demangle, &buf, at, PV_INLINE_DEPTH);
+        }
         if (n == 0)
             frames[nr++] = (pv_unwound_frame){ ip, -1 };
         for (size_t j = 0; j < n && nr < max; j++)
             frames[nr++] = (pv_unwound_frame){ ip, at[j] };
     }
+    if (s->stack_memo)
+        pv_stack_memo_put(s->stack_memo, record, key, frames, nr, max, names, names_size);
     return nr;
 }
 

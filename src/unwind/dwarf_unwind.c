@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base/pv_cursor.h"
-#include "unwind/inline_frames.h"
+#include "unwind/debug_cache.h"
 #include "unwind/unwind_regs.h"
 
 /* Dwfl sessions kept for recently sampled processes, and files kept open
@@ -50,6 +50,7 @@ struct pv_unwinder {
     size_t nr_failed, next_failed;
     Dwfl_Callbacks callbacks;
     char *debuginfo_path;
+    pv_debug_cache *debug_cache;    /* the caller's, or NULL */
 
     /* The sample being unwound; read by the libdwfl callbacks. */
     const pv_sample *sample;
@@ -107,6 +108,27 @@ static void stop_with(pv_unwinder *u, pv_unwind_stop stop, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A session reads a separate debug file only for its .debug_frame, the CFI
+ * of code .eh_frame does not cover (libdwfl turns to it when an .eh_frame
+ * step fails, and has_cfi below asks it).  Opening the file reads all its
+ * DWARF, inflating every compressed section, once per process's session;
+ * so when the shared debug info (debug_cache.h, where the file is opened
+ * once) says the file has no .debug_frame, the session is told there is
+ * no debug file: libdwfl would have found no CFI in it anyway.  The
+ * module's userdata is the unwinder. */
+static int find_debug_frame_file(Dwfl_Module *mod, void **userdata, const char *modname,
+                                 Dwarf_Addr base, const char *file_name,
+                                 const char *debuglink_file, GElf_Word debuglink_crc,
+                                 char **debuginfo_file_name)
+{
+    pv_unwinder *u = userdata ? *userdata : NULL;
+    if (u && u->debug_cache && file_name &&
+        !pv_debug_cache_has_debug_frame(u->debug_cache, file_name))
+        return -1;
+    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                        debuglink_crc, debuginfo_file_name);
+}
+
 pv_unwinder *pv_unwinder_new(const char *arch)
 {
     pv_unwinder *u = calloc(1, sizeof *u);
@@ -122,20 +144,24 @@ pv_unwinder *pv_unwinder_new(const char *arch)
     elf_version(EV_CURRENT);
     /* Modules come from the files the caller names (dwfl_report_elf);
      * .debug_frame may come from a separate debug file, found the
-     * standard way (build-id under /usr/lib/debug, .gnu_debuglink). */
+     * standard way (build-id under /usr/lib/debug, .gnu_debuglink), when
+     * it has one. */
     u->callbacks.find_elf = dwfl_build_id_find_elf;
-    u->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    u->callbacks.find_debuginfo = find_debug_frame_file;
     u->callbacks.section_address = dwfl_offline_section_address;
     u->callbacks.debuginfo_path = &u->debuginfo_path;
     return u;
 }
 
+void pv_unwinder_use_debug_cache(pv_unwinder *u, pv_debug_cache *cache)
+{
+    u->debug_cache = cache;
+}
+
 static void session_end(process_session *p)
 {
-    if (p->dwfl) {
-        pv_inline_release(p->dwfl);
+    if (p->dwfl)
         dwfl_end(p->dwfl);
-    }
     memset(p, 0, sizeof *p);
 }
 
@@ -414,6 +440,11 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
     dwfl_report_begin_add(p->dwfl);
     mod = dwfl_report_elf(p->dwfl, map.path, map.path, -1, bias, true);
     dwfl_report_end(p->dwfl, NULL, NULL);
+    void **userdata = NULL;
+    if (mod)
+        dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (userdata)
+        *userdata = u;      /* for find_debug_frame_file */
     if (!mod) {
         const char *why = dwfl_errmsg(-1);
         if (why && strstr(why, "overlap")) {
@@ -725,6 +756,18 @@ Dwfl_Module *pv_unwinder_module(pv_unwinder *u, uint64_t ip)
 {
     process_session *p = u->last_session;
     return p && p->used && p->dwfl ? dwfl_addrmodule(p->dwfl, ip) : NULL;
+}
+
+bool pv_unwinder_file_at(pv_unwinder *u, uint64_t ip, const char **path, uint64_t *file_addr)
+{
+    Dwfl_Module *mod = pv_unwinder_module(u, ip);
+    Dwarf_Addr bias;
+    const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
+    if (!name || !dwfl_module_getelf(mod, &bias))
+        return false;
+    *path = name;
+    *file_addr = ip - bias;
+    return true;
 }
 
 size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_fn find_map,

@@ -102,6 +102,12 @@ typedef struct pv_unwinder pv_unwinder;
 pv_unwinder *pv_unwinder_new(const char *arch);
 void pv_unwinder_free(pv_unwinder *u);
 
+/* Has the unwinder ask cache (kept by the caller until the unwinder is
+ * freed) whether a file's separate debug file has a .debug_frame before
+ * letting a process's session open it (see find_debug_frame_file). */
+struct pv_debug_cache;
+void pv_unwinder_use_debug_cache(pv_unwinder *u, struct pv_debug_cache *cache);
+
 /* Unwinds the user stack of sample s (its regs_user and stack_user) into
  * ips[0 .. res->nr).  The sample's pid selects the cached Dwfl; find_map
  * must describe that process at the sample's time.  Returns res->nr. */
@@ -109,11 +115,19 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
                         void *ctx, uint64_t *ips, size_t max_frames, pv_unwind_result *res);
 
 /* The libdwfl module holding ip in the session of the sample last
- * unwound (NULL if none), e.g. to name the functions inlined at a frame
- * from its debug info (dwfl_module_addrdie, dwarf_getscopes).  Valid until
- * the next pv_unwind_sample or pv_unwinder_free. */
+ * unwound (NULL if none).  Its userdata is the unwinder's.  Its debug info
+ * is what the file holds itself, or a separate debug file only when that
+ * has a .debug_frame and a debug cache is in use: read DWARF through
+ * debug_cache.h (pv_unwinder_file_at).  Valid until the next
+ * pv_unwind_sample or pv_unwinder_free. */
 struct Dwfl_Module;
 struct Dwfl_Module *pv_unwinder_module(pv_unwinder *u, uint64_t ip);
+
+/* The file holding ip in the session of the sample last unwound (the
+ * map's path, valid as pv_unwinder_module's module is) and ip at that
+ * file's own addresses (less the load bias), to look ip up in debug info
+ * opened elsewhere (debug_cache.h); false if no module holds ip. */
+bool pv_unwinder_file_at(pv_unwinder *u, uint64_t ip, const char **path, uint64_t *file_addr);
 
 /* "end of stack", "max frames", ...: the stop reasons as words. */
 const char *pv_unwind_stop_name(pv_unwind_stop stop);

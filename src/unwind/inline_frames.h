@@ -8,11 +8,10 @@
  * DW_AT_name.  Functions nested in namespaces and types (all of Rust's) are
  * found as well as those at the top of their compile unit.
  *
- * The module comes from the libdwfl session that unwound the stack
- * (pv_unwinder_module), so the debug info is loaded once per file and
- * process, not in a second session.  The functions of each compile unit
- * asked about are indexed once, kept with the module until
- * pv_inline_release.
+ * The module is the file's in the debug cache (debug_cache.h), at the
+ * file's own addresses, so the debug info is read once per file, for
+ * every process and query.  The functions of each compile unit asked
+ * about are indexed once, kept with the module until pv_inline_release.
  */
 #ifndef PV_INLINE_FRAMES_H
 #define PV_INLINE_FRAMES_H

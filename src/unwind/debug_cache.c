@@ -1,0 +1,205 @@
+#include "unwind/debug_cache.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "unwind/inline_frames.h"
+
+/* One file: its libdwfl session, or the memory that it is no ELF file. */
+typedef struct debug_file {
+    char *path;
+    uint64_t dev, ino, size, mtime_ns;  /* identity on disk when opened */
+    Dwfl *dwfl;
+    Dwfl_Module *mod;                   /* NULL: not an ELF file */
+    uint64_t last_use;
+    uint64_t checked;                   /* the generation it was last checked in */
+} debug_file;
+
+struct pv_debug_cache {
+    debug_file *files;
+    size_t nr, max;
+    uint64_t clock;
+    uint64_t generation;                /* bumped by pv_debug_cache_recheck */
+    debug_file *last;                   /* the last file asked for */
+    Dwfl_Callbacks callbacks;
+    char *debuginfo_path;
+    pv_debug_cache_stats stats;
+};
+
+pv_debug_cache *pv_debug_cache_new(size_t max_files)
+{
+    pv_debug_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->max = max_files ? max_files : PV_DEBUG_CACHE_FILES;
+    c->files = calloc(c->max, sizeof *c->files);
+    if (!c->files) {
+        free(c);
+        return NULL;
+    }
+    c->generation = 1;
+    /* as the unwinding sessions find files (dwarf_unwind.c) */
+    c->callbacks.find_elf = dwfl_build_id_find_elf;
+    c->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    c->callbacks.section_address = dwfl_offline_section_address;
+    c->callbacks.debuginfo_path = &c->debuginfo_path;
+    return c;
+}
+
+static void close_file(pv_debug_cache *c, debug_file *f)
+{
+    if (f->dwfl) {
+        pv_inline_release(f->dwfl);
+        dwfl_end(f->dwfl);
+    }
+    free(f->path);
+    if (c->last == f)
+        c->last = NULL;
+    memset(f, 0, sizeof *f);
+}
+
+void pv_debug_cache_free(pv_debug_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nr; i++)
+        close_file(c, &c->files[i]);
+    free(c->files);
+    free(c);
+}
+
+void pv_debug_cache_recheck(pv_debug_cache *c)
+{
+    if (c)
+        c->generation++;
+}
+
+void pv_debug_cache_get_stats(const pv_debug_cache *c, pv_debug_cache_stats *out)
+{
+    *out = c->stats;
+    out->files = c->nr;
+    out->max_files = c->max;
+}
+
+static bool identity(const char *path, uint64_t *dev, uint64_t *ino, uint64_t *size,
+                     uint64_t *mtime_ns)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    *size = (uint64_t)st.st_size;
+    *mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    return true;
+}
+
+/* Whether f is still the file on disk at its path. */
+static bool unchanged(const debug_file *f)
+{
+    uint64_t dev, ino, size, mtime_ns;
+    if (!identity(f->path, &dev, &ino, &size, &mtime_ns))
+        return !f->mod;     /* still gone, still no ELF */
+    return dev == f->dev && ino == f->ino && size == f->size && mtime_ns == f->mtime_ns;
+}
+
+static debug_file *find_open(pv_debug_cache *c, const char *path)
+{
+    if (c->last && !strcmp(c->last->path, path))
+        return c->last;
+    for (size_t i = 0; i < c->nr; i++)
+        if (!strcmp(c->files[i].path, path))
+            return &c->files[i];
+    return NULL;
+}
+
+/* A slot for a new file: a free one, else the least recently used one,
+ * closed. */
+static debug_file *make_room(pv_debug_cache *c)
+{
+    if (c->nr < c->max)
+        return &c->files[c->nr++];
+    debug_file *victim = &c->files[0];
+    for (size_t i = 1; i < c->nr; i++)
+        if (c->files[i].last_use < victim->last_use)
+            victim = &c->files[i];
+    close_file(c, victim);
+    c->stats.closed++;
+    return victim;
+}
+
+/* Opens path into the empty slot f: a session with the file as its one
+ * module, at its own addresses. */
+static bool open_file(pv_debug_cache *c, debug_file *f, const char *path)
+{
+    if (!(f->path = strdup(path)))
+        return false;
+    c->stats.opened++;
+    if (!identity(path, &f->dev, &f->ino, &f->size, &f->mtime_ns))
+        return true;
+    f->dwfl = dwfl_begin(&c->callbacks);
+    if (!f->dwfl)
+        return true;
+    dwfl_report_begin(f->dwfl);
+    f->mod = dwfl_report_elf(f->dwfl, path, path, -1, 0, true);
+    dwfl_report_end(f->dwfl, NULL, NULL);
+    if (!f->mod) {
+        dwfl_end(f->dwfl);
+        f->dwfl = NULL;
+    }
+    return true;
+}
+
+/* Closes f and moves the last file into its slot: the files stay dense. */
+static void remove_file(pv_debug_cache *c, debug_file *f)
+{
+    close_file(c, f);
+    debug_file *end = &c->files[--c->nr];
+    if (f != end) {
+        *f = *end;
+        if (c->last == end)
+            c->last = f;
+        memset(end, 0, sizeof *end);
+    }
+}
+
+struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path)
+{
+    if (!c || !path)
+        return NULL;
+    debug_file *f = find_open(c, path);
+    if (f && f->checked != c->generation) {
+        if (unchanged(f)) {
+            f->checked = c->generation;
+        } else {
+            remove_file(c, f);
+            c->stats.closed++;
+            f = NULL;
+        }
+    }
+    if (f) {
+        c->stats.reused++;
+    } else {
+        f = make_room(c);
+        if (!open_file(c, f, path)) {
+            remove_file(c, f);
+            return NULL;
+        }
+        f->checked = c->generation;
+    }
+    f->last_use = ++c->clock;
+    c->last = f;
+    return f->mod;
+}
+
+bool pv_debug_cache_has_debug_frame(pv_debug_cache *c, const char *path)
+{
+    Dwfl_Module *mod = pv_debug_cache_module(c, path);
+    Dwarf_Addr bias;
+    Dwarf *dwarf = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+    return dwarf && dwarf_getcfi(dwarf) != NULL;
+}

@@ -1,0 +1,74 @@
+/*
+ * The debug info of the ELF files a recording's stacks pass through, opened
+ * once and shared: by every process of the recording (each has its own
+ * unwinding session, see dwarf_unwind.h, but a library's DWARF is the same
+ * in all of them), and by every query of a connection that hands the same
+ * cache to its symbolizers.
+ *
+ * Opening a file's DWARF is the dear part of naming inline frames: libdw
+ * inflates every compressed .debug_* section of the file (Debian's debug
+ * files are zlib-compressed; libc's is tens of MB inflated) before the
+ * first lookup.  Once per file here, instead of once per process and
+ * query.
+ *
+ * Lazy: a file is opened the first time an address in it is asked for
+ * (only the files samples hit), and within it each compile unit's
+ * functions are indexed the first time an address in that unit is asked
+ * for (inline_frames.c).
+ *
+ * Each file gets a libdwfl session of its own, with one module: the file at
+ * its own addresses (bias 0), its debug info found the standard way
+ * (inside it, else a separate file by build-id or .gnu_debuglink, and a
+ * dwz alternate file), as the unwinding sessions would find it.
+ *
+ * Bounded: at most max_files files, the least recently used one closed to
+ * make room.  A file whose identity on disk changed (device, inode, size,
+ * mtime) is opened again; identity is checked the first time a file is
+ * asked for after pv_debug_cache_recheck.  Not thread-safe: one user at a
+ * time (a connection's statements are).
+ */
+#ifndef PV_DEBUG_CACHE_H
+#define PV_DEBUG_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pv_debug_cache pv_debug_cache;
+
+/* The default bound: files of debug info kept open. */
+#define PV_DEBUG_CACHE_FILES 32
+
+/* A cache of at most max_files files (0: PV_DEBUG_CACHE_FILES); NULL when
+ * out of memory. */
+pv_debug_cache *pv_debug_cache_new(size_t max_files);
+void pv_debug_cache_free(pv_debug_cache *c);
+
+/* Marks every file to be checked against the disk again when next asked
+ * for: a new query may come after the files changed. */
+void pv_debug_cache_recheck(pv_debug_cache *c);
+
+/* The libdwfl module of the ELF file at path, at the file's own addresses
+ * (an address in a process less the module's bias there), opened now if
+ * the cache lacks it; NULL when path is no ELF file libdwfl can open.
+ * Valid until the next call or pv_debug_cache_free. */
+struct Dwfl_Module;
+struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path);
+
+/* Whether the debug info of the ELF file at path (pv_debug_cache_module)
+ * has CFI of its own, a .debug_frame; false when it has no debug info.
+ * Reads the file's DWARF when not yet read. */
+bool pv_debug_cache_has_debug_frame(pv_debug_cache *c, const char *path);
+
+/* What the cache did, for diagnostics and tests. */
+typedef struct pv_debug_cache_stats {
+    uint64_t opened;        /* files opened (ELF or not) */
+    uint64_t reused;        /* lookups answered by a file already open */
+    uint64_t closed;        /* files closed to make room or because they changed */
+    size_t files;           /* files open now */
+    size_t max_files;
+} pv_debug_cache_stats;
+
+void pv_debug_cache_get_stats(const pv_debug_cache *c, pv_debug_cache_stats *out);
+
+#endif

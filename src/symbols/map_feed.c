@@ -174,6 +174,7 @@ int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uin
                      uint64_t *key, pv_error *err)
 {
     *key = key_of(s, record_index, has_time, time);
+    s->readied_record = record_index;
     /* Samples in time order come back in the file but not in time: what
      * is fed and replayed already answers them.  Keyed by ordinals, an
      * earlier record starts over. */

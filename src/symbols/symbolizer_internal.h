@@ -58,7 +58,7 @@ typedef struct map_feed {
     uint64_t next_index;        /* every record before it has been fed */
     uint64_t last_round, round_before;  /* the last two FINISHED_ROUNDs fed */
     unsigned nr_rounds;         /* fed, up to 2 */
-    uint64_t consumer;          /* the record the last lookups were for */
+    uint64_t consumer;          /* the furthest record looked up (ordinal keys restart below it) */
 } map_feed;
 
 struct pv_symbolizer {
@@ -67,6 +67,9 @@ struct pv_symbolizer {
     bool timed;
     pv_aspace space;
     map_feed feed;
+    /* the record pv_symbolizer_at readied last: in time order it may lie
+     * before feed.consumer, and the stack memo is keyed by it */
+    uint64_t readied_record;
     dso *dsos;
     size_t nr_dsos, cap_dsos;
     /* name -> dso index, open addressing, used while walking */

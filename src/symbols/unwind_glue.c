@@ -77,7 +77,7 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
     if (!pv_symbolizer_has_dwarf_stack(sample) || max == 0)
         return 0;
     /* the sample is the record pv_symbolizer_at readied */
-    uint64_t record = s->feed.consumer;
+    uint64_t record = s->readied_record;
     size_t nr = 0;
     if (s->stack_memo &&
         pv_stack_memo_get(s->stack_memo, record, key, frames, max, &nr, names, names_size))

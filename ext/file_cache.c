@@ -10,6 +10,7 @@
 #include "stream/file_open.h"
 #include "symbols/stack_memo.h"
 #include "unwind/debug_cache.h"
+#include "vtab_common.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -211,10 +212,7 @@ static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value *
     pv_json_bool(&w, full);
     pv_json_object_end(&w);
     pv_json_object_end(&w);
-    if (out.failed)
-        sqlite3_result_error_nomem(ctx);
-    else
-        sqlite3_result_text(ctx, pv_strbuf_text(&out), -1, SQLITE_TRANSIENT);
+    pv_result_strbuf(ctx, &out);
     pv_strbuf_free(&out);
 }
 

@@ -50,10 +50,7 @@ static void symbol_path_function(sqlite3_context *ctx, int argc, sqlite3_value *
     pv_json_key(&w, "symdir");
     pv_json_cstring(&w, symdir);
     pv_json_object_end(&w);
-    if (out.failed)
-        sqlite3_result_error_nomem(ctx);
-    else
-        sqlite3_result_text(ctx, pv_strbuf_text(&out), -1, SQLITE_TRANSIENT);
+    pv_result_strbuf(ctx, &out);
     pv_strbuf_free(&out);
 }
 

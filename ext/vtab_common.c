@@ -619,14 +619,18 @@ int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache)
     return sqlite3_create_module_v2(db, def->name, &pv_module, pair, free_pair);
 }
 
-void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
+void pv_result_strbuf(sqlite3_context *ctx, pv_strbuf *b)
 {
-    if (cur->text.failed) {
+    if (b->failed) {
         sqlite3_result_error_nomem(ctx);
         return;
     }
-    sqlite3_result_text64(ctx, pv_strbuf_text(&cur->text), cur->text.len, SQLITE_TRANSIENT,
-                          SQLITE_UTF8);
+    sqlite3_result_text64(ctx, pv_strbuf_text(b), b->len, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
+{
+    pv_result_strbuf(ctx, &cur->text);
 }
 
 void pv_result_static_name(sqlite3_context *ctx, const char *literal)

@@ -130,6 +130,9 @@ static inline void pv_result_u64(sqlite3_context *ctx, uint64_t v)
 
 /* Text of the scratch buffer as the result (copied), or an error. */
 void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx);
+/* The text built in b as the result (copied), or out of memory if building
+ * it failed. */
+void pv_result_strbuf(sqlite3_context *ctx, pv_strbuf *b);
 /* A name with static storage duration: a string literal or an entry of a
  * static const table (pv_cpumode_name, pv_record_type_name,
  * pv_feature_name).  Only such text may go to SQLite uncopied; anything a

@@ -23,6 +23,7 @@
 
 #include "symbols/stack_memo.h"
 #include "unwind/debug_cache.h"
+#include "test_files.h"
 #include "unit_check.h"
 
 /* Up to 4 shared libraries this process has loaded, by path. */
@@ -36,21 +37,6 @@ static int note_library(struct dl_phdr_info *info, size_t size, void *arg)
     if (nr_libraries < 4 && name && name[0] == '/' && !strstr(name, "linux-vdso"))
         snprintf(libraries[nr_libraries++], PATH_MAX, "%s", name);
     return 0;
-}
-
-static bool copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    bool ok = in && out;
-    char buf[65536];
-    size_t n;
-    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        ok = fwrite(buf, 1, n, out) == n;
-    if (in)
-        fclose(in);
-    if (out && fclose(out) != 0)
-        ok = false;
-    return ok;
 }
 
 /* Sets path's mtime to seconds since the epoch. */
@@ -91,11 +77,7 @@ static void debug_cache_tests(const char *self, const char *tmpdir)
 
     char text[PATH_MAX];
     snprintf(text, sizeof text, "%s/not-elf.txt", tmpdir);
-    FILE *f = fopen(text, "w");
-    if (f) {
-        fputs("not an ELF file\n", f);
-        fclose(f);
-    }
+    write_text_file(text, "not an ELF file\n");
     struct Dwfl_Module *none = pv_debug_cache_module(c, text);
     struct Dwfl_Module *none_again = pv_debug_cache_module(c, text);
     pv_debug_cache_get_stats(c, &st);
@@ -201,11 +183,7 @@ static void stack_memo_tests(const char *tmpdir)
 
     char dep[PATH_MAX];
     snprintf(dep, sizeof dep, "%s/dep", tmpdir);
-    FILE *f = fopen(dep, "w");
-    if (f) {
-        fputs("v1\n", f);
-        fclose(f);
-    }
+    write_text_file(dep, "v1\n");
     set_mtime(dep, 1000000000);
     pv_stack_memo_depends_on(m, dep);
     pv_stack_memo_put(m, 42, 7, frames, n, 16, names, sizeof names);

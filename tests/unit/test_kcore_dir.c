@@ -16,23 +16,9 @@
 #include "stream/file_open.h"
 #include "symbols/kcore_dir.h"
 #include "format/perf_file.h"
+#include "test_files.h"
 #include "unit_check.h"
 
-
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    int ok = in && out;
-    char buf[1 << 14];
-    size_t n;
-    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        ok = fwrite(buf, 1, n, out) == n;
-    if (in)
-        fclose(in);
-    if (out && fclose(out) != 0)
-        ok = 0;
-    return ok;
-}
 
 static const char kallsyms[] =
     "ffffffff81000000 T _stext\n"

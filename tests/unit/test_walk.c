@@ -28,6 +28,7 @@
 #include "stream/record_walk.h"
 #include "format/perf_abi.h"
 #include "decode/sample.h"
+#include "test_files.h"
 #include "unit_check.h"
 #include "stream/unpack.h"
 
@@ -115,20 +116,6 @@ static void same_records(const char *path)
     pv_file_close(disk);
     pv_file_close(mem);
     free(image);
-}
-
-static bool copy_file(const char *from, const char *to)
-{
-    uint64_t size;
-    uint8_t *image = slurp(from, &size);
-    if (!image)
-        return false;
-    FILE *fp = fopen(to, "wb");
-    bool ok = fp && fwrite(image, 1, (size_t)size, fp) == (size_t)size;
-    if (fp)
-        ok = fclose(fp) == 0 && ok;
-    free(image);
-    return ok;
 }
 
 /* pv_sample_decode_fixed must agree with the full decode on its fields. */

@@ -22,8 +22,11 @@ every from) gives back the recorded user frames address for address; perf
 reads no other `to`.  A stack deeper than --depth (default 32, Skylake's
 LBR) keeps its innermost calls, as the hardware does.  hw_idx, when
 present, is the top of stack, (nr - 1) mod depth (perf uses it only for
---stitch-lbr).  A sample whose user part is its ip alone gets an empty
-branch stack (nr 0: no call recorded), one without a user part too.
+--stitch-lbr).  A sample without a user part (no PERF_CONTEXT_USER) gets an
+empty branch stack.  A sample whose user part is its ip alone (the
+frame-pointer walk found no caller, at a function's first instruction, say)
+is left out: the calls the LBR would hold are not known.  --depth 0 keeps
+every sample, each with an empty branch stack (nr 0: no call recorded).
 
 The callchain then keeps only u0 of its user part, as the kernel's
 frame-pointer walk of a binary built without frame pointers leaves it
@@ -32,7 +35,7 @@ recorded with --call-graph lbr; perf ignores it either way).
 
 Records grow; the header's data size and the feature sections' offsets
 follow.  Prints "samples rewritten, samples deeper than depth, empty branch
-stacks".  Refused (exit 2): big-endian and pipe-mode files, compressed
+stacks, samples left out".  Refused (exit 2): big-endian and pipe-mode files, compressed
 records, sample_type with READ, an event that already samples BRANCH_STACK.
 Python 3 standard library only."""
 import struct
@@ -81,7 +84,7 @@ def parse_args(argv):
         else:
             files.append(a)
         i += 1
-    if len(files) != 2 or o.depth < 1:
+    if len(files) != 2 or o.depth < 0:
         refuse('usage: fp_to_lbr.py [--depth N] [--no-hw-idx] [--keep-user] IN OUT')
     return o, files
 
@@ -190,6 +193,9 @@ def lbr_sample(rec, sample_type, o, stats):
                 break
         if not o.keep_user and len(user) > 1:
             chain = chain[:start + 1] + chain[start + len(user):]
+    if len(user) == 1 and o.depth > 0:
+        stats[3] += 1
+        return None
     calls = max(len(user) - 1, 0)
     n = min(calls, o.depth)
     stats[0] += 1
@@ -220,7 +226,7 @@ def main():
     if FEATURE_EVENT_DESC in features:
         rewrite_event_desc(b, features[FEATURE_EVENT_DESC][1], o)
     out = bytearray()
-    stats = [0, 0, 0]
+    stats = [0, 0, 0, 0]
     at = data_offset
     while at < data_end:
         rtype, misc, size = struct.unpack_from('<IHH', b, at)
@@ -233,6 +239,9 @@ def main():
             sample_type, _, lbr = event_of(rec, events)
             if lbr:
                 rec = lbr_sample(rec, sample_type, o, stats)
+                if rec is None:
+                    at += size
+                    continue
         out += rec
         at += size
     grow = len(out) - data_size
@@ -245,7 +254,7 @@ def main():
             refuse('a feature section at 0x%x lies before the end of the data' % offset)
         struct.pack_into('<Q', index, i, offset + grow)
     open(dst, 'wb').write(bytes(header) + bytes(out) + bytes(index) + bytes(b[index_end:]))
-    print('%d %d %d' % tuple(stats))
+    print('%d %d %d %d' % tuple(stats))
 
 
 main()

@@ -22,12 +22,17 @@
  * follow the callchain's (kernel) entries as user frames, as in perf, each
  * expanded into the functions inlined at it (inlined = 1 where the name
  * from the debug info is not the frame's symbol, perf's "(inlined)").
+ *
+ * A sample recorded with --call-graph lbr has its user frames from the
+ * branch stack, after the callchain's kernel part (decode/frame_walk.h).
+ * origin says where each frame came from: 'callchain', 'lbr' or 'dwarf'.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/event_names.h"
 #include "decode/callchain.h"
+#include "decode/frame_walk.h"
 #include "analysis/frame_set.h"
 #include "format/perf_abi.h"
 #include "stream/record_walk.h"
@@ -52,7 +57,8 @@
     X(PERIOD, period, INTEGER) \
     X(EVENT, event, TEXT) \
     X(REPEATED, repeated, INTEGER) \
-    X(INLINED, inlined, INTEGER)
+    X(INLINED, inlined, INTEGER) \
+    X(ORIGIN, origin, TEXT)
 enum { CALLCHAINS_COLUMNS(PV_COLUMN_ENUM) };
 
 /* rows of an unwound user stack with the inline expansion; their names */
@@ -62,10 +68,10 @@ enum { CALLCHAINS_COLUMNS(PV_COLUMN_ENUM) };
 typedef struct CallchainsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample sample;
-    uint64_t next_entry;        /* index in sample.callchain after the current frame */
+    pv_frame_walk walk;         /* the sample's callchain and branch-stack frames */
     uint64_t depth;
     unsigned cpumode;           /* of the current frame */
-    unsigned context;           /* set by the last marker */
+    pv_frame_origin origin;
     uint64_t ip;
     pv_symbolizer *symbolizer;
     bool keyed;                 /* key holds the sample's order among the maps' events */
@@ -184,27 +190,19 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
                 return rc < 0 ? -1 : 0;
             if (pv_sample_decode(cur->file, &st->rows.record, &st->sample, err))
                 return -1;
-            st->next_entry = 0;
             st->depth = 0;
             st->keyed = false;
-            st->unwound = false;
             st->nr_user = st->next_user = 0;
-            st->context = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
-            if (st->sample.attr_index < 0 || !(st->sample.sample_type & PV_SAMPLE_CALLCHAIN) ||
-                pv_callchain_is_corrupt(&st->sample)) {
-                st->sample.callchain_nr = 0;
-                st->unwound = true;     /* no user stack either, as in perf */
-            }
+            pv_frame_walk_start(&st->walk, &st->sample);
+            /* no user stack for a missing or discarded chain, as in perf */
+            st->unwound = !pv_frame_walk_allows_unwind(&st->walk);
         }
         next_sample = true;
-        while (st->next_entry < st->sample.callchain_nr) {
-            uint64_t v = pv_sample_u64_at(&st->sample, st->sample.callchain, st->next_entry++);
-            if (pv_callchain_is_marker(v)) {
-                st->context = pv_callchain_marker_cpumode(v);
-                continue;
-            }
-            st->ip = v;
-            st->cpumode = st->context;
+        pv_frame frame;
+        if (pv_frame_walk_next(&st->walk, &frame)) {
+            st->ip = frame.ip;
+            st->cpumode = frame.cpumode;
+            st->origin = frame.origin;
             st->inline_name = NULL;
             return frame_row(cur, new_sample, err);
         }
@@ -221,6 +219,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             st->ip = f->pc;
             st->inline_name = f->name >= 0 ? st->user_names + f->name : NULL;
             st->cpumode = PV_CPUMODE_USER;
+            st->origin = PV_ORIGIN_DWARF;
             return frame_row(cur, new_sample, err);
         }
         new_sample = true;
@@ -299,6 +298,7 @@ static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
         sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,
                             SQLITE_TRANSIENT);
         break;
+    case COL_ORIGIN: pv_result_static_name(ctx, pv_frame_origin_name(st->origin)); break;
     case COL_REPEATED:
         if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, st->repeated);
         break;

@@ -21,6 +21,10 @@ machine's binaries, so expected values cannot be committed) and checks:
     later run can compare with what perf said before the binaries moved.
   --status DSO_SUFFIX TEXT: the samples in dsos ending with DSO_SUFFIX have
     no sym and a sym_status containing TEXT.
+  --report-g MODE: perf report's -g for the profiles (default none).  On
+    --call-graph lbr files give callee: perf 6.1's --children defaults to
+    caller order, in which it resolves the kernel part of an LBR stack as
+    user addresses (tests/t_lbr_stacks.sh).
 Prints one "ok - ..." or "not ok - ...: why" line per check.
 """
 import re
@@ -42,6 +46,7 @@ parser.add_argument("--symfs")
 parser.add_argument("--symdir")
 parser.add_argument("--perf-cache")
 parser.add_argument("--status", nargs=2)
+parser.add_argument("--report-g", default="none")
 opts = parser.parse_args()
 sqlrun, root, name, data = opts.sqlrun, opts.root, opts.name, opts.data
 profiles, frames_too = opts.profiles, opts.frames
@@ -184,7 +189,7 @@ check(len(expected) > 0 and expected == got,
 def perf_rows(args, pattern, count=20):
     """perf report's first `count` named rows, and how often each name occurs."""
     rows, names = [], {}
-    for line in perf("report", *args, "--stdio", "-q", "-g", "none").splitlines():
+    for line in perf("report", *args, "--stdio", "-q", "-g", opts.report_g).splitlines():
         m = re.match(pattern, line)
         if m:
             row = m.groups()

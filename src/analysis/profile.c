@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "decode/callchain.h"
+#include "decode/frame_walk.h"
 #include "analysis/frame_set.h"
 #include "format/perf_abi.h"
 #include "stream/record_walk.h"
@@ -230,23 +231,20 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     pv_frame_set_clear(&sc->counted);
     if (seen_add(&sc->counted, &own) < 0)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    if ((s->sample_type & PV_SAMPLE_CALLCHAIN) && !pv_callchain_is_corrupt(s)) {
-        unsigned cpumode = r->misc & PV_MISC_CPUMODE_MASK;
-        for (uint64_t i = 0; i < s->callchain_nr; i++) {
-            uint64_t ip = pv_sample_u64_at(s, s->callchain, i);
-            if (pv_callchain_is_marker(ip)) {
-                cpumode = pv_callchain_marker_cpumode(ip);
-                continue;
-            }
-            pv_symbolizer_resolve(sym, (int32_t)s->pid, order, cpumode, ip, &l);
-            key k = key_of(s->attr_index, &l, ip);
-            if (count_frame(p, cap, sc, &k, period))
-                return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-        }
+    /* the callchain's frames, or its kernel part and the branch stack's
+     * (--call-graph lbr): decode/frame_walk.h */
+    pv_frame_walk walk;
+    pv_frame frame;
+    pv_frame_walk_start(&walk, s);
+    while (pv_frame_walk_next(&walk, &frame)) {
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, frame.cpumode, frame.ip, &l);
+        key k = key_of(s->attr_index, &l, frame.ip);
+        if (count_frame(p, cap, sc, &k, period))
+            return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     }
     /* --call-graph dwarf: the user frames unwound from the stack copy (none
      * for a corrupt callchain, which perf discards whole) */
-    if (pv_symbolizer_has_dwarf_stack(s) && !pv_callchain_is_corrupt(s) &&
+    if (pv_symbolizer_has_dwarf_stack(s) && pv_frame_walk_allows_unwind(&walk) &&
         count_unwound(p, cap, sym, s, order, sc, period))
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     return 0;

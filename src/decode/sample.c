@@ -167,6 +167,7 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
     }
     if (t & PV_SAMPLE_BRANCH_STACK) {
         s->branch_nr = pv_cursor_u64(&c);
+        s->branch_call_stack = (a->branch_sample_type & PV_BRANCH_CALL_STACK) != 0;
         /* hw_idx sits between nr and the entries, only when requested. */
         if (a->branch_sample_type & PV_BRANCH_HW_INDEX) {
             s->has_branch_hw_idx = true;

@@ -57,6 +57,9 @@ typedef struct pv_sample {
     const uint8_t *raw;
 
     uint64_t branch_nr;
+    /* the event samples BRANCH_STACK with branch_sample_type CALL_STACK
+     * (--call-graph lbr): the branch stack is the user call stack */
+    bool branch_call_stack;
     bool has_branch_hw_idx;
     uint64_t branch_hw_idx;
     const uint8_t *branches;   /* branch_nr entries of {from, to, flags} */

@@ -52,6 +52,9 @@ enum {
     PV_FORMAT_LOST = 1u << 4,
 };
 
+/* branch_sample_type bits: CALL_STACK (--call-graph lbr) makes the branch
+ * stack the user call stack; HW_INDEX puts hw_idx between nr and entries */
+#define PV_BRANCH_CALL_STACK (1u << 11)
 #define PV_BRANCH_HW_INDEX (1u << 17)
 
 enum {

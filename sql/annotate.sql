@@ -4,7 +4,9 @@
 -- "percent: local period").  location is perf's label, the file's name and
 -- the line; srcfile the path as the debug info has it.  Samples in @sym
 -- without line info (no debug info) are one row with NULL srcfile and
--- srcline.
+-- srcline.  An address without a symbol is its own function, named by its
+-- address in the dso (or the ip when no map holds it), as in
+-- callers_callees.sql.
 -- perf_percent is the percent perf annotate --stdio -l prints in its
 -- "Sorted summary": perf leaves out of it the instructions that have 0.5%
 -- of the function's period or less (still counting them in the total), and
@@ -18,9 +20,10 @@
 --     .read sql/annotate.sql
 
 WITH samples AS MATERIALIZED (
-    SELECT event, sym, dso, sym_offset, srcfile, srcline, coalesce(period, 1) AS period
+    SELECT event, coalesce(sym, printf('0x%016x', coalesce(dso_offset, ip))) AS sym, dso,
+           coalesce(sym_offset, dso_offset, ip) AS sym_offset, srcfile, srcline,
+           coalesce(period, 1) AS period
     FROM perf_samples(@file)
-    WHERE sym IS NOT NULL
 ),
 target AS (
     SELECT coalesce(@sym, (SELECT sym FROM samples GROUP BY sym

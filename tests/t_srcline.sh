@@ -81,5 +81,17 @@ for opt in O2 O0; do
     files=$("$sqlrun" "SELECT DISTINCT srcfile FROM perf_samples($(sql_quote "$data"))
                        WHERE sym IN ('hot_a', 'hot_b')")
     check "srcline $opt: srcfile is the path the debug info has" "$files" "$source_file"
+    # lazily and once per connection: a query not reading the lines opens no
+    # debug info; a second query reading them opens no file again
+    q="SELECT count(srcline) FROM perf_callchains($(sql_quote "$data"))"
+    opened="SELECT json_extract(perf_cache_stats(), '\$.debug_files.opened')"
+    got=$("$sqlrun" "SELECT count(sym) FROM perf_callchains($(sql_quote "$data"))" "$opened" \
+              "$q" "$opened" "$q" "$opened" | tr '\n' ' ')
+    read -r _ before _ first _ second <<<"$got"
+    if [ "$before" = 0 ] && [ "${first:-0}" -gt 0 ] && [ "$second" = "$first" ]; then
+        ok "srcline $opt: debug files opened: 0 without srcline, $first for the first query, none more for the second"
+    else
+        not_ok "srcline $opt: debug info read lazily, once per connection" "counts and opened: $got"
+    fi
 done
 exit $status

@@ -58,7 +58,9 @@
     X(EVENT, event, TEXT) \
     X(REPEATED, repeated, INTEGER) \
     X(INLINED, inlined, INTEGER) \
-    X(ORIGIN, origin, TEXT)
+    X(ORIGIN, origin, TEXT) \
+    X(SRCFILE, srcfile, TEXT) \
+    X(SRCLINE, srcline, INTEGER)
 enum { CALLCHAINS_COLUMNS(PV_COLUMN_ENUM) };
 
 /* rows of an unwound user stack with the inline expansion; their names */
@@ -89,6 +91,8 @@ typedef struct CallchainsState {
     char user_names[PV_UNWIND_NAMES];
     const char *inline_name;    /* the current frame's, from the debug info */
     bool inlined;
+    unsigned level;             /* which function at ip (pv_unwound_frame.level) */
+    PvSourceColumns source;     /* srcfile, srcline */
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -174,6 +178,7 @@ static int frame_row(PvCursor *cur, bool new_sample, pv_error *err)
 {
     CallchainsState *st = cur->state;
     st->located = false;
+    pv_source_forget(&st->source);
     cur->rowid = (sqlite3_int64)(st->rows.record.index * 8192 + st->depth);
     return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
 }
@@ -204,6 +209,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             st->cpumode = frame.cpumode;
             st->origin = frame.origin;
             st->inline_name = NULL;
+            st->level = 0;
             return frame_row(cur, new_sample, err);
         }
         if (!st->unwound && pv_symbolizer_has_dwarf_stack(&st->sample)) {
@@ -218,6 +224,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
             const pv_unwound_frame *f = &st->user_frames[st->next_user++];
             st->ip = f->pc;
             st->inline_name = f->name >= 0 ? st->user_names + f->name : NULL;
+            st->level = f->level;
             st->cpumode = PV_CPUMODE_USER;
             st->origin = PV_ORIGIN_DWARF;
             return frame_row(cur, new_sample, err);
@@ -260,6 +267,12 @@ static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
         return pv_result_error(ctx, &err);
     if (!(s->sample_type & PV_SAMPLE_TID))
         return SQLITE_OK;
+    if (i == COL_SRCFILE || i == COL_SRCLINE) {
+        PvSourceAddress at = { (int32_t)s->pid, sample_order_key(st), st->cpumode, st->ip,
+                               st->level };
+        pv_result_source(ctx, &st->source, st->symbolizer, &at, i == COL_SRCFILE);
+        return SQLITE_OK;
+    }
     if (!st->located) {
         pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
                               st->ip, &st->location);

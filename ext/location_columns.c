@@ -24,3 +24,20 @@ void pv_result_location(sqlite3_context *ctx, const pv_location *l, int field)
         break;
     }
 }
+
+void pv_result_source(sqlite3_context *ctx, PvSourceColumns *src, pv_symbolizer *s,
+                      const PvSourceAddress *at, bool want_file)
+{
+    if (!src->looked) {
+        src->found = pv_symbolizer_source_line(s, at->pid, at->key, at->cpumode, at->ip,
+                                               at->level, src->file, sizeof src->file,
+                                               &src->line);
+        src->looked = true;
+    }
+    if (!src->found)
+        return;
+    if (want_file)
+        sqlite3_result_text(ctx, src->file, -1, SQLITE_TRANSIENT);
+    else
+        pv_result_u64(ctx, src->line);
+}

@@ -2,6 +2,8 @@
  * The columns perf_samples and perf_callchains both give an address resolved
  * by the symbolizer, declared in this order in both tables:
  *   dso, dso_offset, sym, sym_offset, sym_status
+ * and its source line, srcfile and srcline, looked up once per row the
+ * first time either is read.
  */
 #ifndef PV_LOCATION_COLUMNS_H
 #define PV_LOCATION_COLUMNS_H
@@ -13,5 +15,32 @@ enum { PV_LOC_DSO, PV_LOC_DSO_OFFSET, PV_LOC_SYM, PV_LOC_SYM_OFFSET, PV_LOC_SYM_
 
 /* Results one of those columns (field: PV_LOC_*) of l; NULL where unknown. */
 void pv_result_location(sqlite3_context *ctx, const pv_location *l, int field);
+
+/* A row's source line: where (pid, key, cpumode, ip, level) is the
+ * address as pv_symbolizer_source_line takes it. */
+typedef struct PvSourceColumns {
+    bool looked, found;
+    uint64_t line;
+    char file[4096];
+} PvSourceColumns;
+
+typedef struct PvSourceAddress {
+    int32_t pid;
+    uint64_t key;
+    unsigned cpumode;
+    uint64_t ip;
+    unsigned level;
+} PvSourceAddress;
+
+/* Forgets the row's source line: at each new row. */
+static inline void pv_source_forget(PvSourceColumns *src)
+{
+    src->looked = false;
+}
+
+/* Results srcfile (want_file) or srcline of the address at, looked up in
+ * s the first time for the row; NULL where there is no line info. */
+void pv_result_source(sqlite3_context *ctx, PvSourceColumns *src, pv_symbolizer *s,
+                      const PvSourceAddress *at, bool want_file);
 
 #endif

@@ -57,7 +57,9 @@
     X(SYM_OFFSET, sym_offset, INTEGER) \
     X(SYM_STATUS, sym_status, TEXT) \
     X(TRACE_EVENT, trace_event, TEXT) \
-    X(TRACE_FIELDS, trace_fields, TEXT)
+    X(TRACE_FIELDS, trace_fields, TEXT) \
+    X(SRCFILE, srcfile, TEXT) \
+    X(SRCLINE, srcline, INTEGER)
 enum { SAMPLES_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct SamplesState {
@@ -71,6 +73,7 @@ typedef struct SamplesState {
     uint64_t key;
     bool located;
     pv_location location;
+    PvSourceColumns source;     /* srcfile, srcline */
 } SamplesState;
 
 static bool samples_wants(uint32_t type)
@@ -86,6 +89,7 @@ static int samples_decode(PvCursor *cur, pv_error *err)
     st->decoded = 0;
     st->keyed = false;
     st->located = false;
+    pv_source_forget(&st->source);
     return 0;
 }
 
@@ -128,9 +132,15 @@ static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
     }
     if (!(s->sample_type & PV_SAMPLE_IP))
         return SQLITE_OK;
+    unsigned cpumode = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
+    if (i == COL_SRCFILE || i == COL_SRCLINE) {
+        PvSourceAddress at = { (int32_t)s->pid, sample_key(st), cpumode, s->ip, 0 };
+        pv_result_source(ctx, &st->source, st->symbolizer, &at, i == COL_SRCFILE);
+        return SQLITE_OK;
+    }
     if (!st->located) {
-        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_key(st),
-                              st->rows.record.misc & PV_MISC_CPUMODE_MASK, s->ip, &st->location);
+        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_key(st), cpumode, s->ip,
+                              &st->location);
         st->located = true;
     }
     pv_result_location(ctx, &st->location, i - COL_DSO);
@@ -147,7 +157,7 @@ static bool is_fixed_column(int i)
     case COL_EVENT: case COL_TIME: case COL_PID: case COL_TID: case COL_CPU: case COL_IP:
     case COL_ADDR: case COL_PERIOD: case COL_ID: case COL_STREAM_ID: case COL_IDENTIFIER:
     case COL_COMM: case COL_DSO: case COL_DSO_OFFSET: case COL_SYM: case COL_SYM_OFFSET:
-    case COL_SYM_STATUS:
+    case COL_SYM_STATUS: case COL_SRCFILE: case COL_SRCLINE:
         return true;
     default:
         return false;
@@ -192,7 +202,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     const pv_sample *s = &st->sample;
     if (s->attr_index < 0)
         return SQLITE_OK;  /* an id no event owns: nothing but the record is known */
-    if (i >= COL_COMM && i <= COL_SYM_STATUS)
+    if ((i >= COL_COMM && i <= COL_SYM_STATUS) || i == COL_SRCFILE || i == COL_SRCLINE)
         return symbol_column(cur, ctx, i);
     uint64_t t = s->sample_type;
     pv_strbuf *text = &cur->text;

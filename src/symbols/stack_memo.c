@@ -11,6 +11,7 @@
 typedef struct memo_frame {
     uint64_t pc;
     uint32_t name;              /* offset in the pool; NO_NAME: none */
+    uint32_t level;             /* pv_unwound_frame.level */
 } memo_frame;
 
 typedef struct memo_stack {
@@ -296,6 +297,7 @@ bool pv_stack_memo_get(pv_stack_memo *m, uint64_t record, uint64_t key, pv_unwou
     for (size_t i = 0; i < st->nr; i++) {
         const memo_frame *f = &m->frames[st->first + i];
         frames[i].pc = f->pc;
+        frames[i].level = f->level;
         frames[i].name = -1;
         if (f->name == NO_NAME)
             continue;
@@ -334,7 +336,7 @@ void pv_stack_memo_put(pv_stack_memo *m, uint64_t record, uint64_t key,
         uint32_t name = NO_NAME;
         if (frames[i].name >= 0 && (name = intern(m, names + frames[i].name)) == NO_NAME)
             stored = false;
-        m->frames[m->nr_frames + i] = (memo_frame){ frames[i].pc, name };
+        m->frames[m->nr_frames + i] = (memo_frame){ frames[i].pc, name, frames[i].level };
     }
     if (!stored) {
         /* names interned for it stay: they are few, and still valid */

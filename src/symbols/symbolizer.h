@@ -67,6 +67,18 @@ int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uin
  * (kernel modes use the kernel's maps). */
 void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
                            uint64_t ip, pv_location *out);
+/* The source line of ip of process pid at key (as pv_symbolizer_resolve
+ * takes them), from the debug info of the ELF file mapped there
+ * (source_lines.h): level 0 the code's own line, level k the line in the
+ * k-th function out that the code was inlined into (pv_unwound_frame's
+ * level).  The file's path, as the debug info has it, is copied into
+ * file (file_size bytes, cut short if longer).  false when there is none:
+ * no map or symbol file, no debug info, a kernel address (perfvtab reads
+ * no vmlinux), no line-table row. */
+bool pv_symbolizer_source_line(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
+                               uint64_t ip, unsigned level, char *file, size_t file_size,
+                               uint64_t *line);
+
 /* Thread tid's name at key, or NULL. */
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key);
 
@@ -98,6 +110,8 @@ bool pv_symbolizer_has_dwarf_stack(const struct pv_sample *sample);
 typedef struct pv_unwound_frame {
     uint64_t pc;
     int32_t name;       /* offset of the name in the caller's buffer; -1: none */
+    uint32_t level;     /* which function at pc: 0 the innermost, each one it
+                           was inlined into one more (pv_symbolizer_source_line) */
 } pv_unwound_frame;
 
 /* The most functions one frame expands into. */

@@ -8,6 +8,7 @@
  *   symbol_files.c   finding and loading each dso's symbols
  *   symbolizer.c     opening, lookups of addresses and comms
  *   unwind_glue.c    DWARF stacks: the unwinder over the address spaces
+ *   source_glue.c    source lines of addresses, from the dsos' debug info
  */
 #ifndef PV_SYMBOLIZER_INTERNAL_H
 #define PV_SYMBOLIZER_INTERNAL_H
@@ -110,5 +111,6 @@ bool pv_sym_file_is_timed(const pv_file *f);
 int pv_sym_apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err);
 void pv_sym_load_dso(pv_symbolizer *s, dso *d);
 bool pv_sym_read_feature_text(pv_file *f, unsigned id, char *out, size_t size);
+pv_debug_cache *pv_sym_debug_cache(pv_symbolizer *s);
 
 #endif

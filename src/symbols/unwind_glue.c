@@ -88,11 +88,7 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
                                       ? arch : NULL);
         if (!s->unwinder)
             return 0;
-        if (!s->debug_cache) {
-            s->debug_cache = pv_debug_cache_new(0);
-            s->own_debug_cache = s->debug_cache != NULL;
-        }
-        pv_unwinder_use_debug_cache(s->unwinder, s->debug_cache);
+        pv_unwinder_use_debug_cache(s->unwinder, pv_sym_debug_cache(s));
     }
     unwind_lookup lookup = { s, (int32_t)sample->pid, key };
     pv_unwind_result res;
@@ -112,9 +108,9 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
             n = pv_inline_names(mod, file_addr, pv_demangle, &buf, at, PV_INLINE_DEPTH);
         }
         if (n == 0)
-            frames[nr++] = (pv_unwound_frame){ ip, -1 };
+            frames[nr++] = (pv_unwound_frame){ ip, -1, 0 };
         for (size_t j = 0; j < n && nr < max; j++)
-            frames[nr++] = (pv_unwound_frame){ ip, at[j] };
+            frames[nr++] = (pv_unwound_frame){ ip, at[j], (uint32_t)j };
     }
     if (s->stack_memo)
         pv_stack_memo_put(s->stack_memo, record, key, frames, nr, max, names, names_size);

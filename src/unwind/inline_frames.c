@@ -268,8 +268,7 @@ static size_t functions_below(Dwarf_Die *function, Dwarf_Addr pc, Dwarf_Die *pat
     return nr;
 }
 
-size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_linkage_name_fn *show_name,
-                       pv_name_buf *buf, int32_t *at, size_t max)
+size_t pv_inline_functions(struct Dwfl_Module *mod, uint64_t pc, Dwarf_Die *path, size_t max)
 {
     if (!mod || max == 0)
         return 0;
@@ -279,8 +278,16 @@ size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_linkage_name_fn 
     Dwarf_Die function;
     if (!u || !unit_function_at(u, pc - bias, &function))
         return 0;
+    return functions_below(&function, pc - bias, path, max);
+}
+
+size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_linkage_name_fn *show_name,
+                       pv_name_buf *buf, int32_t *at, size_t max)
+{
+    if (max == 0)
+        return 0;
     Dwarf_Die path[PV_INLINE_MAX_DEPTH];
-    size_t depth = functions_below(&function, pc - bias, path, PV_INLINE_MAX_DEPTH);
+    size_t depth = pv_inline_functions(mod, pc, path, PV_INLINE_MAX_DEPTH);
     /* innermost first, out to the function that holds the code */
     size_t nr = 0;
     while (depth > 0 && nr < max) {

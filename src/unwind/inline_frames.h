@@ -16,6 +16,7 @@
 #ifndef PV_INLINE_FRAMES_H
 #define PV_INLINE_FRAMES_H
 
+#include <elfutils/libdw.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,13 @@ typedef char *pv_linkage_name_fn(const char *linkage_name);
  * turns linkage names into shown names (NULL: keep them as they are). */
 size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_linkage_name_fn *show_name,
                        pv_name_buf *buf, int32_t *at, size_t max);
+
+/* The function DIEs holding pc (as in pv_inline_names) into
+ * path[0 .. returned count), at most max, outermost first: the function
+ * that holds the code, then each one inlined into the one before it.  The
+ * names of pv_inline_names are theirs, in the other order.  0 when mod is
+ * NULL or has no debug info at pc. */
+size_t pv_inline_functions(struct Dwfl_Module *mod, uint64_t pc, Dwarf_Die *path, size_t max);
 
 /* Frees the indexes kept with dwfl's modules; before dwfl_end. */
 void pv_inline_release(struct Dwfl *dwfl);

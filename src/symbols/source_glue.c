@@ -1,0 +1,37 @@
+#include "symbols/symbolizer_internal.h"
+
+#include "unwind/source_lines.h"
+
+/* The debug info of the files, the caller's cache (shared by the queries
+ * of a connection) or, made on first use, the symbolizer's own. */
+pv_debug_cache *pv_sym_debug_cache(pv_symbolizer *s)
+{
+    if (!s->debug_cache) {
+        s->debug_cache = pv_debug_cache_new(0);
+        s->own_debug_cache = s->debug_cache != NULL;
+    }
+    return s->debug_cache;
+}
+
+bool pv_symbolizer_source_line(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
+                               uint64_t ip, unsigned level, char *file, size_t file_size,
+                               uint64_t *line)
+{
+    if (cpumode != CPUMODE_USER || file_size == 0)
+        return false;
+    const pv_map *m = pv_aspace_find(&s->space, pid, ip, key);
+    if (!m)
+        return false;
+    dso *d = &s->dsos[m->dso];
+    if (d->kind != DSO_ELF)
+        return false;   /* the vdso's copies carry no debug info */
+    if (!d->loaded)
+        pv_sym_load_dso(s, d);
+    if (!d->runtime_path)
+        return false;
+    /* the address in the file's own layout, as symbols are looked up */
+    uint64_t dso_offset = d->identity_offsets ? ip : ip - m->start + m->pgoff;
+    uint64_t file_addr = pv_elf_offset_to_vaddr(&d->image, dso_offset);
+    struct Dwfl_Module *mod = pv_debug_cache_module(pv_sym_debug_cache(s), d->runtime_path);
+    return pv_source_line_at(mod, file_addr, level, file, file_size, line);
+}

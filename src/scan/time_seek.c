@@ -1,0 +1,313 @@
+#include "scan/time_seek.h"
+
+#include <string.h>
+
+#include "decode/sample.h"
+#include "format/features.h"
+#include "format/perf_abi.h"
+
+/* A record is at most 64 KiB: a true boundary lies within this of any
+ * offset (AUXTRACE data aside, where the proof fails). */
+#define RESYNC_SPAN ((uint64_t)64 << 10)
+/* Bytes read when a probe's window moves: probes skip around. */
+#define PROBE_WINDOW (8u << 10)
+/* A probe's chain: this many plausible records. */
+#define PROBE_RECORDS 16
+/* Records a round proof walks before it takes a FINISHED_ROUND as its own. */
+#define RECORDS_BEFORE_ROUND 8
+/* A round proof walks at most this far (and at most 1/16 of the section);
+ * rounds are far smaller in practice. */
+#define ROUND_SPAN_MAX ((uint64_t)8 << 20)
+/* Round proofs tried, each further back, before starting at the beginning. */
+#define ROUND_ATTEMPTS 8
+/* Bisection stops when the interval is this small. */
+#define RESOLUTION ((uint64_t)64 << 10)
+
+bool pv_time_seek_possible(const pv_file *f)
+{
+    return !f->pipe && f->nr_segments == 0 && !f->unfinished &&
+           !pv_file_has_feature(f, PV_FEATURE_COMPRESSED) && f->data_section.size > 0;
+}
+
+/* Types perf record writes into the data section of a finished file. */
+static bool known_type(uint32_t type)
+{
+    if (type >= PV_RECORD_MMAP && type <= PV_RECORD_AUX_OUTPUT_HW_ID)
+        return true;
+    switch (type) {
+    case PV_RECORD_HEADER_BUILD_ID:
+    case PV_RECORD_FINISHED_ROUND:
+    case PV_RECORD_ID_INDEX:
+    case PV_RECORD_AUXTRACE_INFO:
+    case PV_RECORD_AUXTRACE:
+    case PV_RECORD_AUXTRACE_ERROR:
+    case PV_RECORD_THREAD_MAP:
+    case PV_RECORD_CPU_MAP:
+    case PV_RECORD_EVENT_UPDATE:
+    case PV_RECORD_TIME_CONV:
+    case PV_RECORD_FINISHED_INIT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether the next header of w can be a true record's, read before its
+ * body: a bogus size must not cost a read of 64 KiB. */
+static bool plausible_header(pv_walk *w)
+{
+    pv_record h;
+    pv_error ignored;
+    if (pv_walk_peek_header(w, &h, &ignored) != 1)
+        return false;
+    return h.size % 8 == 0 && known_type(h.type) && w->end_offset - h.file_offset >= h.size &&
+           (h.type != PV_RECORD_FINISHED_ROUND || h.size == PV_RECORD_HEADER_SIZE);
+}
+
+/* Whether rec can be a true record; *timed and *time: the time perf
+ * queues it by, when it has one that is not perf's "none" (0 or ~0). */
+static bool plausible(const pv_file *f, const pv_record *rec, bool *timed, uint64_t *time)
+{
+    *timed = false;
+    if (rec->size % 8 != 0 || !known_type(rec->type))
+        return false;
+    if (rec->type == PV_RECORD_FINISHED_ROUND)
+        return rec->size == PV_RECORD_HEADER_SIZE;
+    if (rec->type >= PV_RECORD_KERNEL_TYPE_END)
+        return true;
+    pv_error ignored;
+    pv_sample_id id;
+    if (rec->type == PV_RECORD_SAMPLE) {
+        pv_sample s;
+        if (pv_sample_decode(f, rec, &s, &ignored) || s.attr_index < 0)
+            return false;
+        if (s.sample_type & PV_SAMPLE_TIME) {
+            *timed = s.time != 0 && s.time != UINT64_MAX;
+            *time = s.time;
+        }
+        return true;
+    }
+    if (pv_sample_id_decode(f, rec, &id, &ignored))
+        return false;
+    if ((id.fields & (PV_SAMPLE_ID | PV_SAMPLE_IDENTIFIER)) && id.attr_index < 0)
+        return false;
+    if (id.fields & PV_SAMPLE_TIME) {
+        *timed = id.time != 0 && id.time != UINT64_MAX;
+        *time = id.time;
+    }
+    return true;
+}
+
+/* The first 8-byte-aligned offset (from the section's start) at or after at. */
+static uint64_t aligned_at(const pv_file *f, uint64_t at)
+{
+    uint64_t begin = f->data_section.offset;
+    uint64_t c = begin + ((at - begin) & ~(uint64_t)7);
+    return c < at ? c + 8 : c;
+}
+
+/* The chain from candidate c: 1 when PROBE_RECORDS records (or all up to
+ * the section's end) are plausible. */
+static int probe_chain(pv_file *f, pv_walk *w, uint64_t c, pv_time_probe *out)
+{
+    pv_walk_seek(w, 0, c, 0);
+    pv_record rec;
+    pv_error ignored;
+    unsigned n = 0;
+    out->timed = false;
+    while (n < PROBE_RECORDS) {
+        if (w->next_offset < w->end_offset && !plausible_header(w))
+            return 0;
+        int rc = pv_walk_next(w, &rec, &ignored);
+        if (rc < 0)
+            return 0;
+        if (rc == 0)
+            break;
+        bool timed;
+        uint64_t time;
+        if (!plausible(f, &rec, &timed, &time))
+            return 0;
+        n++;
+        if (timed && (!out->timed || time < out->min_time)) {
+            out->min_time = time;
+            out->timed = true;
+        }
+    }
+    if (n == 0)
+        return 0;
+    out->proven = true;
+    out->boundary = c;
+    return 1;
+}
+
+int pv_time_probe_at(pv_file *f, pv_walk *w, uint64_t at, pv_time_probe *out, pv_error *err)
+{
+    (void)err;
+    memset(out, 0, sizeof *out);
+    uint64_t begin = f->data_section.offset;
+    uint64_t end = begin + f->data_section.size;
+    if (at < begin || at >= end)
+        return 0;
+    w->window_limit = PROBE_WINDOW;
+    for (uint64_t c = aligned_at(f, at); c < end && c - at <= RESYNC_SPAN; c += 8)
+        if (probe_chain(f, w, c, out))
+            break;
+    out->walked = w->next_offset > at ? w->next_offset - at : 0;
+    if (!out->proven)
+        memset(out, 0, sizeof *out);
+    return 0;
+}
+
+/* The round proof from candidate c (see pv_time_round_at): 1 when the
+ * chain is plausible as far as it had to go. */
+static int round_chain(pv_file *f, pv_walk *w, uint64_t c, uint64_t time_min, uint64_t span,
+                       pv_time_round *out)
+{
+    pv_walk_seek(w, 0, c, 0);
+    uint64_t limit = w->end_offset - c < span ? w->end_offset : c + span;
+    /* 0: before the start's FINISHED_ROUND; 1: in its round; 2: in the next */
+    int state = 0;
+    unsigned before = 0;
+    bool timed_before = false;
+    uint64_t max_before = 0;
+    uint64_t round_begin = 0;
+    pv_record rec;
+    pv_error ignored;
+    memset(out, 0, sizeof *out);
+    while (w->next_offset < limit) {
+        if (!plausible_header(w))
+            return 0;
+        int rc = pv_walk_next(w, &rec, &ignored);
+        if (rc < 0)
+            return 0;
+        if (rc == 0)
+            break;
+        bool timed;
+        uint64_t time;
+        if (!plausible(f, &rec, &timed, &time))
+            return 0;
+        if (rec.type == PV_RECORD_FINISHED_ROUND) {
+            if (state == 0 && before >= RECORDS_BEFORE_ROUND) {
+                state = 1;
+                out->start = w->next_offset;
+                round_begin = w->next_offset;
+            } else if (state == 1) {
+                state = 2;
+                out->round_bytes = rec.file_offset - round_begin;
+            } else if (state == 2) {
+                break;          /* the round after holds nothing early */
+            }
+            before++;
+            continue;
+        }
+        before++;
+        if (!timed)
+            continue;
+        if (state == 0) {
+            if (!timed_before || time > max_before)
+                max_before = time;
+            timed_before = true;
+        } else if (state == 2) {
+            /* the round rule: not below what came before the round ahead of it */
+            if (timed_before && time < max_before) {
+                out->rule_broken = true;
+                break;
+            }
+            if (time < time_min) {
+                out->early = true;
+                break;
+            }
+        }
+    }
+    if (state == 0)
+        return 0;
+    out->proven = true;
+    out->boundary = c;
+    if (state == 1)
+        out->round_bytes = w->next_offset - round_begin;
+    return 1;
+}
+
+int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_time_round *out,
+                     pv_error *err)
+{
+    (void)err;
+    memset(out, 0, sizeof *out);
+    uint64_t begin = f->data_section.offset;
+    uint64_t end = begin + f->data_section.size;
+    if (at < begin || at >= end)
+        return 0;
+    uint64_t span = f->data_section.size / 16 < ROUND_SPAN_MAX ? f->data_section.size / 16
+                                                                 : ROUND_SPAN_MAX;
+    if (span < 2 * RESYNC_SPAN)
+        span = 2 * RESYNC_SPAN;
+    w->window_limit = PROBE_WINDOW;
+    for (uint64_t c = aligned_at(f, at); c < end && c - at <= RESYNC_SPAN; c += 8) {
+        if (round_chain(f, w, c, time_min, span, out))
+            break;
+        /* a chain that ran out of reach without a bad record is the true
+         * one, in a stream without rounds here: stop trying */
+        if (w->next_offset - c >= span)
+            break;
+    }
+    if (!out->proven)
+        memset(out, 0, sizeof *out);
+    return 0;
+}
+
+int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error *err)
+{
+    uint64_t begin = f->data_section.offset;
+    *start = begin;
+    if (!pv_time_seek_possible(f) || time_min == 0 || time_min == UINT64_MAX)
+        return 0;
+    pv_walk w;
+    pv_walk_start(&w, f);
+    int rc = 1;
+    /* Bisect for the last place whose records are timed below time_min:
+     * records there only steer, the round proof below decides. */
+    uint64_t lo = begin, hi = begin + f->data_section.size;
+    while (hi - lo > RESOLUTION) {
+        uint64_t mid = lo + (((hi - lo) / 2) & ~(uint64_t)7);
+        pv_time_probe p;
+        if (pv_time_probe_at(f, &w, mid, &p, err)) {
+            rc = -1;
+            break;
+        }
+        if (!p.proven) {
+            rc = 0;
+            break;
+        }
+        if (p.timed && p.min_time < time_min)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* Then back from there, a round at a time, until a round is proven
+     * early enough. */
+    uint64_t at = lo, step = RESOLUTION;
+    for (int attempt = 0; rc == 1 && at > begin && attempt < ROUND_ATTEMPTS; attempt++) {
+        pv_time_round r;
+        if (pv_time_round_at(f, &w, at, time_min, &r, err)) {
+            rc = -1;
+            break;
+        }
+        if (!r.proven || r.rule_broken) {
+            rc = 0;
+            break;
+        }
+        if (r.early) {
+            *start = r.start;
+            break;
+        }
+        /* the start comes about two rounds before this one */
+        if (step < 2 * r.round_bytes)
+            step = 2 * r.round_bytes;
+        at = at - begin > step ? at - step : begin;
+        step *= 2;
+    }
+    pv_walk_end(&w);
+    if (rc <= 0)
+        *start = begin;
+    return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * Where a scan for a time window may start, found without reading the
+ * stream from its beginning.
+ *
+ * perf record writes its records in rounds, each ended by a FINISHED_ROUND,
+ * and perf reads them trusting one rule (its ordered-events queue): no
+ * record of a round is earlier than a record of the round before the
+ * previous one.  So when round j holds a time below t, every record of
+ * the rounds up to j - 2 is below t, and a scan for times >= t may start
+ * at round j - 1.  Offsets in the data section are bisected for such a
+ * round, as late as possible.
+ *
+ * It goes in two steps.  Probes bisect the offsets for the last place whose
+ * records are timed below t; they only steer.  Then a round proof, from a
+ * little before that place and further back a round at a time until it
+ * holds, finds a FINISHED_ROUND F whose round is followed by a round with
+ * a time below t: by the rule, nothing before F is at or past t, and the
+ * scan starts just past F.
+ *
+ * Every probe lands at an arbitrary offset, so it first proves a record
+ * boundary: from each 8-byte-aligned candidate it walks forward and keeps
+ * the first candidate whose records are all plausible (a known type, a
+ * size that is a multiple of 8 within the data section, a SAMPLE that
+ * decodes with the id of a known event, a trailer that decodes with a
+ * known id, a FINISHED_ROUND of 8 bytes): 16 records for a steering probe;
+ * for a round proof, at least 8 records before F, then F's round and the
+ * next, whose times must keep the rule against the records before F.
+ * Bytes inside a record that look like a header lead to implausible
+ * records further on, and the next candidate is tried.
+ *
+ * Any failure of proof (no rounds within reach, a broken rule, a compressed
+ * or pipe-mode file, a --threads directory, an unfinished file) answers
+ * "start at the beginning": the caller reads the stream as before.
+ */
+#ifndef PV_TIME_SEEK_H
+#define PV_TIME_SEEK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/pv_error.h"
+#include "format/perf_file.h"
+#include "stream/record_walk.h"
+
+/* What a probe found: a chain of plausible records from a boundary at or
+ * after its offset, and their lowest time. */
+typedef struct pv_time_probe {
+    bool proven;
+    uint64_t boundary;
+    bool timed;
+    uint64_t min_time;
+    uint64_t walked;      /* bytes from the probe's offset to where it stopped */
+} pv_time_probe;
+
+/* What a round proof found, walking from a boundary it proved. */
+typedef struct pv_time_round {
+    bool proven;          /* a plausible chain through a FINISHED_ROUND */
+    bool rule_broken;     /* its times break the round rule */
+    uint64_t boundary;    /* the record header the chain starts at */
+    uint64_t start;       /* just past that FINISHED_ROUND (a round begins) */
+    uint64_t round_bytes; /* that round's length, or as much as was walked */
+    /* the round after start's holds a time below time_min: no record
+     * before start is at or past time_min */
+    bool early;
+} pv_time_round;
+
+/* Whether the file's stream can be entered in the middle: one data
+ * section, not pipe mode, not compressed, finished. */
+bool pv_time_seek_possible(const pv_file *f);
+
+/* A probe at offset at of the data section.  w is a walk of f, reused
+ * between probes.  0, out->proven false when no chain is proven; -1 only
+ * on a read error, in err. */
+int pv_time_probe_at(pv_file *f, pv_walk *w, uint64_t at, pv_time_probe *out, pv_error *err);
+/* A round proof at offset at for a scan of times >= time_min (time_min >
+ * 0: a time of 0 or ~0 is perf's "none"): a chain proven over at least 8
+ * records, its next FINISHED_ROUND, that round, and the next round until a
+ * time below time_min.  As pv_time_probe_at. */
+int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_time_round *out,
+                     pv_error *err);
+
+/* Where a scan for times >= time_min may start: 1 when the stream's rounds
+ * are proven, with *start a record boundary (the data section's start, or
+ * a proven one) past which, by the round rule, lie all the records at or
+ * past time_min; 0 when nothing is proven (the round rule is not to be
+ * trusted: read the stream as before); -1 on a read error. */
+int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error *err);
+
+#endif

@@ -13,8 +13,12 @@
 #define PROBE_WINDOW (8u << 10)
 /* A probe's chain: this many plausible records. */
 #define PROBE_RECORDS 16
-/* Records a round proof walks before it takes a FINISHED_ROUND as its own. */
+/* Records, and bytes, a round proof walks before it takes a FINISHED_ROUND
+ * as its own.  Bytes inside one record that chain like records end within
+ * 64 KiB, where they must land on the true next record or fail: past that
+ * the chain is the true one. */
 #define RECORDS_BEFORE_ROUND 8
+#define BYTES_BEFORE_ROUND (RESYNC_SPAN + 8)
 /* A round proof walks at most this far (and at most 1/16 of the section);
  * rounds are far smaller in practice. */
 #define ROUND_SPAN_MAX ((uint64_t)8 << 20)
@@ -159,18 +163,23 @@ int pv_time_probe_at(pv_file *f, pv_walk *w, uint64_t at, pv_time_probe *out, pv
 }
 
 /* The round proof from candidate c (see pv_time_round_at): 1 when the
- * chain is plausible as far as it had to go. */
+ * chain is plausible as far as it had to go.  Rounds are numbered by the
+ * FINISHED_ROUNDs the chain takes as its own: F1, F2, ...; a time below
+ * time_min in the round after F(k+1) makes the place past Fk a start. */
 static int round_chain(pv_file *f, pv_walk *w, uint64_t c, uint64_t time_min, uint64_t span,
                        pv_time_round *out)
 {
     pv_walk_seek(w, 0, c, 0);
     uint64_t limit = w->end_offset - c < span ? w->end_offset : c + span;
-    /* 0: before the start's FINISHED_ROUND; 1: in its round; 2: in the next */
-    int state = 0;
-    unsigned before = 0;
-    bool timed_before = false;
-    uint64_t max_before = 0;
-    uint64_t round_begin = 0;
+    unsigned records = 0, rounds = 0;     /* rounds: FINISHED_ROUNDs taken */
+    uint64_t past_previous = 0, past_last = 0;  /* just past F(k-1), Fk */
+    uint64_t first_past = 0;                     /* just past F1 */
+    /* the highest time before F(k-1) and before Fk: the round rule's floor
+     * for the round after Fk is the first */
+    bool floor_known = false, high_known = false, now_known = false;
+    uint64_t floor = 0, high = 0, now = 0;
+    bool round_early = false;             /* the current round has a time below time_min */
+    bool at_end = false;
     pv_record rec;
     pv_error ignored;
     memset(out, 0, sizeof *out);
@@ -180,51 +189,61 @@ static int round_chain(pv_file *f, pv_walk *w, uint64_t c, uint64_t time_min, ui
         int rc = pv_walk_next(w, &rec, &ignored);
         if (rc < 0)
             return 0;
-        if (rc == 0)
+        if (rc == 0) {
+            at_end = true;
             break;
+        }
         bool timed;
         uint64_t time;
         if (!plausible(f, &rec, &timed, &time))
             return 0;
+        records++;
         if (rec.type == PV_RECORD_FINISHED_ROUND) {
-            if (state == 0 && before >= RECORDS_BEFORE_ROUND) {
-                state = 1;
-                out->start = w->next_offset;
-                round_begin = w->next_offset;
-            } else if (state == 1) {
-                state = 2;
-                out->round_bytes = rec.file_offset - round_begin;
-            } else if (state == 2) {
-                break;          /* the round after holds nothing early */
-            }
-            before++;
+            if (rounds == 0 && (records <= RECORDS_BEFORE_ROUND ||
+                                rec.file_offset - c < BYTES_BEFORE_ROUND))
+                continue;     /* too close to the candidate to be trusted */
+            /* a whole round without an early time: starts further on are
+             * not to be looked for */
+            if (rounds >= 2 && !round_early)
+                break;
+            rounds++;
+            if (rounds == 1)
+                first_past = w->next_offset;
+            past_previous = past_last;
+            past_last = w->next_offset;
+            floor = high;
+            floor_known = high_known;
+            high = now;
+            high_known = now_known;
+            round_early = false;
             continue;
         }
-        before++;
         if (!timed)
             continue;
-        if (state == 0) {
-            if (!timed_before || time > max_before)
-                max_before = time;
-            timed_before = true;
-        } else if (state == 2) {
-            /* the round rule: not below what came before the round ahead of it */
-            if (timed_before && time < max_before) {
-                out->rule_broken = true;
-                break;
-            }
-            if (time < time_min) {
+        if (!now_known || time > now)
+            now = time;
+        now_known = true;
+        if (rounds >= 2 && floor_known && time < floor) {
+            out->rule_broken = true;      /* below what perf has flushed */
+            break;
+        }
+        if (time < time_min) {
+            round_early = true;
+            if (rounds >= 2) {
                 out->early = true;
-                break;
+                out->start = past_previous;
             }
         }
     }
-    if (state == 0)
+    at_end = at_end || w->next_offset >= w->end_offset;
+    /* no round of its own in reach, and not for lack of stream */
+    if (rounds == 0 && !at_end)
         return 0;
     out->proven = true;
     out->boundary = c;
-    if (state == 1)
-        out->round_bytes = w->next_offset - round_begin;
+    out->walked = w->next_offset - c;
+    if (rounds >= 2)
+        out->round_bytes = (past_last - first_past) / (rounds - 1);
     return 1;
 }
 
@@ -283,9 +302,10 @@ int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error 
         else
             hi = mid;
     }
-    /* Then back from there, a round at a time, until a round is proven
-     * early enough. */
-    uint64_t at = lo, step = RESOLUTION;
+    /* Then from a little before there, further back each time, until a
+     * round is proven early enough. */
+    uint64_t step = 2 * BYTES_BEFORE_ROUND;
+    uint64_t at = lo - begin > step ? lo - step : begin;
     for (int attempt = 0; rc == 1 && at > begin && attempt < ROUND_ATTEMPTS; attempt++) {
         pv_time_round r;
         if (pv_time_round_at(f, &w, at, time_min, &r, err)) {
@@ -300,11 +320,10 @@ int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error 
             *start = r.start;
             break;
         }
-        /* the start comes about two rounds before this one */
-        if (step < 2 * r.round_bytes)
-            step = 2 * r.round_bytes;
+        /* back by the trusted stretch and about three of the rounds seen */
+        uint64_t rounds_back = BYTES_BEFORE_ROUND + 3 * r.round_bytes;
+        step = 2 * step > rounds_back ? 2 * step : rounds_back;
         at = at - begin > step ? at - step : begin;
-        step *= 2;
     }
     pv_walk_end(&w);
     if (rc <= 0)

@@ -54,14 +54,16 @@ typedef struct pv_time_probe {
 
 /* What a round proof found, walking from a boundary it proved. */
 typedef struct pv_time_round {
-    bool proven;          /* a plausible chain through a FINISHED_ROUND */
+    bool proven;          /* a plausible chain through FINISHED_ROUNDs, or to the end */
     bool rule_broken;     /* its times break the round rule */
     uint64_t boundary;    /* the record header the chain starts at */
-    uint64_t start;       /* just past that FINISHED_ROUND (a round begins) */
-    uint64_t round_bytes; /* that round's length, or as much as was walked */
-    /* the round after start's holds a time below time_min: no record
-     * before start is at or past time_min */
+    /* early: start is just past a FINISHED_ROUND F, and the round after
+     * F's round holds a time below time_min, so that no record before
+     * start is at or past time_min; the last such F the walk met */
     bool early;
+    uint64_t start;
+    uint64_t round_bytes; /* the rounds' mean length, 0 when under two were met */
+    uint64_t walked;
 } pv_time_round;
 
 /* Whether the file's stream can be entered in the middle: one data
@@ -74,8 +76,8 @@ bool pv_time_seek_possible(const pv_file *f);
 int pv_time_probe_at(pv_file *f, pv_walk *w, uint64_t at, pv_time_probe *out, pv_error *err);
 /* A round proof at offset at for a scan of times >= time_min (time_min >
  * 0: a time of 0 or ~0 is perf's "none"): a chain proven over at least 8
- * records, its next FINISHED_ROUND, that round, and the next round until a
- * time below time_min.  As pv_time_probe_at. */
+ * records and 64 KiB, then its FINISHED_ROUNDs and their rounds' times,
+ * until a whole round has none below time_min.  As pv_time_probe_at. */
 int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_time_round *out,
                      pv_error *err);
 

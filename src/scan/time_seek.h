@@ -81,11 +81,12 @@ int pv_time_probe_at(pv_file *f, pv_walk *w, uint64_t at, pv_time_probe *out, pv
 int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_time_round *out,
                      pv_error *err);
 
-/* Where a scan for times >= time_min may start: 1 when the stream's rounds
- * are proven, with *start a record boundary (the data section's start, or
- * a proven one) past which, by the round rule, lie all the records at or
- * past time_min; 0 when nothing is proven (the round rule is not to be
- * trusted: read the stream as before); -1 on a read error. */
+/* Where a scan for times >= time_min may start: 1 with *start a record
+ * boundary past which, by the round rule, lie all the records at or past
+ * time_min (a proven one, or the data section's start when the window
+ * begins there); 0 when a proof failed (no rounds, the rule broken,
+ * implausible records, a file that cannot be entered in the middle): read
+ * the stream as before; -1 on a read error. */
 int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "decode/sample.h"
+#include "format/features.h"
 #include "format/perf_abi.h"
 #include "scan/time_seek.h"
 
@@ -45,6 +46,12 @@ int pv_record_scan_start(pv_record_scan *scan, pv_file *file, const pv_record_fi
         int rc = start_by_rounds(scan, file, err);
         if (rc != 0)
             return rc < 0 ? -1 : 0;
+        /* One zstd stream runs through a compressed file's containers: no
+         * index can seek in it, and building one would read its start
+         * twice.  It is read whole, as a plain scan. */
+        if (!file->pipe && file->nr_segments == 0 &&
+            pv_file_has_feature(file, PV_FEATURE_COMPRESSED) && !pv_time_index_kept(file))
+            return 0;
         const pv_time_index *ti;
         if (pv_time_index_get(file, &ti, err))
             return -1;

@@ -19,9 +19,9 @@
  * the chain is the true one. */
 #define RECORDS_BEFORE_ROUND 8
 #define BYTES_BEFORE_ROUND (RESYNC_SPAN + 8)
-/* A round proof walks at most this far (and at most 1/16 of the section);
+/* A round proof walks at most this far (and at most 1/32 of the section);
  * rounds are far smaller in practice. */
-#define ROUND_SPAN_MAX ((uint64_t)8 << 20)
+#define ROUND_SPAN_MAX ((uint64_t)4 << 20)
 /* Round proofs tried, each further back, before starting at the beginning. */
 #define ROUND_ATTEMPTS 8
 /* Bisection stops when the interval is this small. */
@@ -256,7 +256,7 @@ int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_
     uint64_t end = begin + f->data_section.size;
     if (at < begin || at >= end)
         return 0;
-    uint64_t span = f->data_section.size / 16 < ROUND_SPAN_MAX ? f->data_section.size / 16
+    uint64_t span = f->data_section.size / 32 < ROUND_SPAN_MAX ? f->data_section.size / 32
                                                                  : ROUND_SPAN_MAX;
     if (span < 2 * RESYNC_SPAN)
         span = 2 * RESYNC_SPAN;

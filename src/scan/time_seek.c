@@ -1,7 +1,9 @@
 #include "scan/time_seek.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/pv_array.h"
 #include "decode/sample.h"
 #include "format/features.h"
 #include "format/perf_abi.h"
@@ -229,9 +231,10 @@ static int round_chain(pv_file *f, pv_walk *w, uint64_t c, uint64_t time_min, ui
         }
         if (time < time_min) {
             round_early = true;
-            if (rounds >= 2) {
+            if (rounds >= 2 && (!out->early || out->start != past_previous)) {
                 out->early = true;
                 out->start = past_previous;
+                out->early_time = time;
             }
         }
     }
@@ -274,6 +277,61 @@ int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_
     return 0;
 }
 
+/* The starts proven so far in a file, kept with it: a later window seeks
+ * with its probes alone when one of them fits.  A start is good for any
+ * time_min above its early time. */
+typedef struct proven_start {
+    uint64_t start, early_time;
+} proven_start;
+
+typedef struct proven_starts {
+    proven_start *items;
+    size_t nr, capacity;
+} proven_starts;
+
+static const char proven_starts_key;
+
+static void free_proven_starts(void *p)
+{
+    proven_starts *ps = p;
+    free(ps->items);
+    free(ps);
+}
+
+static proven_starts *kept_starts(pv_file *f)
+{
+    void *kept;
+    if (pv_file_state_get(f, &proven_starts_key, &kept))
+        return kept;
+    proven_starts *ps = calloc(1, sizeof *ps);
+    pv_error ignored;
+    if (!ps || pv_file_state_set(f, &proven_starts_key, ps, free_proven_starts, &ignored)) {
+        free(ps);
+        return NULL;    /* nothing kept: every window proves its own */
+    }
+    return ps;
+}
+
+static void keep_start(proven_starts *ps, uint64_t start, uint64_t early_time)
+{
+    if (ps && pv_array_grow((void **)&ps->items, &ps->capacity, ps->nr + 1, sizeof *ps->items))
+        ps->items[ps->nr++] = (proven_start){start, early_time};
+}
+
+/* The latest kept start good for time_min, if it is no earlier than from. */
+static bool kept_start_for(const proven_starts *ps, uint64_t time_min, uint64_t from,
+                           uint64_t *start)
+{
+    bool found = false;
+    for (size_t i = 0; ps && i < ps->nr; i++)
+        if (ps->items[i].early_time < time_min && ps->items[i].start >= from &&
+            (!found || ps->items[i].start > *start)) {
+            *start = ps->items[i].start;
+            found = true;
+        }
+    return found;
+}
+
 int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error *err)
 {
     uint64_t begin = f->data_section.offset;
@@ -303,10 +361,12 @@ int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error 
             hi = mid;
     }
     /* Then from a little before there, further back each time, until a
-     * round is proven early enough. */
+     * round is proven early enough; or a start an earlier window proved. */
     uint64_t step = 2 * BYTES_BEFORE_ROUND;
     uint64_t at = lo - begin > step ? lo - step : begin;
-    for (int attempt = 0; rc == 1 && at > begin && attempt < ROUND_ATTEMPTS; attempt++) {
+    proven_starts *kept = rc == 1 ? kept_starts(f) : NULL;
+    bool found = kept && at > begin && kept_start_for(kept, time_min, at - step, start);
+    for (int attempt = 0; rc == 1 && !found && at > begin && attempt < ROUND_ATTEMPTS; attempt++) {
         pv_time_round r;
         if (pv_time_round_at(f, &w, at, time_min, &r, err)) {
             rc = -1;
@@ -318,7 +378,8 @@ int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error 
         }
         if (r.early) {
             *start = r.start;
-            break;
+            keep_start(kept, r.start, r.early_time);
+            found = true;
         }
         /* back by the trusted stretch and about three of the rounds seen */
         uint64_t rounds_back = BYTES_BEFORE_ROUND + 3 * r.round_bytes;

@@ -62,6 +62,7 @@ typedef struct pv_time_round {
      * start is at or past time_min; the last such F the walk met */
     bool early;
     uint64_t start;
+    uint64_t early_time;  /* the time below time_min that made it so */
     uint64_t round_bytes; /* the rounds' mean length, 0 when under two were met */
     uint64_t walked;
 } pv_time_round;

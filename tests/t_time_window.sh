@@ -9,7 +9,7 @@
 # which filters a full scan in SQLite:
 #   - a system-wide recording made now, with many rounds (a small buffer,
 #     so that a round is small beside 1% of the file):
-#       timeout 30 perf record -q -a -g -F 10000 -m 16 -o rounds.data -- sleep 6
+#       timeout 40 perf record -q -a -g -F 10000 -m 16 -o rounds.data -- sleep 10
 #     while `ls -laR /usr/include` and `gzip` loops run;
 #   - the same recording with its FINISHED_ROUNDs turned into FINISHED_INIT
 #     (no rounds: read as before, the whole file allowed);
@@ -50,11 +50,11 @@ fi
 record() {
     local out=$tmp/$1
     shift
-    timeout 20 sh -c 'while :; do ls -laR /usr/include >/dev/null 2>&1; done' &
+    timeout 25 sh -c 'while :; do ls -laR /usr/include >/dev/null 2>&1; done' &
     loads+=($!)
-    timeout 20 sh -c "while :; do gzip -c '$ext' >/dev/null; done" &
+    timeout 25 sh -c "while :; do gzip -c '$ext' >/dev/null; done" &
     loads+=($!)
-    timeout 30 perf record -q -a -g -F 10000 -m 16 "$@" -o "$out" -- sleep 6 >"$tmp/record.log" 2>&1
+    timeout 40 perf record -q -a -g -F 10000 -m 16 "$@" -o "$out" -- sleep 10 >"$tmp/record.log" 2>&1
     for p in "${loads[@]}"; do kill "$p" 2>/dev/null; done
     loads=()
     [ -s "$out" ]

@@ -16,9 +16,11 @@
 /* A probe's chain: this many plausible records. */
 #define PROBE_RECORDS 16
 /* Records, and bytes, a round proof walks before it takes a FINISHED_ROUND
- * as its own.  Bytes inside one record that chain like records end within
- * 64 KiB, where they must land on the true next record or fail: past that
- * the chain is the true one. */
+ * as its own: 8 records, and 64 KiB or a FINISHED_ROUND passed 4 records
+ * in.  Bytes inside one record that chain like records end within 64 KiB,
+ * where they land on the true next record (the chain is the true one from
+ * there) or fail; a FINISHED_ROUND among them, with plausible records on
+ * both sides, is rare, and two of them rarer still. */
 #define RECORDS_BEFORE_ROUND 8
 #define BYTES_BEFORE_ROUND (RESYNC_SPAN + 8)
 /* A round proof walks at most this far (and at most 1/32 of the section);
@@ -176,6 +178,7 @@ static int round_chain(pv_file *f, pv_walk *w, uint64_t c, uint64_t time_min, ui
     unsigned records = 0, rounds = 0;     /* rounds: FINISHED_ROUNDs taken */
     uint64_t past_previous = 0, past_last = 0;  /* just past F(k-1), Fk */
     uint64_t first_past = 0;                     /* just past F1 */
+    bool passed_round = false;    /* a FINISHED_ROUND not trusted, 4 records in */
     /* the highest time before F(k-1) and before Fk: the round rule's floor
      * for the round after Fk is the first */
     bool floor_known = false, high_known = false, now_known = false;
@@ -202,8 +205,10 @@ static int round_chain(pv_file *f, pv_walk *w, uint64_t c, uint64_t time_min, ui
         records++;
         if (rec.type == PV_RECORD_FINISHED_ROUND) {
             if (rounds == 0 && (records <= RECORDS_BEFORE_ROUND ||
-                                rec.file_offset - c < BYTES_BEFORE_ROUND))
+                                (rec.file_offset - c < BYTES_BEFORE_ROUND && !passed_round))) {
+                passed_round = records > RECORDS_BEFORE_ROUND / 2;
                 continue;     /* too close to the candidate to be trusted */
+            }
             /* a whole round without an early time: starts further on are
              * not to be looked for */
             if (rounds >= 2 && !round_early)
@@ -247,6 +252,7 @@ static int round_chain(pv_file *f, pv_walk *w, uint64_t c, uint64_t time_min, ui
     out->walked = w->next_offset - c;
     if (rounds >= 2)
         out->round_bytes = (past_last - first_past) / (rounds - 1);
+    out->trust_bytes = rounds ? first_past - c : out->walked;
     return 1;
 }
 
@@ -362,7 +368,7 @@ int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error 
     }
     /* Then from a little before there, further back each time, until a
      * round is proven early enough; or a start an earlier window proved. */
-    uint64_t step = 2 * BYTES_BEFORE_ROUND;
+    uint64_t step = RESOLUTION + RESYNC_SPAN / 2;
     uint64_t at = lo - begin > step ? lo - step : begin;
     proven_starts *kept = rc == 1 ? kept_starts(f) : NULL;
     bool found = kept && at > begin && kept_start_for(kept, time_min, at - step, start);
@@ -381,9 +387,10 @@ int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error 
             keep_start(kept, r.start, r.early_time);
             found = true;
         }
-        /* back by the trusted stretch and about three of the rounds seen */
-        uint64_t rounds_back = BYTES_BEFORE_ROUND + 3 * r.round_bytes;
-        step = 2 * step > rounds_back ? 2 * step : rounds_back;
+        /* back by what it took to trust a FINISHED_ROUND and about three
+         * of the rounds seen; further each time it is not enough */
+        uint64_t rounds_back = r.trust_bytes + 3 * r.round_bytes + RESOLUTION;
+        step = attempt == 0 ? rounds_back : (2 * step > rounds_back ? 2 * step : rounds_back);
         at = at - begin > step ? at - step : begin;
     }
     pv_walk_end(&w);

@@ -23,8 +23,9 @@
  * size that is a multiple of 8 within the data section, a SAMPLE that
  * decodes with the id of a known event, a trailer that decodes with a
  * known id, a FINISHED_ROUND of 8 bytes): 16 records for a steering probe;
- * for a round proof, at least 8 records before F, then F's round and the
- * next, whose times must keep the rule against the records before F.
+ * for a round proof, at least 8 records and 64 KiB (or a FINISHED_ROUND
+ * already passed) before F, then F's round and the next, whose times must
+ * keep the rule against the records before F.
  * Bytes inside a record that look like a header lead to implausible
  * records further on, and the next candidate is tried.
  *
@@ -64,6 +65,7 @@ typedef struct pv_time_round {
     uint64_t start;
     uint64_t early_time;  /* the time below time_min that made it so */
     uint64_t round_bytes; /* the rounds' mean length, 0 when under two were met */
+    uint64_t trust_bytes; /* from boundary to just past the first FINISHED_ROUND taken */
     uint64_t walked;
 } pv_time_round;
 
@@ -77,8 +79,9 @@ bool pv_time_seek_possible(const pv_file *f);
 int pv_time_probe_at(pv_file *f, pv_walk *w, uint64_t at, pv_time_probe *out, pv_error *err);
 /* A round proof at offset at for a scan of times >= time_min (time_min >
  * 0: a time of 0 or ~0 is perf's "none"): a chain proven over at least 8
- * records and 64 KiB, then its FINISHED_ROUNDs and their rounds' times,
- * until a whole round has none below time_min.  As pv_time_probe_at. */
+ * records and 64 KiB or a FINISHED_ROUND, then its FINISHED_ROUNDs and
+ * their rounds' times, until a whole round has none below time_min.  As
+ * pv_time_probe_at. */
 int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_time_round *out,
                      pv_error *err);
 

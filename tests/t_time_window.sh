@@ -161,6 +161,14 @@ size=$(stat -c %s "$f")
 if [ "$rounds" -ge 100 ] && [ "$size" -ge 4000000 ]; then
     ok "the recording has $rounds rounds in $size bytes"
     windows "rounds" "$f" 5
+    # the same through $PV_SQLRUN (the sanitizer build's, under make sanitized)
+    read -r tmin tmax < <(sqlrun "SELECT min(time), max(time) FROM perf_samples($q)" | tr '\t' ' ')
+    for frac in 0 50 99; do
+        lo=$((tmin + (tmax - tmin) / 100 * frac)); hi=$((lo + (tmax - tmin) / 100))
+        got=$(sqlrun "SELECT rowid, time, tid, period FROM perf_samples($q) WHERE time BETWEEN $lo AND $hi" | md5sum)
+        want=$(sqlrun "SELECT rowid, time, tid, period FROM perf_samples($q) WHERE +time BETWEEN $lo AND $hi" | md5sum)
+        check "rounds, sqlrun: the 1% window at ${frac}% gives a full scan's rows" "$got" "$want"
+    done
 else
     skip "a recording with rounds" "only $rounds rounds in $size bytes"
 fi

@@ -237,10 +237,10 @@ def main():
     again_read = rchar() - before
     with open(f, 'rb') as fh:
         data_size = struct.unpack_from('<Q', fh.read(56), 48)[0] or os.path.getsize(f)
-    report('1% time range, first query in a fresh process: share of the data section read (%)',
+    report('1% time range, first query, fresh process (% of data read)',
            100.0 * first_read / data_size, 5, 'low',
            '(%.2fx the scan time)' % (first_s / scan))
-    report('1% time range, later queries: share of the file read (%)',
+    report('1% time range, later queries (% of the file read)',
            100.0 * again_read / os.path.getsize(f), 5, 'low',
            '(%.1f ms)' % (again_s * 1000))
 

@@ -74,8 +74,10 @@ typedef struct pv_time_round {
 bool pv_time_seek_possible(const pv_file *f);
 
 /* A probe at offset at of the data section.  w is a walk of f, reused
- * between probes.  0, out->proven false when no chain is proven; -1 only
- * on a read error, in err. */
+ * between probes.  0, out->proven false when no chain is proven.  A read
+ * error proves nothing, like a damaged record: the scan that follows from
+ * the start meets it and says it.  (-1 with err is left for errors that
+ * cannot wait.) */
 int pv_time_probe_at(pv_file *f, pv_walk *w, uint64_t at, pv_time_probe *out, pv_error *err);
 /* A round proof at offset at for a scan of times >= time_min (time_min >
  * 0: a time of 0 or ~0 is perf's "none"): a chain proven over at least 8
@@ -88,9 +90,10 @@ int pv_time_round_at(pv_file *f, pv_walk *w, uint64_t at, uint64_t time_min, pv_
 /* Where a scan for times >= time_min may start: 1 with *start a record
  * boundary past which, by the round rule, lie all the records at or past
  * time_min (a proven one, or the data section's start when the window
- * begins there); 0 when a proof failed (no rounds, the rule broken,
- * implausible records, a file that cannot be entered in the middle): read
- * the stream as before; -1 on a read error. */
+ * begins there); the starts proven are kept with the file and serve later
+ * windows without a round proof.  0 when a proof failed (no rounds, the
+ * rule broken, implausible records or a read error, a file that cannot be
+ * entered in the middle): read the stream as before.  -1 as the probes. */
 int pv_time_seek_start(pv_file *f, uint64_t time_min, uint64_t *start, pv_error *err);
 
 #endif

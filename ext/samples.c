@@ -61,6 +61,9 @@
     X(SRCFILE, srcfile, TEXT) \
     X(SRCLINE, srcline, INTEGER)
 enum { SAMPLES_COLUMNS(PV_COLUMN_ENUM) };
+/* bits first..last of a column mask */
+#define COLUMN_RANGE(first, last) \
+    ((~(uint64_t)0 >> (63 - (last))) & ~(((uint64_t)1 << (first)) - 1))
 
 typedef struct SamplesState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -175,9 +178,14 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     SamplesState *st = cur->state;
     const pv_record *r = &st->rows.record;
     switch (i) {
-    case COL_RECORD:
-        sqlite3_result_int64(ctx, (sqlite3_int64)r->index);
+    case COL_RECORD: {
+        uint64_t ordinal;
+        pv_error err;
+        if (pv_record_rows_ordinal(cur, &ordinal, &err))
+            return pv_result_error(ctx, &err);
+        sqlite3_result_int64(ctx, (sqlite3_int64)ordinal);
         return SQLITE_OK;
+    }
     case COL_FILE_OFFSET:
         sqlite3_result_int64(ctx, (sqlite3_int64)r->file_offset);
         return SQLITE_OK;
@@ -324,6 +332,9 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_samples_table = {
     .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
+    /* not the ordinal, nor the symbol columns (maps replayed from the start) */
+    .record_local_columns = COLUMN_RANGE(COL_EVENT, COL_MISC) |
+                            COLUMN_RANGE(COL_TRACE_EVENT, COL_TRACE_FIELDS),
     .name = "perf_samples",
     .columns = PV_COLUMNS_DECL(SAMPLES_COLUMNS),
     .state_size = sizeof(SamplesState),

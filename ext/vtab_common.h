@@ -34,6 +34,8 @@ typedef struct PvCursor {
     pv_file *file;
     bool eof;
     sqlite3_int64 rowid;
+    /* rowid is the ordinal within a scan that started late: add its base */
+    bool rowid_relative;
     uint64_t columns_used;      /* bit i: column i is read (63: any beyond) */
     /* The constraints pushed down, parsed once per xFilter and applied to
      * each file (event names resolve per file); event_name is the cursor's. */
@@ -69,6 +71,12 @@ struct PvTableDef {
      * when the table's columns of those names hold the record's identity
      * as record_filter.h reads it. */
     unsigned pushdown;
+    /* Columns whose values come from the record alone (bit i: column i),
+     * neither its ordinal nor anything replayed from the stream's start:
+     * when a query reads no other, a time range may start the scan in the
+     * middle of the stream (scan/time_seek.h).  The rowid stays right: it
+     * is counted when asked for (pv_record_rows_ordinal). */
+    uint64_t record_local_columns;
 };
 
 /*
@@ -116,6 +124,9 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);
 void pv_record_rows_reset(PvCursor *cur);
+/* The current row's record ordinal (the rowid), counted from the stream's
+ * start when the scan started late: -1 on error. */
+int pv_record_rows_ordinal(PvCursor *cur, uint64_t *ordinal, pv_error *err);
 
 static inline bool pv_column_used(const PvCursor *cur, int i)
 {

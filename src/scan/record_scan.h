@@ -32,10 +32,21 @@ typedef struct pv_record_scan {
     const pv_time_index *time_index;
     uint64_t chunk;
     bool in_chunk;
+    /* Without an index, a time range on a file with rounds: started at a
+     * round time_seek.h proved early enough (late_start, ordinals counted
+     * from start_offset until ordinal_base is known), and stopped two
+     * FINISHED_ROUNDs after a time past the range (round rule: no later
+     * record comes back into it).  rounds_left < 0: no such time yet. */
+    bool late_start, base_known, stops_by_rounds, stopped;
+    uint64_t start_offset, ordinal_base;
+    uint64_t stop_after;       /* the range's end, as perf compares times */
+    int rounds_left;
 } pv_record_scan;
 
 /* Starts a scan of file; filter (may be NULL) must outlive the scan.  A
- * filter on time builds the file's time index if it has none yet.  Every
+ * filter on time builds the file's time index if it has none yet, unless
+ * the filter may start late and the stream has rounds (time_seek.h): then
+ * the scan starts and stops by rounds, reading about the range only.  Every
  * started scan is ended with pv_record_scan_end, even when this fails. */
 int pv_record_scan_start(pv_record_scan *scan, pv_file *file, const pv_record_filter *filter,
                          pv_record_type_test wants, pv_error *err);
@@ -48,6 +59,10 @@ int pv_record_scan_next(pv_record_scan *scan, pv_record *rec, pv_error *err);
  * decide when rows are released).  Chunks the time index skips are not
  * read at all. */
 int pv_record_scan_next_any(pv_record_scan *scan, pv_record *rec, bool *passes, pv_error *err);
+/* The ordinal of the record at start_offset, to add to each pv_record.index
+ * of a scan that started late (0 otherwise): counted once, by walking the
+ * record headers before it.  -1 on error. */
+int pv_record_scan_ordinal_base(pv_record_scan *scan, uint64_t *base, pv_error *err);
 /* Frees the walk's buffers.  Safe on a zeroed or ended scan. */
 void pv_record_scan_end(pv_record_scan *scan);
 

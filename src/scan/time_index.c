@@ -136,6 +136,12 @@ int pv_time_index_get_complete(pv_file *f, const pv_time_index **out, pv_error *
     return get_index(f, &complete_time_index_key, true, out, err);
 }
 
+const pv_time_index *pv_time_index_kept(const pv_file *f)
+{
+    void *kept;
+    return pv_file_state_get(f, &time_index_key, &kept) ? kept : NULL;
+}
+
 void pv_time_index_free(pv_time_index *ti)
 {
     if (!ti)

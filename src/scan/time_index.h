@@ -44,6 +44,8 @@ int pv_time_index_get(pv_file *f, const pv_time_index **out, pv_error *err);
  * know how early the records ahead can be.  Uncompressed files share one
  * index for both. */
 int pv_time_index_get_complete(pv_file *f, const pv_time_index **out, pv_error *err);
+/* The seeking index if a query built it already, else NULL (nothing read). */
+const pv_time_index *pv_time_index_kept(const pv_file *f);
 void pv_time_index_free(pv_time_index *ti);
 
 /* Whether a chunk may hold a record with time in [min, max]. */

@@ -96,7 +96,10 @@ static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *
             return NULL;
         }
     }
-    uint64_t len = w->end_offset - at < WINDOW_CAPACITY ? w->end_offset - at : WINDOW_CAPACITY;
+    uint64_t capacity = WINDOW_CAPACITY;
+    if (w->window_limit && w->window_limit < capacity)
+        capacity = w->window_limit < n ? n : w->window_limit;
+    uint64_t len = w->end_offset - at < capacity ? w->end_offset - at : capacity;
     w->window = NULL;
     if (pv_file_read(f, w->segment, at, w->buffer, len, err))
         return NULL;
@@ -140,6 +143,21 @@ static int read_header(const pv_walk *w, const uint8_t *p, pv_record *rec, uint6
         return pv_error_set(err, "%s: record at offset 0x%llx%s has size %u (< 8)",
                             w->path, (unsigned long long)at, where, rec->size);
     return 0;
+}
+
+int pv_walk_peek_header(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    uint64_t at = w->next_offset;
+    if (w->unpacked.source || at >= w->end_offset || w->end_offset - at < PV_RECORD_HEADER_SIZE)
+        return 0;
+    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
+    if (!p)
+        return -1;
+    if (read_header(w, p, rec, at, "", err))
+        return -1;
+    rec->file_offset = at;
+    rec->bytes = NULL;
+    return 1;
 }
 
 /* Compressed bytes from the container at at to the end of the recording:

@@ -317,5 +317,7 @@ const PvTableDef pv_callchains_table = {
     .column = callchains_column,
     .reset = callchains_reset,
     .wants = callchains_wants,
+    .ordinal_column = "sample",
+    .rows_per_ordinal_many = true,
     .decode = NULL,
 };

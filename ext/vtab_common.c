@@ -27,6 +27,12 @@ typedef struct PvTab {
      * time among them) and the record's ordinal in record_column (-1: none). */
     bool ordered_rows;
     int order_time_column, record_column;
+    /* The column whose equality is a lookup by ordinal (-1: none). */
+    int ordinal_column;
+    /* A cursor of lookups by ordinal, closed while another cursor still
+     * read its file: SQLite opens and closes a correlated subquery's cursor
+     * for each outer row, and the next one goes on with it (see pvOpen). */
+    struct PvCursor *parked;
 } PvTab;
 
 /* 'a.data' or "a.data" or a.data -> a.data */
@@ -119,6 +125,7 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
      * all through the file: SQLite sorts those */
     tab->order_time_column = tab->ordered_rows && def->wants ? column_index(def->columns, "time") : -1;
     tab->record_column = tab->ordered_rows ? column_index(def->columns, "record") : -1;
+    tab->ordinal_column = def->ordinal_column ? column_index(def->columns, def->ordinal_column) : -1;
     if (argc == 4) {
         tab->default_path = unquote(argv[3]);
         if (!tab->default_path) {
@@ -130,9 +137,13 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     return SQLITE_OK;
 }
 
+static void cursor_free(PvCursor *cur);
+
 static int pvDisconnect(sqlite3_vtab *vtab)
 {
     PvTab *tab = (PvTab *)vtab;
+    if (tab->parked)
+        cursor_free(tab->parked);
     sqlite3_free(tab->default_path);
     sqlite3_free(tab);
     return SQLITE_OK;
@@ -179,9 +190,18 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
  *          sorts or groups the rows itself, so that they cost no ordering
  *   neither: perf's time order, the default
  *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
+ *   bit 11 record = value (perf_callchains: sample = value), the next
+ *          argv: the one record is looked up (record_lookup.h), not
+ *          scanned for.  Such a plan pushes nothing else down: SQLite
+ *          tests the rest on the record's rows, and a join or correlated
+ *          subquery asking for one ordinal after another keeps its lookup
+ *          (see pvFilter).
  * idxStr: hex of colUsed, so the cursor decodes only the columns read.
  */
-enum { IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10 };
+enum {
+    IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10,
+    IDX_ORDINAL = 1 << 11,
+};
 
 /* Whether the rows may come from several files: a path, known while
  * planning, that is a pattern.  A bound path is not known: it is taken
@@ -233,6 +253,7 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
     int pushed[PUSH_KINDS];
     for (int k = 0; k < PUSH_KINDS; k++)
         pushed[k] = -1;
+    int ordinal_constraint = -1;
     for (int i = 0; i < info->nConstraint; i++) {
         const struct sqlite3_index_constraint *c = &info->aConstraint[i];
         if (c->iColumn == tab->path_column && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
@@ -242,10 +263,17 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
                 path_constraint = i;
             continue;
         }
+        if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ && c->iColumn >= 0 &&
+            c->iColumn == tab->ordinal_column && ordinal_constraint < 0)
+            ordinal_constraint = i;
         int kind = c->usable ? push_kind(tab, c) : -1;
         if (kind >= 0 && pushed[kind] < 0)
             pushed[kind] = i;
     }
+    /* one record's rows: the other constraints narrow nothing worth it */
+    if (ordinal_constraint >= 0)
+        for (int k = 0; k < PUSH_KINDS; k++)
+            pushed[k] = -1;
     if (path_constraint < 0 && unusable_path)
         return SQLITE_CONSTRAINT;
     info->idxNum = 0;
@@ -262,6 +290,16 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
         info->aConstraintUsage[pushed[k]].argvIndex = ++argv_index;
         info->idxNum |= 2 << k;
         cost /= k <= PUSH_TIME_EQ ? 4 : 2;
+    }
+    sqlite3_int64 rows = (sqlite3_int64)(cost / 10);
+    if (ordinal_constraint >= 0) {
+        info->aConstraintUsage[ordinal_constraint].argvIndex = ++argv_index;
+        info->idxNum |= IDX_ORDINAL;
+        /* a few records' headers walked, or a few kept in memory */
+        cost = 20;
+        rows = tab->def->rows_per_ordinal_many ? 20 : 1;
+        if (!tab->def->rows_per_ordinal_many)
+            info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     }
     /* No path at all: xFilter says the table needs one.  SQLite also asks
      * for such plans when it weighs the terms of an OR one at a time (the
@@ -282,13 +320,34 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
     info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
     info->needToFreeIdxStr = 1;
     info->estimatedCost = cost;
-    info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : (sqlite3_int64)(cost / 10);
+    info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : rows;
     return SQLITE_OK;
+}
+
+static void cursor_reset(PvCursor *cur);
+
+/* Whether another cursor than cur holds cur's file: the outer query of a
+ * correlated subquery is still reading it. */
+static bool file_shared(const PvCursor *cur)
+{
+    return cur->file && pv_cache_file_users(cur->cache, cur->file) >= 2;
 }
 
 static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
 {
     PvTab *tab = (PvTab *)vtab;
+    if (tab->parked) {
+        /* The last one is taken back while its file is read by another
+         * cursor (its statement, most likely, still runs); else it is
+         * emptied, so that a new statement sees the file as it is now. */
+        PvCursor *parked = tab->parked;
+        tab->parked = NULL;
+        if (!file_shared(parked))
+            cursor_reset(parked);
+        parked->eof = true;
+        *out = &parked->base;
+        return SQLITE_OK;
+    }
     PvCursor *cur = sqlite3_malloc(sizeof *cur);
     if (!cur)
         return SQLITE_NOMEM;
@@ -326,18 +385,31 @@ static void cursor_release_file(PvCursor *cur)
 static void cursor_reset(PvCursor *cur)
 {
     cursor_release_file(cur);
+    cur->by_ordinal = cur->ordinal_none = false;
+    sqlite3_free(cur->ordinal_path);
+    cur->ordinal_path = NULL;
     free_paths(cur);
     sqlite3_free(cur->event_name);
     cur->event_name = NULL;
     memset(&cur->wanted, 0, sizeof cur->wanted);
 }
-static int pvClose(sqlite3_vtab_cursor *base)
+static void cursor_free(PvCursor *cur)
 {
-    PvCursor *cur = (PvCursor *)base;
     cursor_reset(cur);
     pv_strbuf_free(&cur->text);
     sqlite3_free(cur->state);
     sqlite3_free(cur);
+}
+
+static int pvClose(sqlite3_vtab_cursor *base)
+{
+    PvCursor *cur = (PvCursor *)base;
+    PvTab *tab = (PvTab *)base->pVtab;
+    if (!tab->parked && cur->by_ordinal && cur->ordinal_path && file_shared(cur)) {
+        tab->parked = cur;
+        return SQLITE_OK;
+    }
+    cursor_free(cur);
     return SQLITE_OK;
 }
 
@@ -370,6 +442,44 @@ static bool integer_bound(sqlite3_value *v, bool lower, int64_t *out)
     }
     default:
         return false;
+    }
+}
+
+/* The ordinal asked for (idxNum bit 11) from its argv value.  Not an
+ * equality the lookup answers (text that is not a number, a blob): a scan,
+ * and SQLite keeps the rows that are equal. */
+static void read_ordinal(PvCursor *cur, int idxNum, int argc, sqlite3_value **argv)
+{
+    cur->by_ordinal = false;
+    cur->ordinal_none = false;
+    int arg = idxNum & 1;
+    for (int k = 0; k < PUSH_KINDS; k++)
+        arg += (idxNum & (2 << k)) != 0;
+    if (!(idxNum & IDX_ORDINAL) || arg >= argc)
+        return;
+    sqlite3_value *v = argv[arg];
+    switch (sqlite3_value_numeric_type(v)) {
+    case SQLITE_NULL:
+        /* NULL equals nothing */
+        cur->by_ordinal = cur->ordinal_none = true;
+        return;
+    case SQLITE_INTEGER: {
+        sqlite3_int64 i = sqlite3_value_int64(v);
+        cur->by_ordinal = true;
+        cur->ordinal_none = i < 0;
+        cur->ordinal = (uint64_t)i;
+        return;
+    }
+    case SQLITE_FLOAT: {
+        /* 5.0 = 5; an ordinal is below 2^63 */
+        double d = sqlite3_value_double(v);
+        cur->by_ordinal = true;
+        cur->ordinal_none = !(d >= 0 && d < 9.2e18) || (double)(uint64_t)d != d;
+        cur->ordinal = cur->ordinal_none ? 0 : (uint64_t)d;
+        return;
+    }
+    default:
+        return;
     }
 }
 
@@ -433,6 +543,7 @@ static int parse_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **arg
     }
     filter->active = filter->has_time_min || filter->has_time_max || filter->has_pid ||
                      filter->has_tid || filter->has_cpu || cur->event_name;
+    read_ordinal(cur, idxNum, argc, argv);
     return 0;
 }
 
@@ -521,11 +632,25 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
-    cursor_reset(cur);
     const char *path = tab->default_path;
     if ((idxNum & 1) && argc > 0)
         path = (const char *)sqlite3_value_text(argv[0]);
     pv_error err;
+    /* The next ordinal of a join or correlated subquery, of the same file:
+     * the lookup goes on from where it is, and the table keeps what it
+     * built (the symbolizer's maps) */
+    if (cur->file && cur->by_ordinal && cur->nr_paths == 0 && idxNum == cur->ordinal_idx_num &&
+        path && cur->ordinal_path && strcmp(path, cur->ordinal_path) == 0 &&
+        idxStr && strtoull(idxStr, NULL, 16) == cur->columns_used) {
+        read_ordinal(cur, idxNum, argc, argv);
+        if (cur->by_ordinal) {
+            cur->eof = false;
+            if (cur->def->first(cur, &err))
+                return cursor_error(cur, &err);
+            return SQLITE_OK;
+        }
+    }
+    cursor_reset(cur);
     if (!path || !*path) {
         pv_error_set(&err, "%s: needs the path of a perf.data file or directory, "
                      "e.g. SELECT * FROM %s('perf.data')", tab->def->name, tab->def->name);
@@ -536,6 +661,10 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                : (idxNum & IDX_ORDER_FILE) ? PV_ORDER_FILE : PV_ORDER_PERF;
     if (parse_filter(cur, idxNum, argc, argv, &err))
         return cursor_error(cur, &err);
+    if (cur->by_ordinal) {
+        cur->ordinal_idx_num = idxNum;
+        cur->ordinal_path = sqlite3_mprintf("%s", path);   /* NULL: no going on */
+    }
     struct stat st;
     if (has_glob_characters(path) && stat(path, &st) != 0) {
         if (expand_glob(cur, path, &err))
@@ -660,6 +789,16 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
 int pv_record_rows_start(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
+    if (cur->by_ordinal) {
+        if (!rows->lookup_started) {
+            rows->lookup_started = true;
+            if (pv_record_lookup_start(&rows->lookup, cur->file, &rows->filter, cur->def->wants,
+                                       err))
+                return -1;
+        }
+        rows->ordinal_pending = !cur->ordinal_none;
+        return 0;
+    }
     return pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants,
                                  cur->order, err);
 }
@@ -667,7 +806,17 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err)
 int pv_record_rows_next(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
-    int rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
+    int rc;
+    if (cur->by_ordinal) {
+        /* the one record asked for, then the end */
+        rc = 0;
+        if (rows->ordinal_pending) {
+            rows->ordinal_pending = false;
+            rc = pv_record_lookup_find(&rows->lookup, cur->ordinal, &rows->record, err);
+        }
+    } else {
+        rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
+    }
     if (rc <= 0) {
         cur->eof = rc == 0;
         return rc;
@@ -687,5 +836,8 @@ void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
     pv_ordered_scan_end(&rows->scan);
+    if (rows->lookup_started)
+        pv_record_lookup_end(&rows->lookup);
+    rows->lookup_started = false;
     pv_record_filter_free(&rows->filter);
 }

@@ -23,6 +23,7 @@
  * expanded into the functions inlined at it (inlined = 1 where the name
  * from the debug info is not the frame's symbol, perf's "(inlined)").
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,10 +80,11 @@ typedef struct CallchainsState {
     /* --call-graph dwarf: the user frames unwound from regs and stack */
     bool unwound;
     size_t nr_user, next_user;
-    pv_unwound_frame user_frames[PV_UNWIND_ROWS];
-    char user_names[PV_UNWIND_NAMES];
     const char *inline_name;    /* the current frame's, from the debug info */
     bool inlined;
+    /* scratch, last: not cleared (see state_zeroed) */
+    pv_unwound_frame user_frames[PV_UNWIND_ROWS];
+    char user_names[PV_UNWIND_NAMES];
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -312,6 +314,7 @@ const PvTableDef pv_callchains_table = {
     .name = "perf_callchains",
     .columns = PV_COLUMNS_DECL(CALLCHAINS_COLUMNS),
     .state_size = sizeof(CallchainsState),
+    .state_zeroed = offsetof(CallchainsState, user_frames),
     .first = callchains_first,
     .next = callchains_next,
     .column = callchains_column,

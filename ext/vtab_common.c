@@ -29,10 +29,10 @@ typedef struct PvTab {
     int order_time_column, record_column;
     /* The column whose equality is a lookup by ordinal (-1: none). */
     int ordinal_column;
-    /* A cursor of lookups by ordinal, closed while another cursor still
-     * read its file: SQLite opens and closes a correlated subquery's cursor
-     * for each outer row, and the next one goes on with it (see pvOpen). */
-    struct PvCursor *parked;
+    /* The cursor that looked up an ordinal last (see take_lookup), kept
+     * after its close while another cursor still reads its file. */
+    struct PvCursor *keeper;
+    bool keeper_closed;
 } PvTab;
 
 /* 'a.data' or "a.data" or a.data -> a.data */
@@ -142,8 +142,8 @@ static void cursor_free(PvCursor *cur);
 static int pvDisconnect(sqlite3_vtab *vtab)
 {
     PvTab *tab = (PvTab *)vtab;
-    if (tab->parked)
-        cursor_free(tab->parked);
+    if (tab->keeper && tab->keeper_closed)
+        cursor_free(tab->keeper);
     sqlite3_free(tab->default_path);
     sqlite3_free(tab);
     return SQLITE_OK;
@@ -283,7 +283,9 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
         info->aConstraintUsage[path_constraint].omit = 1;
         info->idxNum |= 1;
     }
-    double cost = 1e6;
+    /* a table of several rows per record (perf_callchains' frames) has
+     * more of them: scanned, it is the inner table of a join no more */
+    double cost = tab->def->rows_per_ordinal_many ? 1e7 : 1e6;
     for (int k = 0; k < PUSH_KINDS; k++) {
         if (pushed[k] < 0)
             continue;
@@ -326,6 +328,11 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
 
 static void cursor_reset(PvCursor *cur);
 
+static size_t state_zero_size(const PvTableDef *def)
+{
+    return def->state_zeroed ? def->state_zeroed : def->state_size;
+}
+
 /* Whether another cursor than cur holds cur's file: the outer query of a
  * correlated subquery is still reading it. */
 static bool file_shared(const PvCursor *cur)
@@ -336,18 +343,6 @@ static bool file_shared(const PvCursor *cur)
 static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
 {
     PvTab *tab = (PvTab *)vtab;
-    if (tab->parked) {
-        /* The last one is taken back while its file is read by another
-         * cursor (its statement, most likely, still runs); else it is
-         * emptied, so that a new statement sees the file as it is now. */
-        PvCursor *parked = tab->parked;
-        tab->parked = NULL;
-        if (!file_shared(parked))
-            cursor_reset(parked);
-        parked->eof = true;
-        *out = &parked->base;
-        return SQLITE_OK;
-    }
     PvCursor *cur = sqlite3_malloc(sizeof *cur);
     if (!cur)
         return SQLITE_NOMEM;
@@ -361,7 +356,7 @@ static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
             sqlite3_free(cur);
             return SQLITE_NOMEM;
         }
-        memset(cur->state, 0, tab->def->state_size);
+        memset(cur->state, 0, state_zero_size(tab->def));
     }
     *out = &cur->base;
     return SQLITE_OK;
@@ -375,7 +370,7 @@ static void cursor_release_file(PvCursor *cur)
     if (cur->def->reset)
         cur->def->reset(cur);
     if (cur->state)
-        memset(cur->state, 0, cur->def->state_size);
+        memset(cur->state, 0, state_zero_size(cur->def));
     if (cur->file)
         pv_cache_release_file(cur->cache, cur->file);
     cur->file = NULL;
@@ -388,6 +383,8 @@ static void cursor_reset(PvCursor *cur)
     cur->by_ordinal = cur->ordinal_none = false;
     sqlite3_free(cur->ordinal_path);
     cur->ordinal_path = NULL;
+    sqlite3_free(cur->ordinal_idx_str);
+    cur->ordinal_idx_str = NULL;
     free_paths(cur);
     sqlite3_free(cur->event_name);
     cur->event_name = NULL;
@@ -405,9 +402,12 @@ static int pvClose(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
-    if (!tab->parked && cur->by_ordinal && cur->ordinal_path && file_shared(cur)) {
-        tab->parked = cur;
-        return SQLITE_OK;
+    if (tab->keeper == cur) {
+        if (cur->by_ordinal && file_shared(cur)) {
+            tab->keeper_closed = true;
+            return SQLITE_OK;
+        }
+        tab->keeper = NULL;
     }
     cursor_free(cur);
     return SQLITE_OK;
@@ -627,6 +627,44 @@ static int next_file(PvCursor *cur, pv_error *err)
     return 0;
 }
 
+/* Whether cur's lookup serves a filter of idxNum, idxStr over path. */
+static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, const char *path)
+{
+    return cur->file && cur->by_ordinal && cur->nr_paths == 0 && idxNum == cur->ordinal_idx_num &&
+           path && cur->ordinal_path && strcmp(path, cur->ordinal_path) == 0 && idxStr &&
+           cur->ordinal_idx_str && strcmp(idxStr, cur->ordinal_idx_str) == 0;
+}
+
+/*
+ * SQLite opens a correlated subquery's cursor anew for each outer row (and
+ * closes the last one after opening the next).  A new cursor takes over
+ * the lookup, walk and symbolizer of the one that looked up an ordinal
+ * last, when that one is done (at its end: a cursor in the middle of its
+ * rows is some query's, still read) and its file is still read by another
+ * cursor if it is closed (then its statement most likely still runs; else
+ * the file may have changed since).  The two swap what they hold.
+ */
+static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxStr,
+                        const char *path)
+{
+    PvCursor *keeper = tab->keeper;
+    if (!keeper || keeper == cur || !keeper->eof || !lookup_serves(keeper, idxNum, idxStr, path))
+        return;
+    if (tab->keeper_closed && !file_shared(keeper)) {
+        cursor_free(keeper);
+        tab->keeper = NULL;
+        return;
+    }
+    PvCursor held = *keeper;
+    size_t head = sizeof keeper->base;
+    memcpy((char *)keeper + head, (char *)cur + head, sizeof *cur - head);
+    memcpy((char *)cur + head, (char *)&held + head, sizeof *cur - head);
+    if (tab->keeper_closed)
+        cursor_free(keeper);
+    tab->keeper = cur;
+    tab->keeper_closed = false;
+}
+
 static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv)
 {
@@ -636,12 +674,12 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     if ((idxNum & 1) && argc > 0)
         path = (const char *)sqlite3_value_text(argv[0]);
     pv_error err;
+    if ((idxNum & IDX_ORDINAL) && !cur->file)
+        take_lookup(tab, cur, idxNum, idxStr, path);
     /* The next ordinal of a join or correlated subquery, of the same file:
      * the lookup goes on from where it is, and the table keeps what it
      * built (the symbolizer's maps) */
-    if (cur->file && cur->by_ordinal && cur->nr_paths == 0 && idxNum == cur->ordinal_idx_num &&
-        path && cur->ordinal_path && strcmp(path, cur->ordinal_path) == 0 &&
-        idxStr && strtoull(idxStr, NULL, 16) == cur->columns_used) {
+    if (lookup_serves(cur, idxNum, idxStr, path)) {
         read_ordinal(cur, idxNum, argc, argv);
         if (cur->by_ordinal) {
             cur->eof = false;
@@ -662,8 +700,14 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     if (parse_filter(cur, idxNum, argc, argv, &err))
         return cursor_error(cur, &err);
     if (cur->by_ordinal) {
+        if (tab->keeper && tab->keeper != cur && tab->keeper_closed)
+            cursor_free(tab->keeper);
+        tab->keeper = cur;
+        tab->keeper_closed = false;
         cur->ordinal_idx_num = idxNum;
-        cur->ordinal_path = sqlite3_mprintf("%s", path);   /* NULL: no going on */
+        /* NULL: no going on */
+        cur->ordinal_path = sqlite3_mprintf("%s", path);
+        cur->ordinal_idx_str = idxStr ? sqlite3_mprintf("%s", idxStr) : NULL;
     }
     struct stat st;
     if (has_glob_characters(path) && stat(path, &st) != 0) {

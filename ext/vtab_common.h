@@ -53,7 +53,7 @@ typedef struct PvCursor {
     bool by_ordinal, ordinal_none;
     uint64_t ordinal;
     int ordinal_idx_num;
-    char *ordinal_path;
+    char *ordinal_path, *ordinal_idx_str;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
 } PvCursor;
@@ -63,6 +63,10 @@ struct PvTableDef {
     /* Column declarations, without the hidden path column. */
     const char *columns;
     size_t state_size;
+    /* The bytes of the state that start zeroed (0: all): scratch buffers
+     * after them are not cleared, since a correlated subquery opens a
+     * cursor for each outer row. */
+    size_t state_zeroed;
     /* Positions on the first row (or sets eof).  0 or -1 with err set. */
     int (*first)(PvCursor *cur, pv_error *err);
     int (*next)(PvCursor *cur, pv_error *err);

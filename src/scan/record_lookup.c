@@ -11,6 +11,7 @@ int pv_record_lookup_start(pv_record_lookup *l, pv_file *file, const pv_record_f
     l->file = file;
     l->filter = filter && filter->active ? filter : NULL;
     l->wants = wants;
+    l->stash_limit = PV_LOOKUP_STASH_BYTES;
     return pv_ordinal_index_get(file, &l->marks, err);
 }
 
@@ -81,7 +82,7 @@ static int stash_add(pv_record_lookup *l, const pv_record *rec, bool keep, pv_er
         l->stash_bytes += rec->size;
     }
     l->tail++;
-    while (l->stash_bytes > PV_LOOKUP_STASH_BYTES)
+    while (l->stash_bytes > l->stash_limit)
         evict_head(l);
     trim_head(l);
     return 0;

@@ -51,6 +51,7 @@ typedef struct pv_record_lookup {
     uint64_t head, tail, capacity;
     uint64_t known_from, known_to;
     uint64_t stash_bytes;
+    uint64_t stash_limit;   /* PV_LOOKUP_STASH_BYTES (a test may lower it) */
     /* the walk reached the end: no ordinal from end_index on */
     bool end_known;
     uint64_t end_index;

@@ -343,6 +343,11 @@ static bool file_shared(const PvCursor *cur)
 static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
 {
     PvTab *tab = (PvTab *)vtab;
+    /* a kept cursor whose file nobody reads any more: its statement ended */
+    if (tab->keeper && tab->keeper_closed && !file_shared(tab->keeper)) {
+        cursor_free(tab->keeper);
+        tab->keeper = NULL;
+    }
     PvCursor *cur = sqlite3_malloc(sizeof *cur);
     if (!cur)
         return SQLITE_NOMEM;

@@ -116,6 +116,9 @@ static int is_row(const pv_record_lookup *l, const pv_record *rec, pv_error *err
 static void position_walk(pv_record_lookup *l, uint64_t ordinal)
 {
     uint64_t at = l->walk.next_index;
+    /* a few records ahead: walking on costs no more than any mark */
+    if (at <= ordinal && ordinal - at < 64)
+        return;
     const pv_ordinal_mark *m = pv_ordinal_index_before(l->marks, ordinal);
     if (at <= ordinal && (!m || m->index <= at))
         return;

@@ -27,6 +27,7 @@
  * branch stack, after the callchain's kernel part (decode/frame_walk.h).
  * origin says where each frame came from: 'callchain', 'lbr' or 'dwarf'.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,12 +88,13 @@ typedef struct CallchainsState {
     /* --call-graph dwarf: the user frames unwound from regs and stack */
     bool unwound;
     size_t nr_user, next_user;
-    pv_unwound_frame user_frames[PV_UNWIND_ROWS];
-    char user_names[PV_UNWIND_NAMES];
     const char *inline_name;    /* the current frame's, from the debug info */
     bool inlined;
     unsigned level;             /* which function at ip (pv_unwound_frame.level) */
     PvSourceColumns source;     /* srcfile, srcline */
+    /* scratch, last: not cleared (see state_zeroed) */
+    pv_unwound_frame user_frames[PV_UNWIND_ROWS];
+    char user_names[PV_UNWIND_NAMES];
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -325,10 +327,13 @@ const PvTableDef pv_callchains_table = {
     .name = "perf_callchains",
     .columns = PV_COLUMNS_DECL(CALLCHAINS_COLUMNS),
     .state_size = sizeof(CallchainsState),
+    .state_zeroed = offsetof(CallchainsState, user_frames),
     .first = callchains_first,
     .next = callchains_next,
     .column = callchains_column,
     .reset = callchains_reset,
     .wants = callchains_wants,
+    .ordinal_column = "sample",
+    .rows_per_ordinal_many = true,
     .decode = NULL,
 };

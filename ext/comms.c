@@ -59,6 +59,7 @@ const PvTableDef pv_comms_table = {
     .columns = PV_COLUMNS_DECL(COMMS_COLUMNS),
     .state_size = sizeof(CommsState),
     .first = pv_record_rows_first,
+    .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = comms_column,
     .reset = pv_record_rows_reset,

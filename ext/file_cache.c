@@ -122,6 +122,14 @@ int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_er
     return 0;
 }
 
+int pv_cache_file_users(const PvCache *cache, const pv_file *f)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache->slots[i].file == f)
+            return cache->slots[i].users;
+    return 0;
+}
+
 void pv_cache_release_file(PvCache *cache, pv_file *f)
 {
     for (int i = 0; i < CACHE_SLOTS; i++)

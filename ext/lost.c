@@ -74,6 +74,7 @@ const PvTableDef pv_lost_table = {
     .columns = PV_COLUMNS_DECL(LOST_COLUMNS),
     .state_size = sizeof(LostState),
     .first = pv_record_rows_first,
+    .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = lost_column,
     .reset = pv_record_rows_reset,

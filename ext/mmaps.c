@@ -96,6 +96,7 @@ const PvTableDef pv_mmaps_table = {
     .columns = PV_COLUMNS_DECL(MMAPS_COLUMNS),
     .state_size = sizeof(MmapsState),
     .first = pv_record_rows_first,
+    .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = mmaps_column,
     .reset = pv_record_rows_reset,

@@ -108,6 +108,7 @@ const PvTableDef pv_records_table = {
     .columns = PV_COLUMNS_DECL(RECORDS_COLUMNS),
     .state_size = sizeof(RecordsState),
     .first = pv_record_rows_first,
+    .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = records_column,
     .reset = pv_record_rows_reset,

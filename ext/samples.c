@@ -339,6 +339,7 @@ const PvTableDef pv_samples_table = {
     .columns = PV_COLUMNS_DECL(SAMPLES_COLUMNS),
     .state_size = sizeof(SamplesState),
     .first = pv_record_rows_first,
+    .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = samples_column,
     .reset = samples_reset,

@@ -69,6 +69,7 @@ const PvTableDef pv_switches_table = {
     .columns = PV_COLUMNS_DECL(SWITCHES_COLUMNS),
     .state_size = sizeof(SwitchesState),
     .first = pv_record_rows_first,
+    .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = switches_column,
     .reset = pv_record_rows_reset,

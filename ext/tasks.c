@@ -68,6 +68,7 @@ const PvTableDef pv_tasks_table = {
     .columns = PV_COLUMNS_DECL(TASKS_COLUMNS),
     .state_size = sizeof(TasksState),
     .first = pv_record_rows_first,
+    .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = tasks_column,
     .reset = pv_record_rows_reset,

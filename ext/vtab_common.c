@@ -27,6 +27,12 @@ typedef struct PvTab {
      * time among them) and the record's ordinal in record_column (-1: none). */
     bool ordered_rows;
     int order_time_column, record_column;
+    /* The column whose equality is a lookup by ordinal (-1: none). */
+    int ordinal_column;
+    /* The cursor that looked up an ordinal last (see take_lookup), kept
+     * after its close while another cursor still reads its file. */
+    struct PvCursor *keeper;
+    bool keeper_closed;
 } PvTab;
 
 /* 'a.data' or "a.data" or a.data -> a.data */
@@ -119,6 +125,7 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
      * all through the file: SQLite sorts those */
     tab->order_time_column = tab->ordered_rows && def->wants ? column_index(def->columns, "time") : -1;
     tab->record_column = tab->ordered_rows ? column_index(def->columns, "record") : -1;
+    tab->ordinal_column = def->ordinal_column ? column_index(def->columns, def->ordinal_column) : -1;
     if (argc == 4) {
         tab->default_path = unquote(argv[3]);
         if (!tab->default_path) {
@@ -130,9 +137,13 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     return SQLITE_OK;
 }
 
+static void cursor_free(PvCursor *cur);
+
 static int pvDisconnect(sqlite3_vtab *vtab)
 {
     PvTab *tab = (PvTab *)vtab;
+    if (tab->keeper && tab->keeper_closed)
+        cursor_free(tab->keeper);
     sqlite3_free(tab->default_path);
     sqlite3_free(tab);
     return SQLITE_OK;
@@ -179,9 +190,18 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
  *          sorts or groups the rows itself, so that they cost no ordering
  *   neither: perf's time order, the default
  *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
+ *   bit 11 record = value (perf_callchains: sample = value), the next
+ *          argv: the one record is looked up (record_lookup.h), not
+ *          scanned for.  Such a plan pushes nothing else down: SQLite
+ *          tests the rest on the record's rows, and a join or correlated
+ *          subquery asking for one ordinal after another keeps its lookup
+ *          (see pvFilter).
  * idxStr: hex of colUsed, so the cursor decodes only the columns read.
  */
-enum { IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10 };
+enum {
+    IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10,
+    IDX_ORDINAL = 1 << 11,
+};
 
 /* Whether the rows may come from several files: a path, known while
  * planning, that is a pattern.  A bound path is not known: it is taken
@@ -233,6 +253,7 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
     int pushed[PUSH_KINDS];
     for (int k = 0; k < PUSH_KINDS; k++)
         pushed[k] = -1;
+    int ordinal_constraint = -1;
     for (int i = 0; i < info->nConstraint; i++) {
         const struct sqlite3_index_constraint *c = &info->aConstraint[i];
         if (c->iColumn == tab->path_column && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
@@ -242,10 +263,17 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
                 path_constraint = i;
             continue;
         }
+        if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ && c->iColumn >= 0 &&
+            c->iColumn == tab->ordinal_column && ordinal_constraint < 0)
+            ordinal_constraint = i;
         int kind = c->usable ? push_kind(tab, c) : -1;
         if (kind >= 0 && pushed[kind] < 0)
             pushed[kind] = i;
     }
+    /* one record's rows: the other constraints narrow nothing worth it */
+    if (ordinal_constraint >= 0)
+        for (int k = 0; k < PUSH_KINDS; k++)
+            pushed[k] = -1;
     if (path_constraint < 0 && unusable_path)
         return SQLITE_CONSTRAINT;
     info->idxNum = 0;
@@ -255,13 +283,25 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
         info->aConstraintUsage[path_constraint].omit = 1;
         info->idxNum |= 1;
     }
-    double cost = 1e6;
+    /* a table of several rows per record (perf_callchains' frames) has
+     * more of them: scanned, it is the inner table of a join no more */
+    double cost = tab->def->rows_per_ordinal_many ? 1e7 : 1e6;
     for (int k = 0; k < PUSH_KINDS; k++) {
         if (pushed[k] < 0)
             continue;
         info->aConstraintUsage[pushed[k]].argvIndex = ++argv_index;
         info->idxNum |= 2 << k;
         cost /= k <= PUSH_TIME_EQ ? 4 : 2;
+    }
+    sqlite3_int64 rows = (sqlite3_int64)(cost / 10);
+    if (ordinal_constraint >= 0) {
+        info->aConstraintUsage[ordinal_constraint].argvIndex = ++argv_index;
+        info->idxNum |= IDX_ORDINAL;
+        /* a few records' headers walked, or a few kept in memory */
+        cost = 20;
+        rows = tab->def->rows_per_ordinal_many ? 20 : 1;
+        if (!tab->def->rows_per_ordinal_many)
+            info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     }
     /* No path at all: xFilter says the table needs one.  SQLite also asks
      * for such plans when it weighs the terms of an OR one at a time (the
@@ -282,13 +322,32 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
     info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
     info->needToFreeIdxStr = 1;
     info->estimatedCost = cost;
-    info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : (sqlite3_int64)(cost / 10);
+    info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : rows;
     return SQLITE_OK;
+}
+
+static void cursor_reset(PvCursor *cur);
+
+static size_t state_zero_size(const PvTableDef *def)
+{
+    return def->state_zeroed ? def->state_zeroed : def->state_size;
+}
+
+/* Whether another cursor than cur holds cur's file: the outer query of a
+ * correlated subquery is still reading it. */
+static bool file_shared(const PvCursor *cur)
+{
+    return cur->file && pv_cache_file_users(cur->cache, cur->file) >= 2;
 }
 
 static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
 {
     PvTab *tab = (PvTab *)vtab;
+    /* a kept cursor whose file nobody reads any more: its statement ended */
+    if (tab->keeper && tab->keeper_closed && !file_shared(tab->keeper)) {
+        cursor_free(tab->keeper);
+        tab->keeper = NULL;
+    }
     PvCursor *cur = sqlite3_malloc(sizeof *cur);
     if (!cur)
         return SQLITE_NOMEM;
@@ -302,7 +361,7 @@ static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
             sqlite3_free(cur);
             return SQLITE_NOMEM;
         }
-        memset(cur->state, 0, tab->def->state_size);
+        memset(cur->state, 0, state_zero_size(tab->def));
     }
     *out = &cur->base;
     return SQLITE_OK;
@@ -316,7 +375,7 @@ static void cursor_release_file(PvCursor *cur)
     if (cur->def->reset)
         cur->def->reset(cur);
     if (cur->state)
-        memset(cur->state, 0, cur->def->state_size);
+        memset(cur->state, 0, state_zero_size(cur->def));
     if (cur->file)
         pv_cache_release_file(cur->cache, cur->file);
     cur->file = NULL;
@@ -326,18 +385,36 @@ static void cursor_release_file(PvCursor *cur)
 static void cursor_reset(PvCursor *cur)
 {
     cursor_release_file(cur);
+    cur->by_ordinal = cur->ordinal_none = false;
+    sqlite3_free(cur->ordinal_path);
+    cur->ordinal_path = NULL;
+    sqlite3_free(cur->ordinal_idx_str);
+    cur->ordinal_idx_str = NULL;
     free_paths(cur);
     sqlite3_free(cur->event_name);
     cur->event_name = NULL;
     memset(&cur->wanted, 0, sizeof cur->wanted);
 }
-static int pvClose(sqlite3_vtab_cursor *base)
+static void cursor_free(PvCursor *cur)
 {
-    PvCursor *cur = (PvCursor *)base;
     cursor_reset(cur);
     pv_strbuf_free(&cur->text);
     sqlite3_free(cur->state);
     sqlite3_free(cur);
+}
+
+static int pvClose(sqlite3_vtab_cursor *base)
+{
+    PvCursor *cur = (PvCursor *)base;
+    PvTab *tab = (PvTab *)base->pVtab;
+    if (tab->keeper == cur) {
+        if (cur->by_ordinal && file_shared(cur)) {
+            tab->keeper_closed = true;
+            return SQLITE_OK;
+        }
+        tab->keeper = NULL;
+    }
+    cursor_free(cur);
     return SQLITE_OK;
 }
 
@@ -370,6 +447,44 @@ static bool integer_bound(sqlite3_value *v, bool lower, int64_t *out)
     }
     default:
         return false;
+    }
+}
+
+/* The ordinal asked for (idxNum bit 11) from its argv value.  Not an
+ * equality the lookup answers (text that is not a number, a blob): a scan,
+ * and SQLite keeps the rows that are equal. */
+static void read_ordinal(PvCursor *cur, int idxNum, int argc, sqlite3_value **argv)
+{
+    cur->by_ordinal = false;
+    cur->ordinal_none = false;
+    int arg = idxNum & 1;
+    for (int k = 0; k < PUSH_KINDS; k++)
+        arg += (idxNum & (2 << k)) != 0;
+    if (!(idxNum & IDX_ORDINAL) || arg >= argc)
+        return;
+    sqlite3_value *v = argv[arg];
+    switch (sqlite3_value_numeric_type(v)) {
+    case SQLITE_NULL:
+        /* NULL equals nothing */
+        cur->by_ordinal = cur->ordinal_none = true;
+        return;
+    case SQLITE_INTEGER: {
+        sqlite3_int64 i = sqlite3_value_int64(v);
+        cur->by_ordinal = true;
+        cur->ordinal_none = i < 0;
+        cur->ordinal = (uint64_t)i;
+        return;
+    }
+    case SQLITE_FLOAT: {
+        /* 5.0 = 5; an ordinal is below 2^63 */
+        double d = sqlite3_value_double(v);
+        cur->by_ordinal = true;
+        cur->ordinal_none = !(d >= 0 && d < 9.2e18) || (double)(uint64_t)d != d;
+        cur->ordinal = cur->ordinal_none ? 0 : (uint64_t)d;
+        return;
+    }
+    default:
+        return;
     }
 }
 
@@ -433,6 +548,7 @@ static int parse_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **arg
     }
     filter->active = filter->has_time_min || filter->has_time_max || filter->has_pid ||
                      filter->has_tid || filter->has_cpu || cur->event_name;
+    read_ordinal(cur, idxNum, argc, argv);
     return 0;
 }
 
@@ -523,16 +639,68 @@ static int next_file(PvCursor *cur, pv_error *err)
     return 0;
 }
 
+/* Whether cur's lookup serves a filter of idxNum, idxStr over path. */
+static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, const char *path)
+{
+    return cur->file && cur->by_ordinal && cur->nr_paths == 0 && idxNum == cur->ordinal_idx_num &&
+           path && cur->ordinal_path && strcmp(path, cur->ordinal_path) == 0 && idxStr &&
+           cur->ordinal_idx_str && strcmp(idxStr, cur->ordinal_idx_str) == 0;
+}
+
+/*
+ * SQLite opens a correlated subquery's cursor anew for each outer row (and
+ * closes the last one after opening the next).  A new cursor takes over
+ * the lookup, walk and symbolizer of the one that looked up an ordinal
+ * last, when that one is done (at its end: a cursor in the middle of its
+ * rows is some query's, still read) and its file is still read by another
+ * cursor if it is closed (then its statement most likely still runs; else
+ * the file may have changed since).  The two swap what they hold.
+ */
+static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxStr,
+                        const char *path)
+{
+    PvCursor *keeper = tab->keeper;
+    if (!keeper || keeper == cur || !keeper->eof || !lookup_serves(keeper, idxNum, idxStr, path))
+        return;
+    if (tab->keeper_closed && !file_shared(keeper)) {
+        cursor_free(keeper);
+        tab->keeper = NULL;
+        return;
+    }
+    PvCursor held = *keeper;
+    size_t head = sizeof keeper->base;
+    memcpy((char *)keeper + head, (char *)cur + head, sizeof *cur - head);
+    memcpy((char *)cur + head, (char *)&held + head, sizeof *cur - head);
+    if (tab->keeper_closed)
+        cursor_free(keeper);
+    tab->keeper = cur;
+    tab->keeper_closed = false;
+}
+
 static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
-    cursor_reset(cur);
     const char *path = tab->default_path;
     if ((idxNum & 1) && argc > 0)
         path = (const char *)sqlite3_value_text(argv[0]);
     pv_error err;
+    if ((idxNum & IDX_ORDINAL) && !cur->file)
+        take_lookup(tab, cur, idxNum, idxStr, path);
+    /* The next ordinal of a join or correlated subquery, of the same file:
+     * the lookup goes on from where it is, and the table keeps what it
+     * built (the symbolizer's maps) */
+    if (lookup_serves(cur, idxNum, idxStr, path)) {
+        read_ordinal(cur, idxNum, argc, argv);
+        if (cur->by_ordinal) {
+            cur->eof = false;
+            if (cur->def->first(cur, &err))
+                return cursor_error(cur, &err);
+            return SQLITE_OK;
+        }
+    }
+    cursor_reset(cur);
     if (!path || !*path) {
         pv_error_set(&err, "%s: needs the path of a perf.data file or directory, "
                      "e.g. SELECT * FROM %s('perf.data')", tab->def->name, tab->def->name);
@@ -543,6 +711,16 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                : (idxNum & IDX_ORDER_FILE) ? PV_ORDER_FILE : PV_ORDER_PERF;
     if (parse_filter(cur, idxNum, argc, argv, &err))
         return cursor_error(cur, &err);
+    if (cur->by_ordinal) {
+        if (tab->keeper && tab->keeper != cur && tab->keeper_closed)
+            cursor_free(tab->keeper);
+        tab->keeper = cur;
+        tab->keeper_closed = false;
+        cur->ordinal_idx_num = idxNum;
+        /* NULL: no going on */
+        cur->ordinal_path = sqlite3_mprintf("%s", path);
+        cur->ordinal_idx_str = idxStr ? sqlite3_mprintf("%s", idxStr) : NULL;
+    }
     struct stat st;
     if (has_glob_characters(path) && stat(path, &st) != 0) {
         if (expand_glob(cur, path, &err))
@@ -676,6 +854,16 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
 int pv_record_rows_start(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
+    if (cur->by_ordinal) {
+        if (!rows->lookup_started) {
+            rows->lookup_started = true;
+            if (pv_record_lookup_start(&rows->lookup, cur->file, &rows->filter, cur->def->wants,
+                                       err))
+                return -1;
+        }
+        rows->ordinal_pending = !cur->ordinal_none;
+        return 0;
+    }
     return pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants,
                                  cur->order, err);
 }
@@ -683,7 +871,17 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err)
 int pv_record_rows_next(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
-    int rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
+    int rc;
+    if (cur->by_ordinal) {
+        /* the one record asked for, then the end */
+        rc = 0;
+        if (rows->ordinal_pending) {
+            rows->ordinal_pending = false;
+            rc = pv_record_lookup_find(&rows->lookup, cur->ordinal, &rows->record, err);
+        }
+    } else {
+        rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
+    }
     if (rc <= 0) {
         cur->eof = rc == 0;
         return rc;
@@ -714,5 +912,8 @@ void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
     pv_ordered_scan_end(&rows->scan);
+    if (rows->lookup_started)
+        pv_record_lookup_end(&rows->lookup);
+    rows->lookup_started = false;
     pv_record_filter_free(&rows->filter);
 }

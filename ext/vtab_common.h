@@ -19,6 +19,7 @@
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
 #include "scan/record_filter.h"
+#include "scan/record_lookup.h"
 #include "scan/record_scan.h"
 #include "scan/time_order.h"
 #include "stream/record_walk.h"
@@ -47,6 +48,14 @@ typedef struct PvCursor {
     /* The order rows come in (time_order.h): perf's unless the query's
      * ORDER BY was consumed (see pvBestIndex). */
     pv_record_order order;
+    /* An equality on the record's ordinal (see PvRecordRows): the one
+     * record asked for, or none (ordinal_none: a NULL, negative or
+     * fractional value).  ordinal_path: the file it was asked of, so that
+     * the next xFilter with another ordinal goes on with the same lookup. */
+    bool by_ordinal, ordinal_none;
+    uint64_t ordinal;
+    int ordinal_idx_num;
+    char *ordinal_path, *ordinal_idx_str;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
 } PvCursor;
@@ -56,6 +65,10 @@ struct PvTableDef {
     /* Column declarations, without the hidden path column. */
     const char *columns;
     size_t state_size;
+    /* The bytes of the state that start zeroed (0: all): scratch buffers
+     * after them are not cleared, since a correlated subquery opens a
+     * cursor for each outer row. */
+    size_t state_zeroed;
     /* Positions on the first row (or sets eof).  0 or -1 with err set. */
     int (*first)(PvCursor *cur, pv_error *err);
     int (*next)(PvCursor *cur, pv_error *err);
@@ -77,6 +90,13 @@ struct PvTableDef {
      * middle of the stream (scan/time_seek.h).  The rowid stays right: it
      * is counted when asked for (pv_record_rows_ordinal). */
     uint64_t record_local_columns;
+    /* For tables of records (PvRecordRows): the column that holds the
+     * record's ordinal ("record"; "sample" in perf_callchains), whose
+     * equality is answered by looking the record up (record_lookup.h)
+     * instead of scanning; rows_per_ordinal_many when a record gives
+     * several rows.  NULL: no such lookup. */
+    const char *ordinal_column;
+    bool rows_per_ordinal_many;
 };
 
 /*
@@ -117,6 +137,11 @@ typedef struct PvRecordRows {
     pv_record record;
     /* The cursor's constraints, with its event resolved for this file. */
     pv_record_filter filter;
+    /* With an equality on the ordinal (PvCursor.by_ordinal): the lookup,
+     * kept from one xFilter to the next, and whether the asked record is
+     * still to be handed out. */
+    bool lookup_started, ordinal_pending;
+    pv_record_lookup lookup;
 } PvRecordRows;
 
 /* Starts the scan without moving to a row (for a first() of its own). */

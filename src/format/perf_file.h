@@ -33,7 +33,7 @@
 
 #define PV_FEATURE_BITS 256
 /* Kinds of derived state a file can carry (pv_file_state_set). */
-#define PV_FILE_STATES 6
+#define PV_FILE_STATES 8
 
 typedef struct pv_section {
     uint64_t offset;

@@ -1,0 +1,44 @@
+/*
+ * Values handed to SQLite by every table: copied (SQLITE_TRANSIENT) unless
+ * they are names with static storage duration; see vtab_common.h.
+ */
+#include "vtab_common.h"
+
+
+void pv_result_strbuf(sqlite3_context *ctx, pv_strbuf *b)
+{
+    if (b->failed) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_text64(ctx, pv_strbuf_text(b), b->len, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
+{
+    pv_result_strbuf(ctx, &cur->text);
+}
+
+void pv_result_static_name(sqlite3_context *ctx, const char *literal)
+{
+    /* Static storage outlives every statement: see vtab_common.h. */
+    sqlite3_result_text(ctx, literal, -1, SQLITE_STATIC);
+}
+
+/* Copied: the record's bytes live in the walk's window, which moves on at
+ * the next row, while SQLite may keep a value longer (min(), a sorter). */
+void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n)
+{
+    sqlite3_result_text64(ctx, s, n, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n)
+{
+    sqlite3_result_blob64(ctx, p ? p : "", n, SQLITE_TRANSIENT);
+}
+
+int pv_result_error(sqlite3_context *ctx, const pv_error *err)
+{
+    sqlite3_result_error(ctx, err->msg, -1);
+    return SQLITE_ERROR;
+}

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "file_cache.h"
+#include "row_values.h"
 
 /* Constraints the reader tests itself, in the order of their idxNum bits
  * (see pvBestIndex). */
@@ -179,9 +180,18 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
  *          sorts or groups the rows itself, so that they cost no ordering
  *   neither: perf's time order, the default
  *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
- * idxStr: hex of colUsed, so the cursor decodes only the columns read.
+ *   bit 11 a grouped scan: the query's GROUP BY or DISTINCT only needs
+ *          the rows of a group together (sqlite3_vtab_distinct() 1 or 2);
+ *          xFilter reads them all into groups (render/row_groups.h) and
+ *          hands them out sorted by the keys, so SQLite's sorter never
+ *          sees a row.  With rows equal in every column read stored
+ *          once, what is held grows with the distinct rows.
+ * idxStr: hex of colUsed, so the cursor decodes only the columns read;
+ * for a grouped scan, then ":" and the key columns, each in hex and
+ * followed by "+" (ascending) or "-" (descending).
  */
-enum { IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10 };
+enum { IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10,
+       IDX_GROUPED = 1 << 11 };
 
 /* Whether the rows may come from several files: a path, known while
  * planning, that is a pattern.  A bound path is not known: it is taken
@@ -223,6 +233,50 @@ static int consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_c
     }
     /* a pattern's files each come in order, not all of them together */
     return may_be_pattern(tab, info, path_constraint) ? 0 : order | IDX_ORDER_CONSUMED;
+}
+
+/* The keys of a grouped scan as idxStr's tail, when the query only needs
+ * the rows grouped by columns whose values the table can give
+ * (PvTableDef.value), and reads no other kind; else NULL. */
+static char *grouped_keys(const PvTab *tab, sqlite3_index_info *info)
+{
+    if (!tab->def->value || info->nOrderBy < 1)
+        return NULL;
+    /* 1: GROUP BY, the rows need only be grouped; 3: DISTINCT with the same
+     * ORDER BY.  Not 2, a DISTINCT alone: SQLite 3.40 then keeps its
+     * temporary b-tree all the same (where.c counts a virtual table's order
+     * for a DISTINCT only with an ORDER BY), and the groups would be built
+     * for nothing.  The groups come out sorted by the keys, so a 1 whose
+     * GROUP BY is also the ORDER BY is served too. */
+    int distinct = sqlite3_vtab_distinct(info);
+    if (distinct != 1 && distinct != 3)
+        return NULL;
+    uint64_t can = tab->def->groupable;
+    if (tab->path_column < 63)
+        can |= (uint64_t)1 << tab->path_column;
+    uint64_t used = (uint64_t)info->colUsed;
+    if ((used & ~can) || (used & tab->def->row_unique))
+        return NULL;
+    uint64_t keys = 0;
+    char *out = sqlite3_mprintf("");
+    for (int i = 0; out && i < info->nOrderBy; i++) {
+        int col = info->aOrderBy[i].iColumn;
+        if (col < 0 || col >= 63 || !((can >> col) & 1)) {
+            sqlite3_free(out);
+            return NULL;
+        }
+        if ((keys >> col) & 1)
+            continue;
+        keys |= (uint64_t)1 << col;
+        char *more = sqlite3_mprintf("%s%x%c", out, col, info->aOrderBy[i].desc ? '-' : '+');
+        sqlite3_free(out);
+        out = more;
+    }
+    if (out && __builtin_popcountll(used | keys) > PV_ROW_GROUPS_MAX_CELLS) {
+        sqlite3_free(out);
+        return NULL;
+    }
+    return out;
 }
 
 static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
@@ -271,7 +325,11 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
     if (path_constraint < 0)
         cost = 1e99;
     int order = consumed_order(tab, info, path_constraint);
-    if (order) {
+    char *keys = order ? NULL : grouped_keys(tab, info);
+    if (keys) {
+        info->idxNum |= IDX_GROUPED;
+        info->orderByConsumed = 1;
+    } else if (order) {
         info->idxNum |= order;
         info->orderByConsumed = 1;
     } else if (info->nOrderBy > 0 && tab->ordered_rows) {
@@ -279,7 +337,9 @@ static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
          * in decides nothing SQL defines, so the cheapest, file order */
         info->idxNum |= IDX_ORDER_FILE;
     }
-    info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
+    info->idxStr = keys ? sqlite3_mprintf("%llx:%s", (unsigned long long)info->colUsed, keys)
+                        : sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
+    sqlite3_free(keys);
     info->needToFreeIdxStr = 1;
     info->estimatedCost = cost;
     info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : (sqlite3_int64)(cost / 10);
@@ -323,9 +383,18 @@ static void cursor_release_file(PvCursor *cur)
     cur->eof = true;
 }
 
+static void free_groups(PvCursor *cur)
+{
+    if (cur->groups)
+        pv_row_groups_free(cur->groups);
+    sqlite3_free(cur->groups);
+    cur->groups = NULL;
+}
+
 static void cursor_reset(PvCursor *cur)
 {
     cursor_release_file(cur);
+    free_groups(cur);
     free_paths(cur);
     sqlite3_free(cur->event_name);
     cur->event_name = NULL;
@@ -516,6 +585,72 @@ static int next_file(PvCursor *cur, pv_error *err)
     return 0;
 }
 
+/* A grouped scan: reads every row of every file into cur->groups, keys
+ * (idxStr's tail, see pvBestIndex) first, then the other columns read,
+ * and positions on the first entry. */
+static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const char *keys)
+{
+    pv_error err;
+    int columns[PV_ROW_GROUPS_MAX_CELLS];
+    bool desc[PV_ROW_GROUPS_MAX_CELLS];
+    unsigned nkeys = 0, ncells = 0;
+    uint64_t taken = 0;
+    memset(cur->cell_of, -1, sizeof cur->cell_of);
+    while (*keys && ncells < PV_ROW_GROUPS_MAX_CELLS) {
+        char *end;
+        unsigned long col = strtoul(keys, &end, 16);
+        if (end == keys || col >= 63 || (*end != '+' && *end != '-'))
+            break;
+        desc[nkeys++] = *end == '-';
+        columns[ncells] = (int)col;
+        cur->cell_of[col] = (int8_t)ncells++;
+        taken |= (uint64_t)1 << col;
+        keys = end + 1;
+    }
+    for (int col = 0; col < 63 && ncells < PV_ROW_GROUPS_MAX_CELLS; col++) {
+        if (pv_column_used(cur, col) && !((taken >> col) & 1)) {
+            columns[ncells] = col;
+            cur->cell_of[col] = (int8_t)ncells++;
+        }
+    }
+    cur->groups = sqlite3_malloc(sizeof *cur->groups);
+    if (!cur->groups)
+        return SQLITE_NOMEM;
+    pv_row_groups_init(cur->groups, nkeys, ncells, desc);
+    /* the rows' order is the groups': the cheapest scan */
+    cur->order = PV_ORDER_FILE;
+    if (start_file(cur, path, &err) || next_file(cur, &err))
+        return cursor_error(cur, &err);
+    pv_value cells[PV_ROW_GROUPS_MAX_CELLS];
+    while (!cur->eof) {
+        for (unsigned c = 0; c < ncells; c++) {
+            if (columns[c] == tab->path_column)
+                cells[c] = pv_text_value(cur->file->path);
+            else if (cur->def->value(cur, columns[c], &cells[c], &err))
+                return cursor_error(cur, &err);
+        }
+        if (pv_row_groups_add(cur->groups, cells, cur->rowid)) {
+            pv_error_set(&err, "%s: out of memory grouping the rows", tab->def->name);
+            return cursor_error(cur, &err);
+        }
+        if (cur->def->next(cur, &err) || next_file(cur, &err))
+            return cursor_error(cur, &err);
+    }
+    /* the rows are all read: the file and what decoded it can go */
+    cursor_release_file(cur);
+    if (pv_row_groups_finish(cur->groups)) {
+        pv_error_set(&err, "%s: out of memory grouping the rows", tab->def->name);
+        return cursor_error(cur, &err);
+    }
+    cur->entry = 0;
+    cur->eof = cur->groups->nr_entries == 0;
+    if (!cur->eof) {
+        cur->repeat = pv_row_groups_count(cur->groups, 0);
+        cur->rowid = pv_row_groups_id(cur->groups, 0);
+    }
+    return SQLITE_OK;
+}
+
 static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv)
 {
@@ -549,6 +684,8 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         }
         path = cur->paths[cur->next_path++];
     }
+    if ((idxNum & IDX_GROUPED) && idxStr && strchr(idxStr, ':'))
+        return group_rows(cur, tab, path, strchr(idxStr, ':') + 1);
     if (start_file(cur, path, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
@@ -558,6 +695,16 @@ static int pvNext(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     pv_error err;
+    if (cur->groups) {
+        /* rows equal in every column read are one entry, handed out
+         * as many times as they came */
+        if (--cur->repeat == 0 && ++cur->entry < cur->groups->nr_entries) {
+            cur->repeat = pv_row_groups_count(cur->groups, cur->entry);
+            cur->rowid = pv_row_groups_id(cur->groups, cur->entry);
+        }
+        cur->eof = cur->entry >= cur->groups->nr_entries;
+        return SQLITE_OK;
+    }
     if (cur->def->next(cur, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
@@ -572,6 +719,14 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
+    if (cur->groups) {
+        int cell = i >= 0 && i < 64 ? cur->cell_of[i] : -1;
+        if (cell >= 0) {
+            pv_value v = pv_row_groups_cell(cur->groups, cur->entry, (unsigned)cell);
+            pv_result_value(ctx, &v);
+        }
+        return SQLITE_OK;
+    }
     if (i == tab->path_column) {
         sqlite3_result_text(ctx, cur->file->path, -1, SQLITE_TRANSIENT);
         return SQLITE_OK;
@@ -626,6 +781,22 @@ void pv_result_strbuf(sqlite3_context *ctx, pv_strbuf *b)
         return;
     }
     sqlite3_result_text64(ctx, pv_strbuf_text(b), b->len, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+void pv_result_value(sqlite3_context *ctx, const pv_value *v)
+{
+    if (v->type == PV_VALUE_INT)
+        sqlite3_result_int64(ctx, v->i);
+    else if (v->type == PV_VALUE_TEXT)
+        /* -1: the copy ends in a NUL, so reading it as text copies no more */
+        sqlite3_result_text(ctx, v->bytes, -1, SQLITE_TRANSIENT);
+}
+
+pv_value pv_text_value(const char *s)
+{
+    if (!s)
+        return pv_null_value();
+    return (pv_value){ PV_VALUE_TEXT, 0, 0, s, strlen(s) };
 }
 
 void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)

@@ -26,6 +26,11 @@
 SQLITE_EXTENSION_INIT3
 
 typedef struct PvTableDef PvTableDef;
+/* render/hash_groups.h and row_groups.h (which ext/row_values.h brings in):
+ * not included here, since their PV_VALUE_* would meet format/features.h's
+ * in the tables that read features. */
+typedef struct pv_value pv_value;
+typedef struct pv_row_groups pv_row_groups;
 
 typedef struct PvCursor {
     sqlite3_vtab_cursor base;   /* must be first */
@@ -47,6 +52,13 @@ typedef struct PvCursor {
     pv_record_order order;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
+    /* A grouped scan (see pvBestIndex): every row read in xFilter into
+     * groups, then handed out group after group; entry is the current one,
+     * repeat how many more times it is a row. */
+    pv_row_groups *groups;
+    size_t entry;
+    uint64_t repeat;
+    int8_t cell_of[64];         /* column -> cell of groups, -1: not read */
 } PvCursor;
 
 struct PvTableDef {
@@ -69,6 +81,15 @@ struct PvTableDef {
      * when the table's columns of those names hold the record's identity
      * as record_filter.h reads it. */
     unsigned pushdown;
+    /* Grouped scans: the columns (bit i: column i) whose value value()
+     * gives, as the column callback would result it.  Text is a C string
+     * the table owns until the next row.  0 or -1 with err set. */
+    uint64_t groupable;
+    /* Of those, the columns that differ from row to row (record, time):
+     * a query that reads one is left to SQLite, since the groups would
+     * then hold a copy of every row (SQLite's sorter spills to disk). */
+    uint64_t row_unique;
+    int (*value)(PvCursor *cur, int i, pv_value *out, pv_error *err);
 };
 
 /*

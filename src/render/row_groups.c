@@ -27,6 +27,7 @@ void pv_row_groups_free(pv_row_groups *g)
     free(g->text_offsets);
     free(g->text_lens);
     free(g->text_slots);
+    free(g->recent);
     free(g->order);
     memset(g, 0, sizeof *g);
 }
@@ -79,11 +80,23 @@ static uint64_t text_hash(const pv_row_groups *g, uint32_t t)
     return mix(0, g->bytes + g->text_offsets[t], g->text_lens[t]);
 }
 
+#define RECENT_TEXTS 4096
+
 /* The id of text p[0..len), added the first time. */
 static int intern(pv_row_groups *g, const void *p, size_t len, int64_t *id)
 {
     if (len > UINT32_MAX || g->nr_texts >= UINT32_MAX - 1)
         return -1;
+    if (!g->recent && !(g->recent = calloc(RECENT_TEXTS, sizeof *g->recent)))
+        return -1;
+    size_t r = ((uintptr_t)p >> 3) % RECENT_TEXTS;
+    if (g->recent[r].at == p) {
+        uint32_t t = g->recent[r].text;
+        if (g->text_lens[t] == len && memcmp(g->bytes + g->text_offsets[t], p, len) == 0) {
+            *id = t;
+            return 0;
+        }
+    }
     if (grow_slots(&g->text_slots, &g->nr_text_slots, g->nr_texts, text_hash, g))
         return -1;
     size_t mask = g->nr_text_slots - 1;
@@ -92,6 +105,8 @@ static int intern(pv_row_groups *g, const void *p, size_t len, int64_t *id)
         uint32_t t = g->text_slots[j] - 1;
         if (g->text_lens[t] == len && memcmp(g->bytes + g->text_offsets[t], p, len) == 0) {
             *id = t;
+            g->recent[r].at = p;
+            g->recent[r].text = t;
             return 0;
         }
     }
@@ -112,6 +127,8 @@ static int intern(pv_row_groups *g, const void *p, size_t len, int64_t *id)
     g->text_lens[g->nr_texts] = (uint32_t)len;
     g->nr_bytes += len + 1;
     *id = (int64_t)g->nr_texts;
+    g->recent[r].at = p;
+    g->recent[r].text = (uint32_t)g->nr_texts;
     g->text_slots[j] = (uint32_t)++g->nr_texts;
     return 0;
 }
@@ -314,6 +331,8 @@ int pv_row_groups_finish(pv_row_groups *g)
     free(g->entry_slots);
     free(g->group_slots);
     free(g->text_slots);
+    free(g->recent);
+    g->recent = NULL;
     g->entry_slots = g->group_slots = g->text_slots = NULL;
     g->nr_entry_slots = g->nr_group_slots = g->nr_text_slots = 0;
     return 0;

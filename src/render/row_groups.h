@@ -54,6 +54,10 @@ typedef struct pv_row_groups {
     size_t nr_texts, cap_texts;
     uint32_t *text_slots;
     size_t nr_text_slots;
+    /* The text last interned from each address: a caller's names (a
+     * symbolizer's) mostly stay where they are, so a text at a known
+     * address costs a compare, not a hash.  Checked by bytes each time. */
+    struct { const void *at; uint32_t text; } *recent;
     /* after finish: the entries in emission order */
     uint32_t *order;
     uint64_t rows;

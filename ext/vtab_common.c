@@ -736,7 +736,19 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 
 static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 {
-    *rowid = ((PvCursor *)base)->rowid;
+    PvCursor *cur = (PvCursor *)base;
+    /* Rows equal in every column read are one entry of a grouped scan, so
+     * it has no rowid of each; SQLite does not say beforehand whether a
+     * query reads the rowid, so the query fails rather than be wrong. */
+    if (cur->groups) {
+        sqlite3_free(base->pVtab->zErrMsg);
+        base->pVtab->zErrMsg = sqlite3_mprintf(
+            "%s: the rowid cannot be read where the table groups the rows itself "
+            "(GROUP BY or DISTINCT over its columns); read the record column instead",
+            cur->def->name);
+        return SQLITE_ERROR;
+    }
+    *rowid = cur->rowid;
     return SQLITE_OK;
 }
 

@@ -94,6 +94,16 @@ p=$(plan "SELECT record, sym FROM perf_samples($f)")
 check "a query without GROUP BY is a plain scan, rows in time order" \
     "$(grep -o 'INDEX 1:' <<<"$p")" "INDEX 1:"
 
+# the rowid of a grouped scan would be one entry's for all its equal rows:
+# reading it is an error, never a wrong answer; record is the same number
+got=$(sqlrun "SELECT sym, max(rowid) FROM perf_samples($f) GROUP BY sym")
+check "a grouped scan that reads the rowid fails, naming record instead" \
+    "$(grep -o 'the rowid cannot be read where the table groups the rows itself.*read the record column instead' <<<"$got")" \
+    "the rowid cannot be read where the table groups the rows itself (GROUP BY or DISTINCT over its columns); read the record column instead"
+check "max(record) GROUP BY sym is SQLite's own answer (max(rowid) without the grouped scan)" \
+    "$(sql "SELECT sym, max(record) FROM perf_samples($f) GROUP BY sym")" \
+    "$(sql "SELECT sym, max(rowid) FROM perf_samples($f) GROUP BY +sym")"
+
 # values live past the cursor: a grouped subquery's text kept by an outer sort
 check "grouped text survives an outer ORDER BY and the file's release" \
     "$(sql "SELECT count(*) FROM (SELECT sym, count(*) AS n FROM perf_samples($f) GROUP BY sym) ORDER BY 1")" \

@@ -8,6 +8,12 @@
 #include "file_cache.h"
 #include "row_values.h"
 
+/* A grouped scan holds the distinct rows of the columns read (a GROUP BY
+ * that also reads a column differing on most rows, a varying period say,
+ * holds nearly every row); past this it stops, with an error saying how to
+ * leave the grouping to SQLite's sorter, which spills to disk. */
+#define PV_GROUPED_SCAN_MAX_BYTES (256u << 20)
+
 /* Constraints the reader tests itself, in the order of their idxNum bits
  * (see pvBestIndex). */
 enum {
@@ -631,6 +637,15 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
         }
         if (pv_row_groups_add(cur->groups, cells, cur->rowid)) {
             pv_error_set(&err, "%s: out of memory grouping the rows", tab->def->name);
+            return cursor_error(cur, &err);
+        }
+        if (pv_row_groups_bytes(cur->groups) > PV_GROUPED_SCAN_MAX_BYTES) {
+            pv_error_set(&err,
+                         "%s: grouping these rows in the table would take over %u MiB (%zu "
+                         "different rows of the columns read); write the grouping as "
+                         "GROUP BY +column to let SQLite sort them, spilling to disk",
+                         tab->def->name, PV_GROUPED_SCAN_MAX_BYTES >> 20,
+                         cur->groups->nr_entries);
             return cursor_error(cur, &err);
         }
         if (cur->def->next(cur, &err) || next_file(cur, &err))

@@ -40,6 +40,7 @@
 #include "decode/sample.h"
 #include "symbol_paths.h"
 #include "location_columns.h"
+#include "row_values.h"
 #include "vtab_common.h"
 
 #define CALLCHAINS_COLUMNS(X) \
@@ -260,20 +261,19 @@ static void callchains_reset(PvCursor *cur)
     pv_record_rows_reset(cur);
 }
 
-static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
+static int location_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
 {
     CallchainsState *st = cur->state;
     const pv_sample *s = &st->sample;
-    pv_error err;
-    if (ready_symbolizer(cur, &err))
-        return pv_result_error(ctx, &err);
+    if (ready_symbolizer(cur, err))
+        return -1;
     if (!(s->sample_type & PV_SAMPLE_TID))
-        return SQLITE_OK;
+        return 0;
     if (i == COL_SRCFILE || i == COL_SRCLINE) {
         PvSourceAddress at = { (int32_t)s->pid, sample_order_key(st), st->cpumode, st->ip,
                                st->level };
-        pv_result_source(ctx, &st->source, st->symbolizer, &at, i == COL_SRCFILE);
-        return SQLITE_OK;
+        *out = pv_source_value(&st->source, st->symbolizer, &at, i == COL_SRCFILE);
+        return 0;
     }
     if (!st->located) {
         pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
@@ -282,44 +282,58 @@ static int location_column(PvCursor *cur, sqlite3_context *ctx, int i)
         st->located = true;
     }
     if (i == COL_INLINED)
-        sqlite3_result_int(ctx, st->inlined);
+        *out = pv_int_value(st->inlined);
     else
-        pv_result_location(ctx, &st->location, i - COL_DSO);
-    return SQLITE_OK;
+        *out = pv_location_value(&st->location, i - COL_DSO);
+    return 0;
+}
+
+/* Every column, as a value (PvTableDef.value): all are integers or text. */
+static int callchains_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
+{
+    CallchainsState *st = cur->state;
+    const pv_sample *s = &st->sample;
+    *out = pv_null_value();
+    switch (i) {
+    case COL_SAMPLE: *out = pv_int_value((int64_t)st->rows.record.index); break;
+    case COL_DEPTH: *out = pv_int_value((int64_t)st->depth); break;
+    case COL_IP: *out = pv_int_value((int64_t)st->ip); break;
+    case COL_CPUMODE: *out = pv_text_value(pv_cpumode_name(st->cpumode)); break;
+    case COL_PID:
+        if (s->sample_type & PV_SAMPLE_TID) *out = pv_int_value((int32_t)s->pid);
+        break;
+    case COL_TID:
+        if (s->sample_type & PV_SAMPLE_TID) *out = pv_int_value((int32_t)s->tid);
+        break;
+    case COL_TIME:
+        if (s->sample_type & PV_SAMPLE_TIME) *out = pv_int_value((int64_t)s->time);
+        break;
+    case COL_PERIOD:
+        if (s->has_period) *out = pv_int_value((int64_t)s->period);
+        break;
+    case COL_EVENT: *out = pv_text_value(pv_file_event_name(cur->file, (size_t)s->attr_index)); break;
+    case COL_ORIGIN: *out = pv_text_value(pv_frame_origin_name(st->origin)); break;
+    case COL_REPEATED:
+        if (s->sample_type & PV_SAMPLE_TID) *out = pv_int_value(st->repeated);
+        break;
+    default:
+        return location_value(cur, i, out, err);
+    }
+    return 0;
 }
 
 static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     CallchainsState *st = cur->state;
-    const pv_sample *s = &st->sample;
-    switch (i) {
-    case COL_SAMPLE: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
-    case COL_DEPTH: sqlite3_result_int64(ctx, (sqlite3_int64)st->depth); break;
-    case COL_IP: pv_result_u64(ctx, st->ip); break;
-    case COL_CPUMODE: pv_result_static_name(ctx, pv_cpumode_name(st->cpumode)); break;
-    case COL_PID:
-        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->pid);
-        break;
-    case COL_TID:
-        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->tid);
-        break;
-    case COL_TIME:
-        if (s->sample_type & PV_SAMPLE_TIME) pv_result_u64(ctx, s->time);
-        break;
-    case COL_PERIOD:
-        if (s->has_period) pv_result_u64(ctx, s->period);
-        break;
-    case COL_EVENT:
-        sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,
-                            SQLITE_TRANSIENT);
-        break;
-    case COL_ORIGIN: pv_result_static_name(ctx, pv_frame_origin_name(st->origin)); break;
-    case COL_REPEATED:
-        if (s->sample_type & PV_SAMPLE_TID) sqlite3_result_int(ctx, st->repeated);
-        break;
-    default:
-        return location_column(cur, ctx, i);
+    if (i == COL_CPUMODE) {
+        pv_result_static_name(ctx, pv_cpumode_name(st->cpumode));
+        return SQLITE_OK;
     }
+    pv_value v;
+    pv_error err;
+    if (callchains_value(cur, i, &v, &err))
+        return pv_result_error(ctx, &err);
+    pv_result_value(ctx, &v);
     return SQLITE_OK;
 }
 
@@ -336,4 +350,8 @@ const PvTableDef pv_callchains_table = {
     .ordinal_column = "sample",
     .rows_per_ordinal_many = true,
     .decode = NULL,
+    .groupable = ((uint64_t)1 << (COL_SRCLINE + 1)) - 1,
+    /* a sample's frames are about as many as the rows */
+    .row_unique = ((uint64_t)1 << COL_SAMPLE) | ((uint64_t)1 << COL_TIME),
+    .value = callchains_value,
 };

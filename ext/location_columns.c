@@ -1,32 +1,20 @@
 #include "location_columns.h"
 
-/* Copied (SQLITE_TRANSIENT): the names belong to the symbolizer, which a
- * glob frees at the next file, while min()/max(), sorters and subqueries
- * keep values past the row.  Length -1 tells SQLite the copy ends in a NUL,
- * so reading it back as text makes no second copy. */
-void pv_result_location(sqlite3_context *ctx, const pv_location *l, int field)
+pv_value pv_location_value(const pv_location *l, int field)
 {
     switch (field) {
-    case PV_LOC_DSO:
-        if (l->dso) sqlite3_result_text(ctx, l->dso, -1, SQLITE_TRANSIENT);
-        break;
-    case PV_LOC_DSO_OFFSET:
-        if (l->dso) pv_result_u64(ctx, l->dso_offset);
-        break;
-    case PV_LOC_SYM:
-        if (l->sym) sqlite3_result_text(ctx, l->sym, -1, SQLITE_TRANSIENT);
-        break;
-    case PV_LOC_SYM_OFFSET:
-        if (l->sym) pv_result_u64(ctx, l->sym_offset);
-        break;
-    case PV_LOC_SYM_STATUS:
-        sqlite3_result_text(ctx, l->status, -1, SQLITE_TRANSIENT);
-        break;
+    case PV_LOC_DSO: return pv_text_value(l->dso);
+    case PV_LOC_DSO_OFFSET: return l->dso ? pv_int_value((int64_t)l->dso_offset) : pv_null_value();
+    case PV_LOC_SYM: return pv_text_value(l->sym);
+    case PV_LOC_SYM_OFFSET: return l->sym ? pv_int_value((int64_t)l->sym_offset) : pv_null_value();
+    case PV_LOC_SYM_STATUS: return pv_text_value(l->status);
+    default: return pv_null_value();
     }
 }
 
-void pv_result_source(sqlite3_context *ctx, PvSourceColumns *src, pv_symbolizer *s,
-                      const PvSourceAddress *at, bool want_file)
+/* Looked up once per row, whichever of the two columns is read first. */
+pv_value pv_source_value(PvSourceColumns *src, pv_symbolizer *s, const PvSourceAddress *at,
+                         bool want_file)
 {
     if (!src->looked) {
         src->found = pv_symbolizer_source_line(s, at->pid, at->key, at->cpumode, at->ip,
@@ -35,9 +23,17 @@ void pv_result_source(sqlite3_context *ctx, PvSourceColumns *src, pv_symbolizer 
         src->looked = true;
     }
     if (!src->found)
-        return;
+        return pv_null_value();
     if (want_file)
-        sqlite3_result_text(ctx, src->file, -1, SQLITE_TRANSIENT);
-    else
-        pv_result_u64(ctx, src->line);
+        return pv_text_value(src->file);
+    return pv_int_value((int64_t)src->line);
+}
+
+/* Copied (SQLITE_TRANSIENT, by pv_result_value): the names belong to the
+ * symbolizer, which a glob frees at the next file, while min()/max(),
+ * sorters and subqueries keep values past the row. */
+void pv_result_location(sqlite3_context *ctx, const pv_location *l, int field)
+{
+    pv_value v = pv_location_value(l, field);
+    pv_result_value(ctx, &v);
 }

@@ -9,12 +9,15 @@
 #define PV_LOCATION_COLUMNS_H
 
 #include "symbols/symbolizer.h"
+#include "row_values.h"
 #include "vtab_common.h"
 
 enum { PV_LOC_DSO, PV_LOC_DSO_OFFSET, PV_LOC_SYM, PV_LOC_SYM_OFFSET, PV_LOC_SYM_STATUS };
 
 /* Results one of those columns (field: PV_LOC_*) of l; NULL where unknown. */
 void pv_result_location(sqlite3_context *ctx, const pv_location *l, int field);
+/* The same as a value (PvTableDef.value): NULL, an integer or a C string. */
+pv_value pv_location_value(const pv_location *l, int field);
 
 /* A row's source line: where (pid, key, cpumode, ip, level) is the
  * address as pv_symbolizer_source_line takes it. */
@@ -38,9 +41,10 @@ static inline void pv_source_forget(PvSourceColumns *src)
     src->looked = false;
 }
 
-/* Results srcfile (want_file) or srcline of the address at, looked up in
- * s the first time for the row; NULL where there is no line info. */
-void pv_result_source(sqlite3_context *ctx, PvSourceColumns *src, pv_symbolizer *s,
-                      const PvSourceAddress *at, bool want_file);
+/* srcfile (want_file) or srcline of the address at, looked up in s the
+ * first time for the row; NULL where there is no line info.  The text is
+ * src's, valid until the next row. */
+pv_value pv_source_value(PvSourceColumns *src, pv_symbolizer *s, const PvSourceAddress *at,
+                         bool want_file);
 
 #endif

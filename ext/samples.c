@@ -13,6 +13,7 @@
 #include "symbol_paths.h"
 #include "decode/tracepoint.h"
 #include "location_columns.h"
+#include "row_values.h"
 #include "vtab_common.h"
 
 #define SAMPLES_COLUMNS(X) \
@@ -118,36 +119,33 @@ static uint64_t sample_key(const SamplesState *st)
 }
 
 /* comm, dso, sym...: the sample's thread and ip resolved at its time. */
-static int symbol_column(PvCursor *cur, sqlite3_context *ctx, int i)
+static int symbol_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
 {
     SamplesState *st = cur->state;
     const pv_sample *s = &st->sample;
-    pv_error err;
-    if (ready_symbolizer(cur, &err))
-        return pv_result_error(ctx, &err);
+    if (ready_symbolizer(cur, err))
+        return -1;
     if (!(s->sample_type & PV_SAMPLE_TID))
-        return SQLITE_OK;
+        return 0;
     if (i == COL_COMM) {
-        const char *comm = pv_symbolizer_comm(st->symbolizer, (int32_t)s->tid, sample_key(st));
-        if (comm)
-            sqlite3_result_text(ctx, comm, -1, SQLITE_TRANSIENT);
-        return SQLITE_OK;
+        *out = pv_text_value(pv_symbolizer_comm(st->symbolizer, (int32_t)s->tid, sample_key(st)));
+        return 0;
     }
     if (!(s->sample_type & PV_SAMPLE_IP))
-        return SQLITE_OK;
+        return 0;
     unsigned cpumode = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
     if (i == COL_SRCFILE || i == COL_SRCLINE) {
         PvSourceAddress at = { (int32_t)s->pid, sample_key(st), cpumode, s->ip, 0 };
-        pv_result_source(ctx, &st->source, st->symbolizer, &at, i == COL_SRCFILE);
-        return SQLITE_OK;
+        *out = pv_source_value(&st->source, st->symbolizer, &at, i == COL_SRCFILE);
+        return 0;
     }
     if (!st->located) {
         pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_key(st), cpumode, s->ip,
                               &st->location);
         st->located = true;
     }
-    pv_result_location(ctx, &st->location, i - COL_DSO);
-    return SQLITE_OK;
+    *out = pv_location_value(&st->location, i - COL_DSO);
+    return 0;
 }
 
 enum { FIXED_ONLY = 1, FULL = 2 };
@@ -173,74 +171,113 @@ static void result_if(sqlite3_context *ctx, const pv_sample *s, uint64_t bit, ui
         pv_result_u64(ctx, v);
 }
 
+/* Decodes the current sample as far as column i needs. */
+static int decode_for(PvCursor *cur, int i, pv_error *err)
+{
+    SamplesState *st = cur->state;
+    int needed = is_fixed_column(i) ? FIXED_ONLY : FULL;
+    if (st->decoded >= needed)
+        return 0;
+    const pv_record *r = &st->rows.record;
+    int rc = needed == FULL ? pv_sample_decode(cur->file, r, &st->sample, err)
+                            : pv_sample_decode_fixed(cur->file, r, &st->sample, err);
+    if (rc)
+        return -1;
+    st->decoded = needed;
+    return 0;
+}
+
+static pv_value value_if(const pv_sample *s, uint64_t bit, uint64_t v)
+{
+    return (s->sample_type & bit) ? pv_int_value((int64_t)v) : pv_null_value();
+}
+
+/* The columns samples_value gives: the record's own and the fixed fields,
+ * what GROUP BY and DISTINCT mostly take (see PvTableDef.groupable). */
+#define COLUMN_BIT(c) ((uint64_t)1 << (c))
+#define SAMPLES_VALUE_COLUMNS \
+    (COLUMN_BIT(COL_RECORD) | COLUMN_BIT(COL_FILE_OFFSET) | COLUMN_BIT(COL_MISC) | \
+     COLUMN_BIT(COL_CPUMODE) | COLUMN_BIT(COL_EVENT) | COLUMN_BIT(COL_TIME) | \
+     COLUMN_BIT(COL_PID) | COLUMN_BIT(COL_TID) | COLUMN_BIT(COL_CPU) | COLUMN_BIT(COL_IP) | \
+     COLUMN_BIT(COL_ADDR) | COLUMN_BIT(COL_PERIOD) | COLUMN_BIT(COL_ID) | \
+     COLUMN_BIT(COL_STREAM_ID) | COLUMN_BIT(COL_IDENTIFIER) | COLUMN_BIT(COL_COMM) | \
+     COLUMN_BIT(COL_DSO) | COLUMN_BIT(COL_DSO_OFFSET) | COLUMN_BIT(COL_SYM) | \
+     COLUMN_BIT(COL_SYM_OFFSET) | COLUMN_BIT(COL_SYM_STATUS) | COLUMN_BIT(COL_SRCFILE) | \
+     COLUMN_BIT(COL_SRCLINE))
+
+static int samples_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
+{
+    SamplesState *st = cur->state;
+    const pv_record *r = &st->rows.record;
+    *out = pv_null_value();
+    switch (i) {
+    case COL_RECORD: {
+        uint64_t ordinal;
+        if (pv_record_rows_ordinal(cur, &ordinal, err))
+            return -1;
+        *out = pv_int_value((int64_t)ordinal);
+        return 0;
+    }
+    case COL_FILE_OFFSET: *out = pv_int_value((int64_t)r->file_offset); return 0;
+    case COL_MISC: *out = pv_int_value(r->misc); return 0;
+    case COL_CPUMODE: *out = pv_text_value(pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK)); return 0;
+    default: break;
+    }
+    if (decode_for(cur, i, err))
+        return -1;
+    const pv_sample *s = &st->sample;
+    if (s->attr_index < 0)
+        return 0;  /* an id no event owns: nothing but the record is known */
+    if ((i >= COL_COMM && i <= COL_SYM_STATUS) || i == COL_SRCFILE || i == COL_SRCLINE)
+        return symbol_value(cur, i, out, err);
+    uint64_t t = s->sample_type;
+    switch (i) {
+    case COL_EVENT: *out = pv_text_value(pv_file_event_name(cur->file, (size_t)s->attr_index)); break;
+    case COL_TIME: *out = value_if(s, PV_SAMPLE_TIME, s->time); break;
+    case COL_PID: if (t & PV_SAMPLE_TID) *out = pv_int_value((int32_t)s->pid); break;
+    case COL_TID: if (t & PV_SAMPLE_TID) *out = pv_int_value((int32_t)s->tid); break;
+    case COL_CPU: *out = value_if(s, PV_SAMPLE_CPU, s->cpu); break;
+    case COL_IP: *out = value_if(s, PV_SAMPLE_IP, s->ip); break;
+    case COL_ADDR: *out = value_if(s, PV_SAMPLE_ADDR, s->addr); break;
+    case COL_PERIOD: if (s->has_period) *out = pv_int_value((int64_t)s->period); break;
+    case COL_ID:
+        if (t & PV_SAMPLE_ID)
+            *out = pv_int_value((int64_t)s->id);
+        else
+            *out = value_if(s, PV_SAMPLE_IDENTIFIER, s->identifier);
+        break;
+    case COL_IDENTIFIER: *out = value_if(s, PV_SAMPLE_IDENTIFIER, s->identifier); break;
+    case COL_STREAM_ID: *out = value_if(s, PV_SAMPLE_STREAM_ID, s->stream_id); break;
+    default: break;
+    }
+    return 0;
+}
+
 static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     SamplesState *st = cur->state;
     const pv_record *r = &st->rows.record;
-    switch (i) {
-    case COL_RECORD: {
-        uint64_t ordinal;
-        pv_error err;
-        if (pv_record_rows_ordinal(cur, &ordinal, &err))
-            return pv_result_error(ctx, &err);
-        sqlite3_result_int64(ctx, (sqlite3_int64)ordinal);
-        return SQLITE_OK;
-    }
-    case COL_FILE_OFFSET:
-        sqlite3_result_int64(ctx, (sqlite3_int64)r->file_offset);
-        return SQLITE_OK;
-    case COL_MISC:
-        sqlite3_result_int(ctx, r->misc);
-        return SQLITE_OK;
-    case COL_CPUMODE:
+    pv_error err;
+    if (i == COL_CPUMODE) {
         pv_result_static_name(ctx, pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK));
         return SQLITE_OK;
-    default:
-        break;
     }
-    int needed = is_fixed_column(i) ? FIXED_ONLY : FULL;
-    if (st->decoded < needed) {
-        pv_error err;
-        int rc = needed == FULL ? pv_sample_decode(cur->file, r, &st->sample, &err)
-                                : pv_sample_decode_fixed(cur->file, r, &st->sample, &err);
-        if (rc)
+    if ((SAMPLES_VALUE_COLUMNS >> i) & 1) {
+        pv_value v;
+        if (samples_value(cur, i, &v, &err))
             return pv_result_error(ctx, &err);
-        st->decoded = needed;
+        pv_result_value(ctx, &v);
+        return SQLITE_OK;
     }
+    if (decode_for(cur, i, &err))
+        return pv_result_error(ctx, &err);
     const pv_sample *s = &st->sample;
     if (s->attr_index < 0)
         return SQLITE_OK;  /* an id no event owns: nothing but the record is known */
-    if ((i >= COL_COMM && i <= COL_SYM_STATUS) || i == COL_SRCFILE || i == COL_SRCLINE)
-        return symbol_column(cur, ctx, i);
     uint64_t t = s->sample_type;
     pv_strbuf *text = &cur->text;
     pv_strbuf_reset(text);
     switch (i) {
-    case COL_EVENT:
-        sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)s->attr_index), -1,
-                            SQLITE_TRANSIENT);
-        break;
-    case COL_TIME: result_if(ctx, s, PV_SAMPLE_TIME, s->time); break;
-    case COL_PID:
-        if (t & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->pid);
-        break;
-    case COL_TID:
-        if (t & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)s->tid);
-        break;
-    case COL_CPU: result_if(ctx, s, PV_SAMPLE_CPU, s->cpu); break;
-    case COL_IP: result_if(ctx, s, PV_SAMPLE_IP, s->ip); break;
-    case COL_ADDR: result_if(ctx, s, PV_SAMPLE_ADDR, s->addr); break;
-    case COL_PERIOD:
-        if (s->has_period) pv_result_u64(ctx, s->period);
-        break;
-    case COL_ID:
-        if (t & PV_SAMPLE_ID)
-            pv_result_u64(ctx, s->id);
-        else if (t & PV_SAMPLE_IDENTIFIER)
-            pv_result_u64(ctx, s->identifier);
-        break;
-    case COL_IDENTIFIER: result_if(ctx, s, PV_SAMPLE_IDENTIFIER, s->identifier); break;
-    case COL_STREAM_ID: result_if(ctx, s, PV_SAMPLE_STREAM_ID, s->stream_id); break;
     case COL_CALLCHAIN:
         if (t & PV_SAMPLE_CALLCHAIN) {
             pv_sample_callchain_json(s, text);
@@ -345,4 +382,7 @@ const PvTableDef pv_samples_table = {
     .reset = samples_reset,
     .wants = samples_wants,
     .decode = samples_decode,
+    .groupable = SAMPLES_VALUE_COLUMNS,
+    .row_unique = COLUMN_BIT(COL_RECORD) | COLUMN_BIT(COL_FILE_OFFSET) | COLUMN_BIT(COL_TIME),
+    .value = samples_value,
 };

@@ -6,34 +6,15 @@
 #include <sys/stat.h>
 
 #include "file_cache.h"
+#include "row_values.h"
+#include "vtab_tab.h"
 
-/* Constraints the reader tests itself, in the order of their idxNum bits
- * (see pvBestIndex). */
-enum {
-    PUSH_TIME_MIN, PUSH_TIME_MAX, PUSH_TIME_EQ, PUSH_PID, PUSH_TID, PUSH_CPU, PUSH_EVENT,
-    PUSH_KINDS
-};
+/* A grouped scan holds the distinct rows of the columns read (a GROUP BY
+ * that also reads a column differing on most rows, a varying period say,
+ * holds nearly every row); past this it stops, with an error saying how to
+ * leave the grouping to SQLite's sorter, which spills to disk. */
+#define PV_GROUPED_SCAN_MAX_BYTES (256u << 20)
 
-typedef struct PvTab {
-    sqlite3_vtab base;      /* must be first */
-    const PvTableDef *def;
-    PvCache *cache;
-    int path_column;        /* index of the hidden path column */
-    char *default_path;     /* from CREATE VIRTUAL TABLE ... USING m('path') */
-    /* columns named time, pid, tid, cpu, event when pushed down, else -1 */
-    int time_column, pid_column, tid_column, cpu_column, event_column;
-    /* Rows are records in a scan (PvRecordRows), whose order can be
-     * chosen; with time in order_time_column (-1: none, or rows without a
-     * time among them) and the record's ordinal in record_column (-1: none). */
-    bool ordered_rows;
-    int order_time_column, record_column;
-    /* The column whose equality is a lookup by ordinal (-1: none). */
-    int ordinal_column;
-    /* The cursor that looked up an ordinal last (see take_lookup), kept
-     * after its close while another cursor still reads its file. */
-    struct PvCursor *keeper;
-    bool keeper_closed;
-} PvTab;
 
 /* 'a.data' or "a.data" or a.data -> a.data */
 static char *unquote(const char *arg)
@@ -149,182 +130,6 @@ static int pvDisconnect(sqlite3_vtab *vtab)
     return SQLITE_OK;
 }
 
-/* Which pushed-down constraint kind c is for this table, or -1. */
-static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
-{
-    int col = c->iColumn;
-    if (col < 0)
-        return -1;
-    switch (c->op) {
-    case SQLITE_INDEX_CONSTRAINT_EQ:
-        if (col == tab->time_column) return PUSH_TIME_EQ;
-        if (col == tab->pid_column) return PUSH_PID;
-        if (col == tab->tid_column) return PUSH_TID;
-        if (col == tab->cpu_column) return PUSH_CPU;
-        if (col == tab->event_column) return PUSH_EVENT;
-        return -1;
-    case SQLITE_INDEX_CONSTRAINT_GT:
-    case SQLITE_INDEX_CONSTRAINT_GE:
-        return col == tab->time_column ? PUSH_TIME_MIN : -1;
-    case SQLITE_INDEX_CONSTRAINT_LT:
-    case SQLITE_INDEX_CONSTRAINT_LE:
-        return col == tab->time_column ? PUSH_TIME_MAX : -1;
-    default:
-        return -1;
-    }
-}
-
-/*
- * idxNum bit 0: the path comes from an equality constraint (argv[0]).
- * Then, each with the next argv value in bit order, constraints the reader
- * tests before a row reaches SQLite (record_filter.h); SQLite checks them
- * again (omit = 0), so the reader may let through more than asked for:
- *   bit 1  time >= or > value   (a lower bound; with a time index, only the
- *   bit 2  time <= or < value    chunks that meet the range are read)
- *   bit 3  time = value
- *   bit 4  pid = value     bit 5  tid = value     bit 6  cpu = value
- *   bit 7  event = value (an event name)
- * Then the order rows come in (time_order.h), when SQLite need not sort:
- *   bit 8  ORDER BY time (then record): strictly by time
- *   bit 9  ORDER BY record (or rowid): file order; also when SQLite
- *          sorts or groups the rows itself, so that they cost no ordering
- *   neither: perf's time order, the default
- *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
- *   bit 11 record = value (perf_callchains: sample = value), the next
- *          argv: the one record is looked up (record_lookup.h), not
- *          scanned for.  Such a plan pushes nothing else down: SQLite
- *          tests the rest on the record's rows, and a join or correlated
- *          subquery asking for one ordinal after another keeps its lookup
- *          (see pvFilter).
- * idxStr: hex of colUsed, so the cursor decodes only the columns read.
- */
-enum {
-    IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10,
-    IDX_ORDINAL = 1 << 11,
-};
-
-/* Whether the rows may come from several files: a path, known while
- * planning, that is a pattern.  A bound path is not known: it is taken
- * for one file, and xFilter refuses a pattern then (see pvFilter). */
-static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
-{
-    const char *path = tab->default_path;
-    if (path_constraint >= 0) {
-        sqlite3_value *v = NULL;
-        if (sqlite3_vtab_rhs_value(info, path_constraint, &v) != SQLITE_OK || !v)
-            return false;
-        path = (const char *)sqlite3_value_text(v);
-    }
-    return path && strpbrk(path, "*?[");
-}
-
-/* The idxNum bit of an order the scan gives that is the query's ORDER BY,
- * or 0 (SQLite sorts). */
-static int consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
-{
-    if (!tab->ordered_rows || info->nOrderBy < 1 || info->nOrderBy > 2)
-        return 0;
-    const struct sqlite3_index_orderby *first = &info->aOrderBy[0];
-    int order = 0;
-    if (first->desc)
-        return 0;
-    if (first->iColumn >= 0 && first->iColumn == tab->order_time_column)
-        order = IDX_ORDER_TIME;
-    else if (first->iColumn < 0 || first->iColumn == tab->record_column)
-        order = IDX_ORDER_FILE;
-    else
-        return 0;
-    if (info->nOrderBy == 2) {
-        /* equal times come in file order: time, record is consumed too */
-        const struct sqlite3_index_orderby *second = &info->aOrderBy[1];
-        bool by_record = second->iColumn < 0 || second->iColumn == tab->record_column;
-        if (order != IDX_ORDER_TIME || second->desc || !by_record)
-            return 0;
-    }
-    /* a pattern's files each come in order, not all of them together */
-    return may_be_pattern(tab, info, path_constraint) ? 0 : order | IDX_ORDER_CONSUMED;
-}
-
-static int pvBestIndex(sqlite3_vtab *vtab, sqlite3_index_info *info)
-{
-    PvTab *tab = (PvTab *)vtab;
-    int path_constraint = -1;
-    bool unusable_path = false;
-    int pushed[PUSH_KINDS];
-    for (int k = 0; k < PUSH_KINDS; k++)
-        pushed[k] = -1;
-    int ordinal_constraint = -1;
-    for (int i = 0; i < info->nConstraint; i++) {
-        const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-        if (c->iColumn == tab->path_column && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-            if (!c->usable)
-                unusable_path = true;
-            else
-                path_constraint = i;
-            continue;
-        }
-        if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ && c->iColumn >= 0 &&
-            c->iColumn == tab->ordinal_column && ordinal_constraint < 0)
-            ordinal_constraint = i;
-        int kind = c->usable ? push_kind(tab, c) : -1;
-        if (kind >= 0 && pushed[kind] < 0)
-            pushed[kind] = i;
-    }
-    /* one record's rows: the other constraints narrow nothing worth it */
-    if (ordinal_constraint >= 0)
-        for (int k = 0; k < PUSH_KINDS; k++)
-            pushed[k] = -1;
-    if (path_constraint < 0 && unusable_path)
-        return SQLITE_CONSTRAINT;
-    info->idxNum = 0;
-    int argv_index = 0;
-    if (path_constraint >= 0) {
-        info->aConstraintUsage[path_constraint].argvIndex = ++argv_index;
-        info->aConstraintUsage[path_constraint].omit = 1;
-        info->idxNum |= 1;
-    }
-    /* a table of several rows per record (perf_callchains' frames) has
-     * more of them: scanned, it is the inner table of a join no more */
-    double cost = tab->def->rows_per_ordinal_many ? 1e7 : 1e6;
-    for (int k = 0; k < PUSH_KINDS; k++) {
-        if (pushed[k] < 0)
-            continue;
-        info->aConstraintUsage[pushed[k]].argvIndex = ++argv_index;
-        info->idxNum |= 2 << k;
-        cost /= k <= PUSH_TIME_EQ ? 4 : 2;
-    }
-    sqlite3_int64 rows = (sqlite3_int64)(cost / 10);
-    if (ordinal_constraint >= 0) {
-        info->aConstraintUsage[ordinal_constraint].argvIndex = ++argv_index;
-        info->idxNum |= IDX_ORDINAL;
-        /* a few records' headers walked, or a few kept in memory */
-        cost = 20;
-        rows = tab->def->rows_per_ordinal_many ? 20 : 1;
-        if (!tab->def->rows_per_ordinal_many)
-            info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
-    }
-    /* No path at all: xFilter says the table needs one.  SQLite also asks
-     * for such plans when it weighs the terms of an OR one at a time (the
-     * function's argument is not among them); a plan that cheap would
-     * displace the one that has the path, and the query would have no
-     * plan ("no query solution").  Priced out, as json_each prices its. */
-    if (path_constraint < 0)
-        cost = 1e99;
-    int order = consumed_order(tab, info, path_constraint);
-    if (order) {
-        info->idxNum |= order;
-        info->orderByConsumed = 1;
-    } else if (info->nOrderBy > 0 && tab->ordered_rows) {
-        /* SQLite sorts (or groups) the rows itself: the order they come
-         * in decides nothing SQL defines, so the cheapest, file order */
-        info->idxNum |= IDX_ORDER_FILE;
-    }
-    info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
-    info->needToFreeIdxStr = 1;
-    info->estimatedCost = cost;
-    info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : rows;
-    return SQLITE_OK;
-}
 
 static void cursor_reset(PvCursor *cur);
 
@@ -382,6 +187,14 @@ static void cursor_release_file(PvCursor *cur)
     cur->eof = true;
 }
 
+static void free_groups(PvCursor *cur)
+{
+    if (cur->groups)
+        pv_row_groups_free(cur->groups);
+    sqlite3_free(cur->groups);
+    cur->groups = NULL;
+}
+
 static void cursor_reset(PvCursor *cur)
 {
     cursor_release_file(cur);
@@ -390,6 +203,7 @@ static void cursor_reset(PvCursor *cur)
     cur->ordinal_path = NULL;
     sqlite3_free(cur->ordinal_idx_str);
     cur->ordinal_idx_str = NULL;
+    free_groups(cur);
     free_paths(cur);
     sqlite3_free(cur->event_name);
     cur->event_name = NULL;
@@ -677,6 +491,81 @@ static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxSt
     tab->keeper_closed = false;
 }
 
+/* A grouped scan: reads every row of every file into cur->groups, keys
+ * (idxStr's tail, see pv_vtab_best_index) first, then the other columns read,
+ * and positions on the first entry. */
+static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const char *keys)
+{
+    pv_error err;
+    int columns[PV_ROW_GROUPS_MAX_CELLS];
+    bool desc[PV_ROW_GROUPS_MAX_CELLS];
+    unsigned nkeys = 0, ncells = 0;
+    uint64_t taken = 0;
+    memset(cur->cell_of, -1, sizeof cur->cell_of);
+    while (*keys && ncells < PV_ROW_GROUPS_MAX_CELLS) {
+        char *end;
+        unsigned long col = strtoul(keys, &end, 16);
+        if (end == keys || col >= 63 || (*end != '+' && *end != '-'))
+            break;
+        desc[nkeys++] = *end == '-';
+        columns[ncells] = (int)col;
+        cur->cell_of[col] = (int8_t)ncells++;
+        taken |= (uint64_t)1 << col;
+        keys = end + 1;
+    }
+    for (int col = 0; col < 63 && ncells < PV_ROW_GROUPS_MAX_CELLS; col++) {
+        if (pv_column_used(cur, col) && !((taken >> col) & 1)) {
+            columns[ncells] = col;
+            cur->cell_of[col] = (int8_t)ncells++;
+        }
+    }
+    cur->groups = sqlite3_malloc(sizeof *cur->groups);
+    if (!cur->groups)
+        return SQLITE_NOMEM;
+    pv_row_groups_init(cur->groups, nkeys, ncells, desc);
+    /* the rows' order is the groups': the cheapest scan */
+    cur->order = PV_ORDER_FILE;
+    if (start_file(cur, path, &err) || next_file(cur, &err))
+        return cursor_error(cur, &err);
+    pv_value cells[PV_ROW_GROUPS_MAX_CELLS];
+    while (!cur->eof) {
+        for (unsigned c = 0; c < ncells; c++) {
+            if (columns[c] == tab->path_column)
+                cells[c] = pv_text_value(cur->file->path);
+            else if (cur->def->value(cur, columns[c], &cells[c], &err))
+                return cursor_error(cur, &err);
+        }
+        if (pv_row_groups_add(cur->groups, cells, cur->rowid)) {
+            pv_error_set(&err, "%s: out of memory grouping the rows", tab->def->name);
+            return cursor_error(cur, &err);
+        }
+        if (pv_row_groups_bytes(cur->groups) > PV_GROUPED_SCAN_MAX_BYTES) {
+            pv_error_set(&err,
+                         "%s: grouping these rows in the table would take over %u MiB (%zu "
+                         "different rows of the columns read); write the grouping as "
+                         "GROUP BY +column to let SQLite sort them, spilling to disk",
+                         tab->def->name, PV_GROUPED_SCAN_MAX_BYTES >> 20,
+                         cur->groups->nr_entries);
+            return cursor_error(cur, &err);
+        }
+        if (cur->def->next(cur, &err) || next_file(cur, &err))
+            return cursor_error(cur, &err);
+    }
+    /* the rows are all read: the file and what decoded it can go */
+    cursor_release_file(cur);
+    if (pv_row_groups_finish(cur->groups)) {
+        pv_error_set(&err, "%s: out of memory grouping the rows", tab->def->name);
+        return cursor_error(cur, &err);
+    }
+    cur->entry = 0;
+    cur->eof = cur->groups->nr_entries == 0;
+    if (!cur->eof) {
+        cur->repeat = pv_row_groups_count(cur->groups, 0);
+        cur->rowid = pv_row_groups_id(cur->groups, 0);
+    }
+    return SQLITE_OK;
+}
+
 static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv)
 {
@@ -734,6 +623,8 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         }
         path = cur->paths[cur->next_path++];
     }
+    if ((idxNum & IDX_GROUPED) && idxStr && strchr(idxStr, ':'))
+        return group_rows(cur, tab, path, strchr(idxStr, ':') + 1);
     if (start_file(cur, path, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
@@ -743,6 +634,16 @@ static int pvNext(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     pv_error err;
+    if (cur->groups) {
+        /* rows equal in every column read are one entry, handed out
+         * as many times as they came */
+        if (--cur->repeat == 0 && ++cur->entry < cur->groups->nr_entries) {
+            cur->repeat = pv_row_groups_count(cur->groups, cur->entry);
+            cur->rowid = pv_row_groups_id(cur->groups, cur->entry);
+        }
+        cur->eof = cur->entry >= cur->groups->nr_entries;
+        return SQLITE_OK;
+    }
     if (cur->def->next(cur, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     return SQLITE_OK;
@@ -757,6 +658,14 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
+    if (cur->groups) {
+        int cell = i >= 0 && i < 64 ? cur->cell_of[i] : -1;
+        if (cell >= 0) {
+            pv_value v = pv_row_groups_cell(cur->groups, cur->entry, (unsigned)cell);
+            pv_result_value(ctx, &v);
+        }
+        return SQLITE_OK;
+    }
     if (i == tab->path_column) {
         sqlite3_result_text(ctx, cur->file->path, -1, SQLITE_TRANSIENT);
         return SQLITE_OK;
@@ -767,6 +676,17 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 {
     PvCursor *cur = (PvCursor *)base;
+    /* Rows equal in every column read are one entry of a grouped scan, so
+     * it has no rowid of each; SQLite does not say beforehand whether a
+     * query reads the rowid, so the query fails rather than be wrong. */
+    if (cur->groups) {
+        sqlite3_free(base->pVtab->zErrMsg);
+        base->pVtab->zErrMsg = sqlite3_mprintf(
+            "%s: the rowid cannot be read where the table groups the rows itself "
+            "(GROUP BY or DISTINCT over its columns); read the record column instead",
+            cur->def->name);
+        return SQLITE_ERROR;
+    }
     if (cur->rowid_relative) {
         uint64_t ordinal;
         pv_error err;
@@ -783,7 +703,7 @@ static const sqlite3_module pv_module = {
     .iVersion = 0,
     .xCreate = pvConnect,
     .xConnect = pvConnect,
-    .xBestIndex = pvBestIndex,
+    .xBestIndex = pv_vtab_best_index,
     .xDisconnect = pvDisconnect,
     .xDestroy = pvDisconnect,
     .xOpen = pvOpen,

@@ -27,6 +27,11 @@
 SQLITE_EXTENSION_INIT3
 
 typedef struct PvTableDef PvTableDef;
+/* render/hash_groups.h and row_groups.h (which ext/row_values.h brings in):
+ * not included here, since their PV_VALUE_* would meet format/features.h's
+ * in the tables that read features. */
+typedef struct pv_value pv_value;
+typedef struct pv_row_groups pv_row_groups;
 
 typedef struct PvCursor {
     sqlite3_vtab_cursor base;   /* must be first */
@@ -46,7 +51,7 @@ typedef struct PvCursor {
     char **paths;
     size_t nr_paths, next_path;
     /* The order rows come in (time_order.h): perf's unless the query's
-     * ORDER BY was consumed (see pvBestIndex). */
+     * ORDER BY was consumed (see pv_vtab_best_index). */
     pv_record_order order;
     /* An equality on the record's ordinal (see PvRecordRows): the one
      * record asked for, or none (ordinal_none: a NULL, negative or
@@ -58,6 +63,13 @@ typedef struct PvCursor {
     char *ordinal_path, *ordinal_idx_str;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
+    /* A grouped scan (see pv_vtab_best_index): every row read in xFilter into
+     * groups, then handed out group after group; entry is the current one,
+     * repeat how many more times it is a row. */
+    pv_row_groups *groups;
+    size_t entry;
+    uint64_t repeat;
+    int8_t cell_of[64];         /* column -> cell of groups, -1: not read */
 } PvCursor;
 
 struct PvTableDef {
@@ -97,6 +109,15 @@ struct PvTableDef {
      * several rows.  NULL: no such lookup. */
     const char *ordinal_column;
     bool rows_per_ordinal_many;
+    /* Grouped scans: the columns (bit i: column i) whose value value()
+     * gives, as the column callback would result it.  Text is a C string
+     * the table owns until the next row.  0 or -1 with err set. */
+    uint64_t groupable;
+    /* Of those, the columns that differ from row to row (record, time):
+     * a query that reads one is left to SQLite, since the groups would
+     * then hold a copy of every row (SQLite's sorter spills to disk). */
+    uint64_t row_unique;
+    int (*value)(PvCursor *cur, int i, pv_value *out, pv_error *err);
 };
 
 /*

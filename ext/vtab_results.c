@@ -2,7 +2,10 @@
  * Values handed to SQLite by every table: copied (SQLITE_TRANSIENT) unless
  * they are names with static storage duration; see vtab_common.h.
  */
+#include "row_values.h"
 #include "vtab_common.h"
+
+#include <string.h>
 
 
 void pv_result_strbuf(sqlite3_context *ctx, pv_strbuf *b)
@@ -12,6 +15,22 @@ void pv_result_strbuf(sqlite3_context *ctx, pv_strbuf *b)
         return;
     }
     sqlite3_result_text64(ctx, pv_strbuf_text(b), b->len, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+void pv_result_value(sqlite3_context *ctx, const pv_value *v)
+{
+    if (v->type == PV_VALUE_INT)
+        sqlite3_result_int64(ctx, v->i);
+    else if (v->type == PV_VALUE_TEXT)
+        /* -1: the copy ends in a NUL, so reading it as text copies no more */
+        sqlite3_result_text(ctx, v->bytes, -1, SQLITE_TRANSIENT);
+}
+
+pv_value pv_text_value(const char *s)
+{
+    if (!s)
+        return pv_null_value();
+    return (pv_value){ PV_VALUE_TEXT, 0, 0, s, strlen(s) };
 }
 
 void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)

@@ -96,6 +96,11 @@ struct pv_file {
     /* id -> attr index, sorted by id */
     struct pv_id_entry { uint64_t id; uint32_t attr_index; } *id_map;
     size_t nr_id_map;
+    /* The same as a table indexed by id - id_base, when the ids lie close
+     * together (perf numbers them in a row): a scan looks up every
+     * sample's.  -1: no event.  NULL: search id_map. */
+    int32_t *id_dense;
+    uint64_t id_base, nr_id_dense;
 
     /* Where a record's event id sits, from the first attr's sample_type:
      * sample_id_word: u64 index after the header in a sample, or -1;

@@ -75,13 +75,9 @@ void pv_walk_end(pv_walk *w)
     w->window_len = 0;
 }
 
-/* The n bytes at offset at of the current segment (at + n <= end_offset,
- * n <= WINDOW_CAPACITY), or NULL with err set. */
-static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
+/* Reads the window that holds the n bytes at at (walk_bytes' slow way). */
+static const uint8_t *move_window(pv_walk *w, uint64_t at, pv_error *err)
 {
-    if (w->window && at >= w->window_offset && w->window_len >= n &&
-        at - w->window_offset <= w->window_len - n)
-        return w->window + (at - w->window_offset);
     const pv_file *f = w->file;
     if (w->segment == 0 && f->memory) {
         w->window = f->memory + at;
@@ -104,6 +100,17 @@ static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *
     w->window_offset = at;
     w->window_len = len;
     return w->window;
+}
+
+/* The n bytes at offset at of the current segment (at + n <= end_offset,
+ * n <= WINDOW_CAPACITY), or NULL with err set.  Inline: the walk asks for
+ * every record's bytes, and they are nearly always in the window. */
+static inline const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
+{
+    if (w->window && at >= w->window_offset && w->window_len >= n &&
+        at - w->window_offset <= w->window_len - n)
+        return w->window + (at - w->window_offset);
+    return move_window(w, at, err);
 }
 
 /* Record types are small numbers; text appended to a pipe recording reads
@@ -371,6 +378,36 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     return 1;
 }
 
+/* file_record for the common record: one that lies whole in the window,
+ * of a file that is not a pipe, with nothing after it (not AUXTRACE).
+ * False when file_record must look (window edges, damage, the rest). */
+static inline bool file_record_in_window(pv_walk *w, pv_record *rec)
+{
+    const pv_file *f = w->file;
+    uint64_t at = w->next_offset;
+    if (!w->window || f->pipe || at < w->window_offset || at - w->window_offset > w->window_len)
+        return false;
+    uint64_t left = w->window_len - (at - w->window_offset);
+    if (left < PV_RECORD_HEADER_SIZE)
+        return false;
+    const uint8_t *p = w->window + (at - w->window_offset);
+    uint16_t size = pv_load_u16(p + 6, f->swap);
+    uint32_t type = pv_load_u32(p, f->swap);
+    /* the window never reaches past end_offset */
+    if (size < PV_RECORD_HEADER_SIZE || left < size || type == PV_RECORD_AUXTRACE)
+        return false;
+    rec->type = type;
+    rec->misc = pv_load_u16(p + 4, f->swap);
+    rec->size = size;
+    rec->segment = (uint32_t)w->segment;
+    rec->bytes = p;
+    rec->file_offset = at;
+    rec->compressed = false;
+    rec->index = w->next_index++;
+    w->next_offset = at + size;
+    return true;
+}
+
 int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err)
 {
     for (;;) {
@@ -389,6 +426,8 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
             if (rc != 0)
                 return rc;
         }
+        if (file_record_in_window(w, rec))
+            break;
         int rc = file_record(w, rec, err);
         if (rc < 0)
             return -1;

@@ -69,10 +69,61 @@ static bool next_segment(pv_walk *w)
 void pv_walk_end(pv_walk *w)
 {
     stop_unpacking(w);
-    free(w->buffer);
-    w->buffer = NULL;
+    for (uint32_t i = 0; i < w->nr_buffers; i++)
+        free(w->buffers[i].bytes);
+    free(w->buffers);
+    w->buffers = NULL;
+    w->nr_buffers = w->current = w->nr_pinned = 0;
     w->window = NULL;
     w->window_len = 0;
+}
+
+/* Makes buffers[current] one no reader has pinned; false when out of
+ * memory. */
+static bool unpinned_buffer(pv_walk *w)
+{
+    if (w->nr_buffers && w->buffers[w->current].pins == 0)
+        return true;
+    for (uint32_t i = 0; i < w->nr_buffers; i++)
+        if (w->buffers[i].pins == 0) {
+            w->current = i;
+            return true;
+        }
+    struct pv_walk_buffer *grown = realloc(w->buffers, (w->nr_buffers + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    w->buffers = grown;
+    uint8_t *bytes = malloc(WINDOW_CAPACITY);
+    if (!bytes)
+        return false;
+    w->buffers[w->nr_buffers].bytes = bytes;
+    w->buffers[w->nr_buffers].pins = 0;
+    w->current = w->nr_buffers++;
+    return true;
+}
+
+int pv_walk_pin(pv_walk *w, const pv_record *rec)
+{
+    if (rec->compressed || !w->nr_buffers || w->window != w->buffers[w->current].bytes)
+        return -1;
+    struct pv_walk_buffer *b = &w->buffers[w->current];
+    if (rec->bytes < b->bytes || (uint64_t)(rec->bytes - b->bytes) > WINDOW_CAPACITY ||
+        WINDOW_CAPACITY - (uint64_t)(rec->bytes - b->bytes) < rec->size)
+        return -1;
+    if (b->pins == 0) {
+        if (w->nr_pinned >= PV_WALK_MAX_PINNED)
+            return -1;
+        w->nr_pinned++;
+    }
+    b->pins++;
+    return (int)w->current;
+}
+
+void pv_walk_unpin(pv_walk *w, int buffer)
+{
+    struct pv_walk_buffer *b = &w->buffers[buffer];
+    if (--b->pins == 0)
+        w->nr_pinned--;
 }
 
 /* Reads the window that holds the n bytes at at (walk_bytes' slow way). */
@@ -85,18 +136,16 @@ static const uint8_t *move_window(pv_walk *w, uint64_t at, pv_error *err)
         w->window_len = w->end_offset - at;
         return w->window;
     }
-    if (!w->buffer) {
-        w->buffer = malloc(WINDOW_CAPACITY);
-        if (!w->buffer) {
-            pv_error_set(err, "%s: out of memory for reading records", w->path);
-            return NULL;
-        }
-    }
-    uint64_t len = w->end_offset - at < WINDOW_CAPACITY ? w->end_offset - at : WINDOW_CAPACITY;
     w->window = NULL;
-    if (pv_file_read(f, w->segment, at, w->buffer, len, err))
+    if (!unpinned_buffer(w)) {
+        pv_error_set(err, "%s: out of memory for reading records", w->path);
         return NULL;
-    w->window = w->buffer;
+    }
+    uint8_t *buffer = w->buffers[w->current].bytes;
+    uint64_t len = w->end_offset - at < WINDOW_CAPACITY ? w->end_offset - at : WINDOW_CAPACITY;
+    if (pv_file_read(f, w->segment, at, buffer, len, err))
+        return NULL;
+    w->window = buffer;
     w->window_offset = at;
     w->window_len = len;
     return w->window;

@@ -422,10 +422,8 @@ static int compare_id_entries(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int pv_file_attr_for_id(const pv_file *f, uint64_t id)
+int pv_file_search_attr_for_id(const pv_file *f, uint64_t id)
 {
-    if (f->id_dense)
-        return id - f->id_base < f->nr_id_dense ? f->id_dense[id - f->id_base] : -1;
     size_t lo = 0, hi = f->nr_id_map;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

@@ -149,7 +149,14 @@ int pv_file_feature_bytes(pv_file *f, unsigned id, const uint8_t **bytes,
                           uint64_t *size, uint64_t *offset, pv_error *err);
 
 /* The attr whose id list holds id, or -1. */
-int pv_file_attr_for_id(const pv_file *f, uint64_t id);
+int pv_file_search_attr_for_id(const pv_file *f, uint64_t id);
+/* Inline: decoding looks up every sample's id. */
+static inline int pv_file_attr_for_id(const pv_file *f, uint64_t id)
+{
+    if (f->id_dense)
+        return id - f->id_base < f->nr_id_dense ? f->id_dense[id - f->id_base] : -1;
+    return pv_file_search_attr_for_id(f, id);
+}
 
 /* State that a higher layer derives from the file and keeps for as long as
  * the file is open (the time index, the parsed tracepoint formats), so that

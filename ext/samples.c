@@ -275,11 +275,12 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     if (s->attr_index < 0)
         return SQLITE_OK;  /* an id no event owns: nothing but the record is known */
     uint64_t t = s->sample_type;
+    /* reset by the cases that write text: the others are per-row work */
     pv_strbuf *text = &cur->text;
-    pv_strbuf_reset(text);
     switch (i) {
     case COL_CALLCHAIN:
         if (t & PV_SAMPLE_CALLCHAIN) {
+            pv_strbuf_reset(text);
             pv_sample_callchain_json(s, text);
             pv_result_text_buffer(cur, ctx);
         }
@@ -289,6 +290,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         break;
     case COL_BRANCH_STACK:
         if (t & PV_SAMPLE_BRANCH_STACK) {
+            pv_strbuf_reset(text);
             pv_sample_branch_stack_json(s, text);
             pv_result_text_buffer(cur, ctx);
         }
@@ -316,12 +318,14 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_CODE_PAGE_SIZE: result_if(ctx, s, PV_SAMPLE_CODE_PAGE_SIZE, s->code_page_size); break;
     case COL_REGS_USER:
         if (t & PV_SAMPLE_REGS_USER) {
+            pv_strbuf_reset(text);
             pv_sample_regs_json(s, &s->regs_user, text);
             pv_result_text_buffer(cur, ctx);
         }
         break;
     case COL_REGS_INTR:
         if (t & PV_SAMPLE_REGS_INTR) {
+            pv_strbuf_reset(text);
             pv_sample_regs_json(s, &s->regs_intr, text);
             pv_result_text_buffer(cur, ctx);
         }
@@ -334,6 +338,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         break;
     case COL_READ:
         if (t & PV_SAMPLE_READ) {
+            pv_strbuf_reset(text);
             pv_sample_read_json(s, text);
             pv_result_text_buffer(cur, ctx);
         }
@@ -354,6 +359,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
                 sqlite3_result_text(ctx, name, -1, SQLITE_TRANSIENT);
             break;
         }
+        pv_strbuf_reset(text);
         int rc = pv_trace_fields_json(trace, cur->file, r, s, text, &err);
         if (rc < 0)
             return pv_result_error(ctx, &err);

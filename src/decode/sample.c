@@ -95,6 +95,40 @@ static int decode_read(pv_cursor *c, uint64_t read_format, pv_sample *s)
     return 0;
 }
 
+/* The sample_type bits of the fields at fixed places, one u64 word each. */
+#define FIXED_FIELDS (PV_SAMPLE_IDENTIFIER | PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_TIME | \
+                      PV_SAMPLE_ADDR | PV_SAMPLE_ID | PV_SAMPLE_STREAM_ID | PV_SAMPLE_CPU | \
+                      PV_SAMPLE_PERIOD)
+#define FIXED_FIELDS_MAX_BYTES (9 * 8)
+
+/* The fixed fields from p, known to hold all of them; period only when
+ * sampled (the caller sets the event's otherwise).  Returns the end. */
+static const uint8_t *decode_fixed_words(const uint8_t *p, uint64_t t, bool swap, pv_sample *s)
+{
+    s->identifier = 0;
+    if (t & PV_SAMPLE_IDENTIFIER) { s->identifier = pv_load_u64(p, swap); p += 8; }
+    s->ip = 0;
+    if (t & PV_SAMPLE_IP) { s->ip = pv_load_u64(p, swap); p += 8; }
+    s->pid = s->tid = 0;
+    if (t & PV_SAMPLE_TID) {
+        s->pid = pv_load_u32(p, swap);
+        s->tid = pv_load_u32(p + 4, swap);
+        p += 8;
+    }
+    s->time = 0;
+    if (t & PV_SAMPLE_TIME) { s->time = pv_load_u64(p, swap); p += 8; }
+    s->addr = 0;
+    if (t & PV_SAMPLE_ADDR) { s->addr = pv_load_u64(p, swap); p += 8; }
+    s->id = 0;
+    if (t & PV_SAMPLE_ID) { s->id = pv_load_u64(p, swap); p += 8; }
+    s->stream_id = 0;
+    if (t & PV_SAMPLE_STREAM_ID) { s->stream_id = pv_load_u64(p, swap); p += 8; }
+    s->cpu = 0;
+    if (t & PV_SAMPLE_CPU) { s->cpu = pv_load_u32(p, swap); p += 8; }
+    if (t & PV_SAMPLE_PERIOD) { s->period = pv_load_u64(p, swap); p += 8; }
+    return p;
+}
+
 /* The fields at fixed places after the header, in the kernel's order;
  * the cursor is left after them.  Every field this sets is set, to 0 when
  * absent, so that a caller may skip clearing the whole sample. */
@@ -115,6 +149,20 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
     pv_cursor_init(c, rec->bytes + PV_RECORD_HEADER_SIZE,
                    (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
                    rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    /* Each fixed field is one u64 word: when the record holds them all,
+     * they are read without a bounds check per field (a scan decodes
+     * every sample).  A short record takes the cursor's way, which names
+     * where it ends. */
+    uint64_t left = pv_cursor_left(c);
+    if (left >= FIXED_FIELDS_MAX_BYTES ||
+        left >= 8 * (uint64_t)__builtin_popcountll(t & FIXED_FIELDS)) {
+        const uint8_t *after = decode_fixed_words(c->data, t, f->swap, s);
+        pv_cursor_skip(c, (uint64_t)(after - c->data));
+        s->has_period = (t & PV_SAMPLE_PERIOD) || !pv_attr_flag(a, PV_ATTR_FREQ);
+        if (!(t & PV_SAMPLE_PERIOD))
+            s->period = s->has_period ? a->sample_period : 0;
+        return 0;
+    }
     s->identifier = (t & PV_SAMPLE_IDENTIFIER) ? pv_cursor_u64(c) : 0;
     s->ip = (t & PV_SAMPLE_IP) ? pv_cursor_u64(c) : 0;
     s->pid = s->tid = 0;

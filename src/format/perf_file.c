@@ -326,6 +326,7 @@ static int read_attrs(pv_file *f, pv_error *err)
 }
 
 static int compare_id_entries(const void *a, const void *b);
+static void index_ids_densely(pv_file *f);
 
 /* data.0, data.1, ... beside a directory's `data`, while they exist. */
 #define MAX_SEGMENTS 4096
@@ -378,7 +379,40 @@ static int index_ids(pv_file *f, pv_error *err)
             f->nr_id_map++;
         }
     qsort(f->id_map, f->nr_id_map, sizeof *f->id_map, compare_id_entries);
+    index_ids_densely(f);
     return 0;
+}
+
+/* Ids spread over at most this many numbers get a dense table. */
+#define DENSE_ID_SPAN_LIMIT 65536u
+
+static void index_ids_densely(pv_file *f)
+{
+    free(f->id_dense);
+    f->id_dense = NULL;
+    f->nr_id_dense = 0;
+    if (f->nr_id_map == 0)
+        return;
+    uint64_t base = f->id_map[0].id;
+    uint64_t span = f->id_map[f->nr_id_map - 1].id - base;   /* sorted: no overflow */
+    if (span >= DENSE_ID_SPAN_LIMIT)
+        return;
+    int32_t *dense = malloc((size_t)(span + 1) * sizeof *dense);
+    if (!dense)
+        return;     /* the search still answers */
+    for (uint64_t i = 0; i <= span; i++)
+        dense[i] = -1;
+    for (size_t i = 0; i < f->nr_id_map; i++) {
+        /* an id two events list: left to the search, whose pick it is */
+        if (i > 0 && f->id_map[i].id == f->id_map[i - 1].id) {
+            free(dense);
+            return;
+        }
+        dense[f->id_map[i].id - base] = (int32_t)f->id_map[i].attr_index;
+    }
+    f->id_dense = dense;
+    f->id_base = base;
+    f->nr_id_dense = span + 1;
 }
 
 static int compare_id_entries(const void *a, const void *b)
@@ -388,7 +422,7 @@ static int compare_id_entries(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int pv_file_attr_for_id(const pv_file *f, uint64_t id)
+int pv_file_search_attr_for_id(const pv_file *f, uint64_t id)
 {
     size_t lo = 0, hi = f->nr_id_map;
     while (lo < hi) {
@@ -615,6 +649,7 @@ void pv_file_close(pv_file *f)
     }
     free(f->attrs);
     free(f->id_map);
+    free(f->id_dense);
     free(f->path);
     free(f->data_path);
     free(f);

@@ -96,6 +96,11 @@ struct pv_file {
     /* id -> attr index, sorted by id */
     struct pv_id_entry { uint64_t id; uint32_t attr_index; } *id_map;
     size_t nr_id_map;
+    /* The same as a table indexed by id - id_base, when the ids lie close
+     * together (perf numbers them in a row): a scan looks up every
+     * sample's.  -1: no event.  NULL: search id_map. */
+    int32_t *id_dense;
+    uint64_t id_base, nr_id_dense;
 
     /* Where a record's event id sits, from the first attr's sample_type:
      * sample_id_word: u64 index after the header in a sample, or -1;
@@ -144,7 +149,14 @@ int pv_file_feature_bytes(pv_file *f, unsigned id, const uint8_t **bytes,
                           uint64_t *size, uint64_t *offset, pv_error *err);
 
 /* The attr whose id list holds id, or -1. */
-int pv_file_attr_for_id(const pv_file *f, uint64_t id);
+int pv_file_search_attr_for_id(const pv_file *f, uint64_t id);
+/* Inline: decoding looks up every sample's id. */
+static inline int pv_file_attr_for_id(const pv_file *f, uint64_t id)
+{
+    if (f->id_dense)
+        return id - f->id_base < f->nr_id_dense ? f->id_dense[id - f->id_base] : -1;
+    return pv_file_search_attr_for_id(f, id);
+}
 
 /* State that a higher layer derives from the file and keeps for as long as
  * the file is open (the time index, the parsed tracepoint formats), so that

@@ -36,8 +36,6 @@ int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_fil
 void pv_ordered_scan_end(pv_ordered_scan *o)
 {
     pv_record_scan_end(&o->scan);
-    free(o->records);
-    free(o->spare_records);
     free(o->slots);
     free(o->sort_buffer);
     for (uint64_t i = 0; i < o->nr_blocks; i++)
@@ -55,7 +53,7 @@ static int out_of_memory(pv_ordered_scan *o, pv_error *err)
                         o->file->data_path);
 }
 
-/* The four arrays of queued records share one capacity. */
+/* The two arrays of slots share one capacity. */
 static bool reserve_queue(pv_ordered_scan *o, uint64_t need)
 {
     if (need <= o->capacity)
@@ -63,19 +61,13 @@ static bool reserve_queue(pv_ordered_scan *o, uint64_t need)
     uint64_t grown = o->capacity ? o->capacity * 2 : 1024;
     while (grown < need)
         grown *= 2;
-    void *a = realloc(o->records, (size_t)grown * sizeof *o->records);
-    if (a)
-        o->records = a;
-    void *b = realloc(o->spare_records, (size_t)grown * sizeof *o->records);
-    if (b)
-        o->spare_records = b;
     void *c = realloc(o->slots, (size_t)grown * sizeof *o->slots);
     if (c)
         o->slots = c;
     void *d = realloc(o->sort_buffer, (size_t)grown * sizeof *o->slots);
     if (d)
         o->sort_buffer = d;
-    if (!a || !b || !c || !d)
+    if (!c || !d)
         return false;
     o->capacity = grown;
     return true;
@@ -151,35 +143,34 @@ static void release_up_to(pv_ordered_scan *o, uint64_t limit)
     o->released = lo;
 }
 
-/* Drops the records handed out: their blocks' counts go down, an empty
- * block is free again; the rest move, in sorted order, to the front. */
+/* Drops the slots handed out (hand_out gave their blocks back); the rest
+ * move, in sorted order, to the front. */
 static void drop_released(pv_ordered_scan *o)
 {
     if (o->released == 0)
         return;
-    for (uint64_t i = 0; i < o->released; i++) {
-        const pv_queued_record *q = &o->records[o->slots[i].record];
-        pv_order_block *b = &o->blocks[q->block];
-        o->held_bytes -= q->rec.size;
-        if (--b->live == 0 && q->block != o->filling) {
-            b->used = 0;
-            o->free_blocks[o->nr_free++] = q->block;
-        }
-    }
-    uint64_t kept = 0;
-    for (uint64_t i = o->released; i < o->nr_queued; i++, kept++) {
-        o->spare_records[kept] = o->records[o->slots[i].record];
-        o->slots[kept].key = o->slots[i].key;
-        o->slots[kept].record = kept;
-    }
-    pv_queued_record *r = o->records;
-    o->records = o->spare_records;
-    o->spare_records = r;
+    uint64_t kept = o->nr_queued - o->released;
+    memmove(o->slots, o->slots + o->released, (size_t)kept * sizeof *o->slots);
     o->nr_queued = kept;
     o->released = o->next_out = 0;
 }
 
 #define BLOCK_BYTES (256u << 10)    /* a record is at most 64 KiB */
+
+/* What a queued record keeps in a block: its pv_record, and its bytes
+ * after it unless they stay in the walk's buffer, pinned (bytes points
+ * there, walk_buffer >= 0). */
+typedef struct held_record {
+    pv_record rec;
+    int walk_buffer;
+} held_record;
+
+/* Its size in a block, padded to the next word. */
+static uint32_t held_size(uint32_t copied_bytes)
+{
+    uint32_t n = (uint32_t)sizeof(held_record) + copied_bytes;
+    return (n + 7u) & ~7u;
+}
 
 /* The block that takes size more bytes. */
 static bool block_for(pv_ordered_scan *o, uint32_t size)
@@ -210,21 +201,28 @@ static bool block_for(pv_ordered_scan *o, uint32_t size)
     return true;
 }
 
-static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, pv_error *err)
+/* Queues rec.  By rounds, records leave within about two rounds: their
+ * bytes stay in the walk's buffer (pinned), not copied.  Other orders may
+ * hold a few records of a window for long, so they copy. */
+static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, bool pin,
+                   pv_error *err)
 {
-    if (!reserve_queue(o, o->nr_queued + 1) || !block_for(o, rec->size))
+    held_record held = { *rec, pin ? pv_walk_pin(&o->scan.walk, rec) : -1 };
+    uint32_t copied = held.walk_buffer >= 0 ? 0 : rec->size;
+    uint32_t size = held_size(copied);
+    if (!reserve_queue(o, o->nr_queued + 1) || !block_for(o, size)) {
+        if (held.walk_buffer >= 0)
+            pv_walk_unpin(&o->scan.walk, held.walk_buffer);
         return out_of_memory(o, err);
+    }
     pv_order_block *b = &o->blocks[o->filling];
-    uint64_t n = o->nr_queued++;
-    pv_queued_record *q = &o->records[n];
-    q->block = o->filling;
-    q->at = b->used;
-    q->rec = *rec;
-    q->rec.bytes = NULL;
-    o->slots[n].key = key;
-    o->slots[n].record = n;
-    memcpy(b->bytes + b->used, rec->bytes, rec->size);
-    b->used += rec->size;
+    pv_queue_slot *slot = &o->slots[o->nr_queued++];
+    slot->key = key;
+    slot->block = o->filling;
+    slot->at = b->used;
+    memcpy(b->bytes + b->used, &held, sizeof held);
+    memcpy(b->bytes + b->used + sizeof held, rec->bytes, copied);
+    b->used += size;
     b->live++;
     o->held_bytes += rec->size;
     return 0;
@@ -315,11 +313,27 @@ static void index_reached(pv_ordered_scan *o, uint64_t index)
 
 /* ------------------------------------------------------------------ */
 
+/* The next released record.  Its block (and the walk's buffer it is
+ * pinned in) is given back when this was its last record (not the block
+ * being filled, which block_for reuses): its bytes stay as they are until
+ * the next enqueue or window read, after the caller is done with it. */
 static void hand_out(pv_ordered_scan *o, pv_record *rec)
 {
-    const pv_queued_record *q = &o->records[o->slots[o->next_out++].record];
-    *rec = q->rec;
-    rec->bytes = o->blocks[q->block].bytes + q->at;
+    const pv_queue_slot *slot = &o->slots[o->next_out++];
+    pv_order_block *b = &o->blocks[slot->block];
+    const uint8_t *at = b->bytes + slot->at;
+    held_record held;
+    memcpy(&held, at, sizeof held);
+    *rec = held.rec;
+    if (held.walk_buffer >= 0)
+        pv_walk_unpin(&o->scan.walk, held.walk_buffer);
+    else
+        rec->bytes = at + sizeof held;
+    o->held_bytes -= rec->size;
+    if (--b->live == 0 && slot->block != o->filling) {
+        b->used = 0;
+        o->free_blocks[o->nr_free++] = slot->block;
+    }
 }
 
 int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
@@ -378,7 +392,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
             index_reached(o, r.index);
         if (o->order == PV_ORDER_TIME) {
             /* SQL puts NULL before every number */
-            if (enqueue(o, &r, timed ? time ^ SIGN_BIT : 0, err))
+            if (enqueue(o, &r, timed ? time ^ SIGN_BIT : 0, false, err))
                 return -1;
             continue;
         }
@@ -397,7 +411,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
             o->shadow[o->nr_shadow++] = time;
             continue;
         }
-        if (enqueue(o, &r, time, err))
+        if (enqueue(o, &r, time, by_rounds, err))
             return -1;
         /* a scan started late (record_scan.h) has rounds, and ordinals
          * the file's index does not know */

@@ -49,34 +49,29 @@ typedef enum pv_record_order {
  * takes over. */
 #define PV_ORDER_ROUNDLESS_BYTES (32u << 20)
 
-/* A queued record, and its place in the sorted order (16 bytes, what the
- * sort moves). */
-typedef struct pv_queued_record {
-    uint32_t block, at;     /* where its bytes are: see pv_order_block */
-    pv_record rec;          /* bytes NULL while queued */
-} pv_queued_record;
-
 /* Record bytes are copied into blocks, each given back when the last of
  * its records has been handed out: copied once, whatever order they leave
- * in. */
+ * in.  Each record's pv_record (bytes NULL) is stored just before its
+ * bytes, so that handing it out reads one place. */
 typedef struct pv_order_block {
     uint8_t *bytes;
     uint32_t used;
     uint64_t live;          /* its records not handed out yet */
 } pv_order_block;
 
+/* A queued record's place in the sorted order (16 bytes, what the sort
+ * moves). */
 typedef struct pv_queue_slot {
     uint64_t key;           /* the time, as the order compares it */
-    uint64_t record;        /* index in records */
+    uint32_t block, at;     /* where its pv_record and bytes are */
 } pv_queue_slot;
 
 typedef struct pv_ordered_scan {
     pv_record_scan scan;
     pv_file *file;
     pv_record_order order;
-    /* Queued records, and the slots that sort them: slots [next_out,
-     * released) are handed out next, the rest wait. */
-    pv_queued_record *records, *spare_records;
+    /* The slots of the queued records: [next_out, released) are handed
+     * out next, the rest wait. */
     pv_queue_slot *slots, *sort_buffer;
     uint64_t nr_queued, capacity;
     uint64_t released, next_out;

@@ -69,19 +69,66 @@ static bool next_segment(pv_walk *w)
 void pv_walk_end(pv_walk *w)
 {
     stop_unpacking(w);
-    free(w->buffer);
-    w->buffer = NULL;
+    for (uint32_t i = 0; i < w->nr_buffers; i++)
+        free(w->buffers[i].bytes);
+    free(w->buffers);
+    w->buffers = NULL;
+    w->nr_buffers = w->current = w->nr_pinned = 0;
     w->window = NULL;
     w->window_len = 0;
 }
 
-/* The n bytes at offset at of the current segment (at + n <= end_offset,
- * n <= WINDOW_CAPACITY), or NULL with err set. */
-static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
+/* Makes buffers[current] one no reader has pinned; false when out of
+ * memory. */
+static bool unpinned_buffer(pv_walk *w)
 {
-    if (w->window && at >= w->window_offset && w->window_len >= n &&
-        at - w->window_offset <= w->window_len - n)
-        return w->window + (at - w->window_offset);
+    if (w->nr_buffers && w->buffers[w->current].pins == 0)
+        return true;
+    for (uint32_t i = 0; i < w->nr_buffers; i++)
+        if (w->buffers[i].pins == 0) {
+            w->current = i;
+            return true;
+        }
+    struct pv_walk_buffer *grown = realloc(w->buffers, (w->nr_buffers + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    w->buffers = grown;
+    uint8_t *bytes = malloc(WINDOW_CAPACITY);
+    if (!bytes)
+        return false;
+    w->buffers[w->nr_buffers].bytes = bytes;
+    w->buffers[w->nr_buffers].pins = 0;
+    w->current = w->nr_buffers++;
+    return true;
+}
+
+int pv_walk_pin(pv_walk *w, const pv_record *rec)
+{
+    if (rec->compressed || !w->nr_buffers || w->window != w->buffers[w->current].bytes)
+        return -1;
+    struct pv_walk_buffer *b = &w->buffers[w->current];
+    if (rec->bytes < b->bytes || (uint64_t)(rec->bytes - b->bytes) > WINDOW_CAPACITY ||
+        WINDOW_CAPACITY - (uint64_t)(rec->bytes - b->bytes) < rec->size)
+        return -1;
+    if (b->pins == 0) {
+        if (w->nr_pinned >= PV_WALK_MAX_PINNED)
+            return -1;
+        w->nr_pinned++;
+    }
+    b->pins++;
+    return (int)w->current;
+}
+
+void pv_walk_unpin(pv_walk *w, int buffer)
+{
+    struct pv_walk_buffer *b = &w->buffers[buffer];
+    if (--b->pins == 0)
+        w->nr_pinned--;
+}
+
+/* Reads the window that holds the n bytes at at (walk_bytes' slow way). */
+static const uint8_t *move_window(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
+{
     const pv_file *f = w->file;
     if (w->segment == 0 && f->memory) {
         w->window = f->memory + at;
@@ -89,24 +136,33 @@ static const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *
         w->window_len = w->end_offset - at;
         return w->window;
     }
-    if (!w->buffer) {
-        w->buffer = malloc(WINDOW_CAPACITY);
-        if (!w->buffer) {
-            pv_error_set(err, "%s: out of memory for reading records", w->path);
-            return NULL;
-        }
+    w->window = NULL;
+    if (!unpinned_buffer(w)) {
+        pv_error_set(err, "%s: out of memory for reading records", w->path);
+        return NULL;
     }
+    uint8_t *buffer = w->buffers[w->current].bytes;
     uint64_t capacity = WINDOW_CAPACITY;
     if (w->window_limit && w->window_limit < capacity)
         capacity = w->window_limit < n ? n : w->window_limit;
     uint64_t len = w->end_offset - at < capacity ? w->end_offset - at : capacity;
-    w->window = NULL;
-    if (pv_file_read(f, w->segment, at, w->buffer, len, err))
+    if (pv_file_read(f, w->segment, at, buffer, len, err))
         return NULL;
-    w->window = w->buffer;
+    w->window = buffer;
     w->window_offset = at;
     w->window_len = len;
     return w->window;
+}
+
+/* The n bytes at offset at of the current segment (at + n <= end_offset,
+ * n <= WINDOW_CAPACITY), or NULL with err set.  Inline: the walk asks for
+ * every record's bytes, and they are nearly always in the window. */
+static inline const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
+{
+    if (w->window && at >= w->window_offset && w->window_len >= n &&
+        at - w->window_offset <= w->window_len - n)
+        return w->window + (at - w->window_offset);
+    return move_window(w, at, n, err);
 }
 
 /* Record types are small numbers; text appended to a pipe recording reads
@@ -389,6 +445,36 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     return 1;
 }
 
+/* file_record for the common record: one that lies whole in the window,
+ * of a file that is not a pipe, with nothing after it (not AUXTRACE).
+ * False when file_record must look (window edges, damage, the rest). */
+static inline bool file_record_in_window(pv_walk *w, pv_record *rec)
+{
+    const pv_file *f = w->file;
+    uint64_t at = w->next_offset;
+    if (!w->window || f->pipe || at < w->window_offset || at - w->window_offset > w->window_len)
+        return false;
+    uint64_t left = w->window_len - (at - w->window_offset);
+    if (left < PV_RECORD_HEADER_SIZE)
+        return false;
+    const uint8_t *p = w->window + (at - w->window_offset);
+    uint16_t size = pv_load_u16(p + 6, f->swap);
+    uint32_t type = pv_load_u32(p, f->swap);
+    /* the window never reaches past end_offset */
+    if (size < PV_RECORD_HEADER_SIZE || left < size || type == PV_RECORD_AUXTRACE)
+        return false;
+    rec->type = type;
+    rec->misc = pv_load_u16(p + 4, f->swap);
+    rec->size = size;
+    rec->segment = (uint32_t)w->segment;
+    rec->bytes = p;
+    rec->file_offset = at;
+    rec->compressed = false;
+    rec->index = w->next_index++;
+    w->next_offset = at + size;
+    return true;
+}
+
 int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err)
 {
     for (;;) {
@@ -407,6 +493,8 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
             if (rc != 0)
                 return rc;
         }
+        if (file_record_in_window(w, rec))
+            break;
         int rc = file_record(w, rec, err);
         if (rc < 0)
             return -1;

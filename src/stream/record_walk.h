@@ -48,11 +48,18 @@ typedef struct pv_walk {
      * memory.  Records are handed out from here. */
     const uint8_t *window;
     uint64_t window_offset, window_len;
-    uint8_t *buffer;
     /* Bytes read at once when the window moves (more when a record needs
      * it); 0: the default.  A small one for reads that skip around, as the
      * time seek's probes (scan/time_seek.h) do. */
     uint32_t window_limit;
+    /* The buffers windows are read into: buffers[current] holds the
+     * window; one a reader has pinned (pv_walk_pin) is not read into
+     * again until unpinned. */
+    struct pv_walk_buffer {
+        uint8_t *bytes;
+        uint32_t pins;
+    } *buffers;
+    uint32_t nr_buffers, current, nr_pinned;
     /* pipe mode: where bytes that are not a record end the stream, or 0 */
     uint64_t garbage_offset;
     /* an unfinished recording (pv_file.unfinished): bytes of records cut
@@ -84,6 +91,15 @@ int pv_walk_peek_header(pv_walk *w, pv_record *rec, pv_error *err);
  * anywhere but where the walk already is drops it (compressed files have
  * no time index). */
 void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index);
+/* Buffers pv_walk_pin may keep pinned at once: past that, a reader copies
+ * (memory stays bounded whatever records it holds). */
+#define PV_WALK_MAX_PINNED 16u
+/* Keeps the bytes of rec, the record pv_walk_next just handed out, valid
+ * past the next call, until pv_walk_unpin(w, the number returned).  -1
+ * when they cannot be kept (a record of compressed data, of an image in
+ * memory, or PV_WALK_MAX_PINNED buffers pinned): the reader copies them. */
+int pv_walk_pin(pv_walk *w, const pv_record *rec);
+void pv_walk_unpin(pv_walk *w, int buffer);
 /* Frees what the walk allocated (its window, decompression state) and
  * stops a decompressing thread.  Safe on a zeroed or ended walk. */
 void pv_walk_end(pv_walk *w);

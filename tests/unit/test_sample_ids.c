@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/perf_abi.h"
@@ -321,8 +322,83 @@ static void test_malformed(void)
     expect_malformed(&k, &b, "record ending before cgroup");
 }
 
+/* The id -> event lookup: perf_file.c keeps ids that lie close together
+ * in a dense table, others in a sorted list it searches.  Both must give
+ * an event that lists the id (one of them for an id two events list), -1
+ * for an id no event lists. */
+static bool lookup_right(const pv_file *f, uint64_t id)
+{
+    int got = pv_file_attr_for_id(f, id);
+    bool listed = false;
+    for (size_t i = 0; i < f->nr_id_map; i++)
+        if (f->id_map[i].id == id) {
+            listed = true;
+            if (got == (int)f->id_map[i].attr_index)
+                return true;
+        }
+    return !listed && got == -1;
+}
+
+static void check_id_lookup(const char *label, uint64_t *ids0, uint64_t n0, uint64_t *ids1,
+                            uint64_t n1, bool want_dense)
+{
+    fake k;
+    pv_error err;
+    fake_init(&k, false);
+    k.f.nr_attrs = 2;
+    k.f.id_map = NULL;
+    k.f.nr_id_map = 0;
+    for (int i = 0; i < 2; i++)
+        k.attrs[i].sample_type = PV_SAMPLE_IP | PV_SAMPLE_ID;
+    k.attrs[0].ids = ids0;
+    k.attrs[0].nr_ids = n0;
+    k.attrs[1].ids = ids1;
+    k.attrs[1].nr_ids = n1;
+    check(pv_file_index_ids(&k.f, &err) == 0, name("id lookup %s: indexes", label), "%s", err.msg);
+    check((k.f.id_dense != NULL) == want_dense, name("id lookup %s: dense table %s", label,
+          want_dense ? "built" : "not built"), "id_dense %p", (void *)k.f.id_dense);
+    bool same = true;
+    uint64_t bad = 0;
+    uint64_t probes[] = { 0, 1, UINT64_MAX, UINT64_MAX - 1 };
+    for (size_t i = 0; i < 4; i++)
+        if (!lookup_right(&k.f, probes[i]) && same) {
+            same = false;
+            bad = probes[i];
+        }
+    for (uint64_t a = 0; a < n0 + n1; a++) {
+        uint64_t id = a < n0 ? ids0[a] : ids1[a - n0];
+        for (uint64_t d = 0; d < 3; d++) {
+            uint64_t near[] = { id - d, id + d };
+            for (int j = 0; j < 2; j++)
+                if (!lookup_right(&k.f, near[j]) && same) {
+                    same = false;
+                    bad = near[j];
+                }
+        }
+    }
+    check(same, name("id lookup %s: every id and its neighbours as listed", label),
+          "id 0x%llx: event %d", (unsigned long long)bad, pv_file_attr_for_id(&k.f, bad));
+    free(k.f.id_map);
+    free(k.f.id_dense);
+}
+
+static void test_id_lookup(void)
+{
+    uint64_t row0[] = { 106713, 106714 }, row1[] = { 106715, 106716 };
+    check_id_lookup("perf's ids in a row", row0, 2, row1, 2, true);
+    uint64_t gap0[] = { 7, 9, 30 }, gap1[] = { 8, 100 };
+    check_id_lookup("ids with gaps", gap0, 3, gap1, 2, true);
+    uint64_t far0[] = { 5, 1ull << 40 }, far1[] = { UINT64_MAX };
+    check_id_lookup("ids far apart", far0, 2, far1, 1, false);
+    uint64_t dup0[] = { 3, 4 }, dup1[] = { 4, 5 };
+    check_id_lookup("an id two events list", dup0, 2, dup1, 2, false);
+    uint64_t top0[] = { UINT64_MAX - 2 }, top1[] = { UINT64_MAX };
+    check_id_lookup("ids at the top of u64", top0, 1, top1, 1, true);
+}
+
 int main(void)
 {
+    test_id_lookup();
     test_multi_event_identifier();
     test_multi_event_id_position(false);
     test_multi_event_id_position(true);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "byte_builder.h"
 #include "decode/sample.h"
@@ -199,13 +200,33 @@ static uint64_t sorted_model(const stream *s, uint64_t lo, uint64_t hi, uint64_t
     return n;
 }
 
-static void compare(const char *what, const stream *s, pv_record_order order, bool window,
-                    uint64_t roundless_limit, bool expect_perf)
+/* NULL: streams are read from memory; else from a file of this name, in
+ * windows read with pread, whose records the perf order keeps pinned in
+ * the walk's buffers instead of copying them (record_walk.h). */
+static const char *disk_path;
+
+static int open_stream(const char *what, const stream *s, pv_file **f, pv_error *err)
+{
+    if (!disk_path)
+        return pv_file_open_memory(what, s->image, s->size, f, err);
+    FILE *out = fopen(disk_path, "wb");
+    bool written = out && fwrite(s->image, 1, s->size, out) == s->size;
+    if (out && fclose(out) != 0)
+        written = false;
+    if (!written)
+        return pv_error_set(err, "%s: cannot write", disk_path);
+    return pv_file_open(disk_path, f, err);
+}
+
+static void compare(const char *what_in_memory, const stream *s, pv_record_order order,
+                    bool window, uint64_t roundless_limit, bool expect_perf)
 {
     pv_file *f = NULL;
     pv_error err;
+    char what[256];
+    snprintf(what, sizeof what, "%s%s", what_in_memory, disk_path ? " (from a file)" : "");
     uint64_t *want = malloc(s->nr * sizeof *want), *got = malloc(s->nr * sizeof *got);
-    if (pv_file_open_memory(what, s->image, s->size, &f, &err)) {
+    if (open_stream(what, s, &f, &err)) {
         check(false, what, "open: %s", err.msg);
         free(want), free(got);
         return;
@@ -230,7 +251,16 @@ static void compare(const char *what, const stream *s, pv_record_order order, bo
             /* the bytes handed out are the record's own */
             bool timed;
             uint64_t time;
-            if (pv_record_time(f, &rec, &timed, &time, &err) || time != s->records[rec.index].time) {
+            /* and its header fields, kept beside the bytes while queued,
+             * are the record's as well (a SAMPLE's ip is 0x1000 + index) */
+            const model_record *m = &s->records[rec.index];
+            uint64_t ip = 0;
+            if (rec.type == PV_RECORD_SAMPLE && rec.size >= 16)
+                memcpy(&ip, rec.bytes + 8, 8);
+            bool own = rec.type == m->type && rec.size == (m->type == PV_RECORD_SAMPLE ? 40 : 48) &&
+                       (rec.type != PV_RECORD_SAMPLE || ip == 0x1000 + rec.index) &&
+                       !rec.compressed;
+            if (!own || pv_record_time(f, &rec, &timed, &time, &err) || time != m->time) {
                 rc = -1;
                 snprintf(err.msg, sizeof err.msg, "record %llu's bytes are not its own",
                          (unsigned long long)rec.index);
@@ -285,6 +315,15 @@ int main(void)
     check(in_order < nb, "the plain stream's samples are not in time order in the file", "they are");
     free(a), free(b);
     uint64_t never = UINT64_MAX;
+    char tmp[] = "/tmp/pv_time_order_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        check(false, "time order: a temporary file", "mkstemp failed");
+        return 1;
+    }
+    close(fd);
+    for (int pass = 0; pass < 2; pass++) {
+    disk_path = pass ? tmp : NULL;
     compare("perf order by rounds, equal times in file order", &plain, PV_ORDER_PERF, false,
             never, true);
     compare("perf order is the sorted order when no record strays", &plain, PV_ORDER_PERF, false,
@@ -299,6 +338,8 @@ int main(void)
             false, never, true);
     compare("no rounds past the limit: the time index releases, same order", &roundless,
             PV_ORDER_PERF, false, 4096, true);
+    }
+    unlink(tmp);
     free(plain.image), free(plain.records);
     free(odd.image), free(odd.records);
     free(roundless.image), free(roundless.records);

@@ -39,7 +39,7 @@ static bool real_as_int(double r, int64_t *out)
 
 /* Eight bytes a step: a function name hashed a byte at a time costs more
  * than the rest of a row. */
-static uint64_t mix(uint64_t h, const void *p, size_t n)
+uint64_t pv_hash_bytes(uint64_t h, const void *p, size_t n)
 {
     const uint8_t *b = p;
     const uint64_t k = 0x9e3779b97f4a7c15u;
@@ -61,18 +61,18 @@ static uint64_t hash_key(uint64_t h, const pv_value *v)
     int64_t i;
     switch (v->type) {
     case PV_VALUE_INT:
-        return mix(h ^ 1, &v->i, sizeof v->i);
+        return pv_hash_bytes(h ^ 1, &v->i, sizeof v->i);
     case PV_VALUE_REAL:
         /* equal numbers hash alike whatever their type */
         if (real_as_int(v->r, &i))
-            return mix(h ^ 1, &i, sizeof i);
-        return mix(h ^ 2, &v->r, sizeof v->r);
+            return pv_hash_bytes(h ^ 1, &i, sizeof i);
+        return pv_hash_bytes(h ^ 2, &v->r, sizeof v->r);
     case PV_VALUE_TEXT:
-        return mix(h ^ 3, v->bytes, v->len);
+        return pv_hash_bytes(h ^ 3, v->bytes, v->len);
     case PV_VALUE_BLOB:
-        return mix(h ^ 4, v->bytes, v->len);
+        return pv_hash_bytes(h ^ 4, v->bytes, v->len);
     default:
-        return mix(h, "", 1);
+        return pv_hash_bytes(h, "", 1);
     }
 }
 

@@ -32,23 +32,6 @@ void pv_row_groups_free(pv_row_groups *g)
     memset(g, 0, sizeof *g);
 }
 
-/* Eight bytes a step: names are hashed once per row. */
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    const uint64_t k = 0x9e3779b97f4a7c15u;
-    for (; n >= 8; b += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, b, 8);
-        h = (h ^ w) * k;
-        h ^= h >> 29;
-    }
-    uint64_t w = 0;
-    memcpy(&w, b, n);
-    h = (h ^ w ^ ((uint64_t)n << 56)) * k;
-    return h ^ (h >> 32);
-}
-
 /* Doubles an open-addressing table of indexes + 1 when it is half full,
  * reinserting with hash_of(index). */
 static int grow_slots(uint32_t **slots, size_t *nr_slots, size_t used,
@@ -77,7 +60,7 @@ static int grow_slots(uint32_t **slots, size_t *nr_slots, size_t used,
 
 static uint64_t text_hash(const pv_row_groups *g, uint32_t t)
 {
-    return mix(0, g->bytes + g->text_offsets[t], g->text_lens[t]);
+    return pv_hash_bytes(0, g->bytes + g->text_offsets[t], g->text_lens[t]);
 }
 
 #define RECENT_TEXTS 4096
@@ -100,7 +83,7 @@ static int intern(pv_row_groups *g, const void *p, size_t len, int64_t *id)
     if (grow_slots(&g->text_slots, &g->nr_text_slots, g->nr_texts, text_hash, g))
         return -1;
     size_t mask = g->nr_text_slots - 1;
-    size_t j = mix(0, p, len) & mask;
+    size_t j = pv_hash_bytes(0, p, len) & mask;
     for (; g->text_slots[j]; j = (j + 1) & mask) {
         uint32_t t = g->text_slots[j] - 1;
         if (g->text_lens[t] == len && memcmp(g->bytes + g->text_offsets[t], p, len) == 0) {
@@ -135,7 +118,7 @@ static int intern(pv_row_groups *g, const void *p, size_t len, int64_t *id)
 
 static uint64_t cells_hash(const int64_t *cells, const uint8_t *types, unsigned n)
 {
-    return mix(mix(0, cells, n * sizeof *cells), types, n);
+    return pv_hash_bytes(pv_hash_bytes(0, cells, n * sizeof *cells), types, n);
 }
 
 static uint64_t entry_hash(const pv_row_groups *g, uint32_t e)

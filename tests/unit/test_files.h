@@ -6,7 +6,28 @@
 #define PV_TEST_FILES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+/* The whole file at path, malloc'd, its size in *size; NULL on error. */
+static inline uint8_t *slurp(const char *path, uint64_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *size = (uint64_t)n;
+    return p;
+}
 
 /* Copies the file at from to to; false on any error. */
 static inline bool copy_file(const char *from, const char *to)

@@ -25,6 +25,7 @@
 #include "format/perf_abi.h"
 #include "scan/time_order.h"
 #include "stream/file_open.h"
+#include "test_files.h"
 #include "unit_check.h"
 
 typedef struct model_record {
@@ -39,24 +40,6 @@ typedef struct stream {
     model_record *records;
     uint64_t nr;
 } stream;
-
-static uint8_t *slurp(const char *path, uint64_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (uint64_t)n;
-    return p;
-}
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rng(uint64_t n)

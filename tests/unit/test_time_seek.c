@@ -28,6 +28,7 @@
 #include "scan/record_scan.h"
 #include "scan/time_seek.h"
 #include "stream/file_open.h"
+#include "test_files.h"
 #include "unit_check.h"
 
 typedef struct stream {
@@ -40,24 +41,6 @@ typedef struct stream {
     uint64_t nr, nr_capacity;
     uint64_t first_time, last_time;
 } stream;
-
-static uint8_t *slurp(const char *path, uint64_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (uint64_t)n;
-    return p;
-}
 
 static uint64_t straggle = 12;   /* the largest step between a run's times */
 

@@ -32,26 +32,6 @@
 #include "unit_check.h"
 #include "stream/unpack.h"
 
-static uint8_t *slurp(const char *path, uint64_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0) {
-        fclose(fp);
-        return NULL;
-    }
-    uint8_t *buf = malloc((size_t)st.st_size + 1);
-    *size = (uint64_t)st.st_size;
-    if (buf && fread(buf, 1, (size_t)st.st_size, fp) != (size_t)st.st_size) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(fp);
-    return buf;
-}
-
 /* Walks the file from disk and from memory side by side. */
 /* Whether step n of two walks of the same records gave the same: false at
  * their end, or with why set where they part. */

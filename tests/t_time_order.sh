@@ -166,21 +166,7 @@ same_rows "system-wide: perf_records' samples, task and mmap records in perf scr
     "$tmp/ours_rec.txt" "$tmp/perf_rec.txt"
 
 # --- the same recording without rounds: perf sorts it whole
-python3 - "$sys" "$tmp/noround.data" <<'EOF'
-# FINISHED_ROUND (68) -> FINISHED_INIT (82), same 8-byte size
-import struct, sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-off, size = struct.unpack_from('<QQ', b, 40)
-pos = off
-while pos + 8 <= off + size:
-    t, misc, sz = struct.unpack_from('<IHH', b, pos)
-    if sz < 8:
-        break
-    if t == 68:
-        struct.pack_into('<I', b, pos, 82)
-    pos += sz
-open(sys.argv[2], 'wb').write(b)
-EOF
+python3 "$PV_ROOT/tests/tools/strip_rounds.py" "$sys" "$tmp/noround.data"
 rounds=$(sqlrun "SELECT count(*) FROM perf_records($(sql_quote "$tmp/noround.data")) WHERE type = 68")
 check "without rounds: the copy has no FINISHED_ROUND" "$rounds" "0"
 order_checks "without rounds" "$tmp/noround.data"

@@ -174,21 +174,7 @@ else
 fi
 
 # the same without rounds: read as before, same rows
-"$python" - "$f" "$tmp/noround.data" <<'EOF'
-# FINISHED_ROUND (68) -> FINISHED_INIT (82), same 8-byte size
-import struct, sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-off, size = struct.unpack_from('<QQ', b, 40)
-pos = off
-while pos + 8 <= off + size:
-    t, misc, sz = struct.unpack_from('<IHH', b, pos)
-    if sz < 8:
-        break
-    if t == 68:
-        struct.pack_into('<I', b, pos, 82)
-    pos += sz
-open(sys.argv[2], 'wb').write(b)
-EOF
+"$python" "$PV_ROOT/tests/tools/strip_rounds.py" "$f" "$tmp/noround.data"
 check "without rounds: the copy has no FINISHED_ROUND" \
     "$(sqlrun "SELECT count(*) FROM perf_records($(sql_quote "$tmp/noround.data")) WHERE type = 68")" "0"
 windows "no rounds" "$tmp/noround.data" ""

@@ -9,7 +9,8 @@
 # Skips are counted apart, never as passed.  With CI=true, an "input absent"
 # skip is a failure: CI has ../shared, so every check must find its input
 # there.  Other skips (the kernel or perf lacks a feature) stay skips.
-# Each test file's wall time is printed ("# time ..."), the slowest ten again
+# Tests run as parallel jobs (PV_JOBS, default the core count); each
+# result is printed when its test ends.  Each test file's wall time is printed ("# time ..."), the slowest ten again
 # at the end; the last line is "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
@@ -29,16 +30,37 @@ ci=${CI:-false}
 
 now() { date +%s.%N; }
 
-run_one() {  # label, command...
-    local label=$1
+# Each test runs in the background into its own folder; at most PV_JOBS
+# (default: the number of cores) run at once, so the plain and sanitizer passes
+# overlap.  Tests share nothing but the read-only tree: each makes its own
+# temporary files.
+jobs_max=${PV_JOBS:-$(nproc 2>/dev/null || echo 2)}
+job_count=0
+running=0
+
+start_job() {  # label, command...
+    job_count=$((job_count + 1))
+    local dir="$log/job$job_count"
+    mkdir -p "$dir"
+    printf '%s\n' "$1" >"$dir/label"
     shift
-    local out="$log/out"
-    local start end seconds
-    start=$(now)
-    "$@" >"$out" 2>"$log/err"
-    local status=$?
-    end=$(now)
-    seconds=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
+    printf '%s ' "$@" >"$dir/command"
+    (
+        start=$(now)
+        "$@" >"$dir/out" 2>"$dir/err"
+        status=$?
+        end=$(now)
+        awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }' >"$dir/seconds"
+        echo "$status" >"$dir/status.tmp" && mv "$dir/status.tmp" "$dir/status"
+    ) &
+    running=$((running + 1))
+}
+
+report_job() {  # job folder
+    local dir=$1 label status seconds out="$1/out"
+    label=$(cat "$dir/label")
+    status=$(cat "$dir/status")
+    seconds=$(cat "$dir/seconds")
     local ok nok skip absent
     skip=$(grep -c '^ok - .*# SKIP' "$out")
     absent=$(grep -c '^ok - .*# SKIP input absent' "$out")
@@ -55,8 +77,8 @@ run_one() {  # label, command...
     # A crash, a sanitizer report or a test that neither checked nor skipped
     # anything is a failure even when no "not ok" line was printed.
     if { [ "$status" -ne 0 ] || [ $((ok + skip)) -eq 0 ]; } && [ "$nok" -eq 0 ]; then
-        echo "not ok - [$label] $* exited with status $status after $ok checks, $skip skips"
-        sed 's/^/    /' "$log/err" | tail -n 20
+        echo "not ok - [$label] $(cat "$dir/command")exited with status $status after $ok checks, $skip skips"
+        sed 's/^/    /' "$dir/err" | tail -n 20
         nok=$((nok + 1))
     fi
     echo "# time $label ${seconds}s"
@@ -64,26 +86,56 @@ run_one() {  # label, command...
     passed=$((passed + ok))
     failed=$((failed + nok))
     skipped=$((skipped + skip))
+    touch "$dir/reported"
+}
+
+report_finished() {
+    local dir
+    for dir in "$log"/job*; do
+        if [ -f "$dir/status" ] && [ ! -f "$dir/reported" ]; then
+            report_job "$dir"
+            running=$((running - 1))
+        fi
+    done
+}
+
+run_one() {  # label, command...: starts it once a slot is free
+    report_finished
+    while [ "$running" -ge "$jobs_max" ]; do
+        sleep 0.2
+        report_finished
+    done
+    start_job "$@"
 }
 
 suite_start=$(now)
 # PV_FLAVOURS="build" runs the plain pass only (for a quick check while working).
-for flavour in ${PV_FLAVOURS:-build build/san}; do
-    export PV_BUILD=$PWD/$flavour
-    export PV_SQLRUN=$PV_BUILD/sqlrun
+# The sanitizer pass's scripts start first: they are the longest, and the short
+# unit binaries fill the slots at the end.
+flavours=${PV_FLAVOURS:-build/san build}
+for flavour in $flavours; do
     flavour_label=${flavour#build/}
     [ "$flavour_label" = build ] && flavour_label=plain
-    for unit in "$PV_BUILD"/unit/*; do
-        [ -x "$unit" ] && run_one "$flavour_label $(basename "$unit")" "$unit"
-    done
     for script in tests/t_*.sh; do
         [ -f "$script" ] || continue
         if [ "$flavour" = build/san ] && grep -q '^# plain-only' "$script"; then
             continue
         fi
+        export PV_BUILD=$PWD/$flavour PV_SQLRUN=$PWD/$flavour/sqlrun
         run_one "$flavour_label $(basename "$script")" bash "$script"
     done
 done
+for flavour in $flavours; do
+    flavour_label=${flavour#build/}
+    [ "$flavour_label" = build ] && flavour_label=plain
+    for unit in "$PWD/$flavour"/unit/*; do
+        [ -x "$unit" ] || continue
+        export PV_BUILD=$PWD/$flavour PV_SQLRUN=$PWD/$flavour/sqlrun
+        run_one "$flavour_label $(basename "$unit")" "$unit"
+    done
+done
+wait
+report_finished
 echo "# slowest test files:"
 sort -rn "$log/times" | head -n 10 | sed 's/^\([^ ]*\) \(.*\)/#   \1s \2/'
 awk -v s="$suite_start" -v e="$(now)" 'BEGIN { printf "# whole suite: %.0fs\n", e - s }'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # plain-only
-# Runs every sql/*.sql with the real sqlite3 shell (which loads the plain
+# Runs every sql/*.sql (@base, diff.sql's, is the file too) with the real sqlite3 shell (which loads the plain
 # build/perfvtab.so, hence plain-only) against every tests/fixtures/*.data:
 # each must run without error and print at least one row.  For overview.sql
 # the record counts must equal `perf report --stats`
@@ -30,7 +30,8 @@ dq_sq() {
 # From $tmp: a query that writes a file (flamegraph.sql's fg.svg) writes it there.
 runq() {  # out-file, perf.data, sql-file
     (cd "$tmp" && sqlite3 -bail -batch -noheader -cmd '.mode tabs' -cmd ".load $(dq "$ext")" \
-        -cmd ".param set @file $(dq_sq "$2")" :memory: ".read $(dq "$3")" \
+        -cmd ".param set @file $(dq_sq "$2")" -cmd ".param set @base $(dq_sq "$2")" \
+        :memory: ".read $(dq "$3")" \
         >"$1" 2>"$tmp/err" </dev/null)
 }
 

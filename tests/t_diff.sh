@@ -28,20 +28,14 @@ cc -O1 -fno-omit-frame-pointer -g -o "$tmp/workload" tests/fixtures/workload.c |
     { not_ok "build workload" "cc failed"; exit 0; }
 head -c 3000000 /usr/bin/perf >"$tmp/input" 2>/dev/null || head -c 3000000 /dev/urandom >"$tmp/input"
 head -c 1000000 "$tmp/input" >"$tmp/small_input"
-if ! timeout 30 perf record -q -F 999 -o "$tmp/base.data" -- \
-        sh -c "'$tmp/workload' 20 >/dev/null; gzip -c -9 <'$tmp/small_input' >/dev/null
-               head -c 30000000 /dev/zero | md5sum >/dev/null" \
-        >"$tmp/record.log" 2>&1; then
-    not_ok "perf record base" "$(oneline "$tmp/record.log")"
-    exit 0
-fi
-if ! timeout 30 perf record -q -F 999 -o "$tmp/new.data" -- \
-        sh -c "'$tmp/workload' 5 >/dev/null; gzip -c -9 <'$tmp/input' >/dev/null
-               head -c 30000000 /dev/zero | sha256sum >/dev/null" \
-        >"$tmp/record.log" 2>&1; then
-    not_ok "perf record new" "$(oneline "$tmp/record.log")"
-    exit 0
-fi
+record() {  # name, workload iterations, gzip input, hash command
+    timeout 30 perf record -q -F 999 -o "$tmp/$1.data" -- \
+        sh -c "'$tmp/workload' $2 >/dev/null; gzip -c -9 <'$3' >/dev/null
+               head -c 30000000 /dev/zero | $4 >/dev/null" >"$tmp/record.log" 2>&1 ||
+        { not_ok "perf record $1" "$(oneline "$tmp/record.log")"; exit 0; }
+}
+record base 20 "$tmp/small_input" md5sum
+record new 5 "$tmp/input" sha256sum
 /usr/bin/python3 "$compare" "$PV_SQLRUN" "$PV_ROOT" "live base -> new" "$tmp/base.data" "$tmp/new.data"
 /usr/bin/python3 "$compare" "$PV_SQLRUN" "$PV_ROOT" "live new -> base" "$tmp/new.data" "$tmp/base.data"
 

@@ -2,7 +2,7 @@
 """perf_pprof's profile read by `go tool pprof` against perf report, on one file.
 
     pprof_vs_perf.py NAME PROFILE.pb.gz PERF.data [--event EVENT] [--top N]
-                     [--labels] [--min-kernel K]
+                     [--labels] [--min-kernel K] [--buildid-dir DIR]
 
 Prints `ok - ...` / `not ok - ...` lines (tests/t_pprof.sh counts them).
 
@@ -50,9 +50,12 @@ def run(cmd):
                           errors="replace", check=True).stdout
 
 
+PERF = ["perf"]
+
+
 def perf_sections(data, args):
     """perf report's rows of each event: {event: [line, ...]}."""
-    out = run(["perf", "report", "-i", data, "--stdio", "-g", "none"] + args)
+    out = run(PERF + ["report", "-i", data, "--stdio", "-g", "none"] + args)
     sections, current = {}, None
     for line in out.splitlines():
         m = re.match(r"# Samples: .* of event '(.*)'", line)
@@ -73,9 +76,14 @@ def pick(sections, event):
 ROW = re.compile(r"^\s*(?P<a>[\d.]+)%\s+(?P<b>[\d.]+%?)\s+(?P<dso>\S+)\s+\[(?P<mode>.)\]\s+(?P<sym>.*?)\s*$")
 
 
+def unresolved(sym):
+    """perf's name of an address without a symbol: 0x... (ip 0: sixteen zeros)."""
+    return re.fullmatch(r"0x[0-9a-f]+|[0-9a-f]{16}", sym) is not None
+
+
 def pprof_name(dso, sym):
     """The node name pprof gives perf's row."""
-    if re.fullmatch(r"0x[0-9a-f]+", sym):
+    if unresolved(sym):
         return "<unknown>" if dso == "[unknown]" else f"[{os.path.basename(dso)}]"
     return sym
 
@@ -102,7 +110,7 @@ def perf_children(data, event):
     seen, cum, kernel = {}, {}, set()
     for line in lines:
         m = ROW.match(line)
-        if not m or re.fullmatch(r"0x[0-9a-f]+", m.group("sym")):
+        if not m or unresolved(m.group("sym")):
             continue
         name = re.sub(r" \(inlined\)$", "", m.group("sym"))
         seen[name] = seen.get(name, 0) + 1
@@ -175,7 +183,10 @@ def main():
     p.add_argument("--top", type=int, default=10)
     p.add_argument("--labels", action="store_true")
     p.add_argument("--min-kernel", type=int, default=0)
+    p.add_argument("--buildid-dir", help="perf's build-id cache (perf_symbol_path's symdir)")
     a = p.parse_args()
+    if a.buildid_dir:
+        PERF.extend(["--buildid-dir", a.buildid_dir])
 
     event, flat = perf_flat(a.data, a.event)
     cum, kernel = perf_children(a.data, event)

@@ -6,6 +6,10 @@
 # then tests/pprof_vs_perf.py compares `go tool pprof -top` (flat% and cum%)
 # with `perf report --no-children` / `--children --sort dso,sym` taken here,
 # on the committed fixtures:
+#   example.data frame-pointer callchains whose binary is kept in
+#                fixtures/symbols (perf_symbol_path, perf --buildid-dir),
+#                kernel frames named when this machine runs the recorded
+#                kernel;
 #   fp.data      frame-pointer callchains with kernel frames (the workload's
 #                binary is not kept: its addresses are unresolved in both);
 #   dwarf.data   --call-graph dwarf;
@@ -50,6 +54,7 @@ check "pprof: the same profile from the default event and the first event by nam
 
 # ---- with go tool pprof ----
 planned=(
+    "example.data: flat% and cum% as perf report, the workload's functions named"
     "fp.data: flat% and cum% as perf report, kernel frames unresolved in both"
     "dwarf.data: flat% and cum% as perf report"
     "multi.data (default event cpu-clock): flat%, cum% and labels comm, cpu, pid as perf report"
@@ -74,10 +79,11 @@ export GOCACHE=$tmp/gocache HOME=${HOME:-$tmp}
 # pprof must not reach out for symbols: the profile has them
 export PPROF_BINARY_PATH=$tmp/none
 
-profile() {     # profile OUT DATA [EVENT]
-    local event=""
+profile() {     # profile OUT DATA [EVENT]; $symdir: perf_symbol_path's
+    local event="" paths="SELECT perf_symbol_path(NULL, $(sql_quote "${symdir:-}"));"
     [ $# -gt 2 ] && event=", $(sql_quote "$3")"
-    sqlrun "SELECT writefile($(sql_quote "$1"), perf_pprof($(sql_quote "$2")$event))" >"$tmp/write.log"
+    sqlrun "$paths SELECT writefile($(sql_quote "$1"), perf_pprof($(sql_quote "$2")$event))" \
+        >"$tmp/write.log"
 }
 
 compare_file() {    # compare_file NAME DATA [EVENT] -- compare args
@@ -94,6 +100,8 @@ compare_file() {    # compare_file NAME DATA [EVENT] -- compare args
     python3 "$compare" "pprof $name" "$out" "$data" ${event:+--event "$event"} "$@" || status=1
 }
 
+symdir=$fixtures/symbols compare_file example.data "$fixtures/example.data" -- \
+    --buildid-dir "$fixtures/symbols"
 compare_file fp.data "$fixtures/fp.data"
 compare_file dwarf.data "$fixtures/dwarf.data"
 compare_file multi.data "$fixtures/multi.data" -- --labels
@@ -101,7 +109,7 @@ compare_file multi.data-page-faults "$fixtures/multi.data" page-faults -- --labe
 
 # ---- live recordings: the binaries must be the recorded ones ----
 if ! command -v gcc >/dev/null; then
-    for what in "${planned[@]:4}"; do
+    for what in "${planned[@]:5}"; do
         echo "ok - pprof: $what # SKIP input absent: gcc"
     done
     exit $status

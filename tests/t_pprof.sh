@@ -51,6 +51,9 @@ check "pprof: an event the file lacks is an error listing its events" \
 check "pprof: the same profile from the default event and the first event by name" \
     "$(sqlrun "SELECT perf_pprof($(sql_quote "$fixtures/multi.data")) =
                       perf_pprof($(sql_quote "$fixtures/multi.data"), 'cpu-clock')")" 1
+check "pprof: DIRECTONLY, a view in the database cannot read files through it" \
+    "$(sqlrun "CREATE VIEW v AS SELECT perf_pprof($fp) AS p; SELECT length(p) FROM v")" \
+    "Error: unsafe use of perf_pprof()"
 
 # ---- with go tool pprof ----
 planned=(

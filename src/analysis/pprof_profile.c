@@ -4,13 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/sample_pass.h"
+#include "base/pv_array.h"
 #include "decode/callchain.h"
 #include "decode/frame_walk.h"
 #include "decode/sample.h"
 #include "format/attr.h"
 #include "format/event_names.h"
 #include "format/perf_abi.h"
-#include "stream/record_walk.h"
 
 /* perf_event_attr.type and the software events' configs */
 enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
@@ -22,6 +23,8 @@ typedef struct builder {
     pv_file *file;
     pv_symbolizer *sym;
     pv_pprof_tables *t;
+    size_t attr_index;
+    uint64_t first_time, last_time;     /* of the event's samples */
     /* a frame already made a location: its map, address and kind -> location id */
     pv_key_table frame_memo;
     uint64_t *memo_ids;
@@ -35,21 +38,6 @@ typedef struct builder {
     char names[65536];
     char file_name[4096];
 } builder;
-
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap * 2 : 1024;
-    while (n < need)
-        n *= 2;
-    void *grown = realloc(*p, n * elem);
-    if (!grown)
-        return false;
-    *p = grown;
-    *cap = n;
-    return true;
-}
 
 /* The string table index of text (NULL: ""); -1 when out of memory. */
 static int64_t string_index(pv_pprof_tables *t, const char *text)
@@ -82,7 +70,7 @@ static int64_t mapping_id(builder *b, const pv_map_info *m)
     uint64_t key[5] = { m->start, m->end, m->pgoff, (uint64_t)file, (uint64_t)id };
     bool added;
     int64_t i = pv_key_table_intern(&b->t->mappings, key, sizeof key, &added);
-    if (i < 0 || !grow((void **)&b->mapping_flags, &b->cap_mapping_flags, (size_t)i + 1, 1))
+    if (i < 0 || !pv_array_grow((void **)&b->mapping_flags, &b->cap_mapping_flags, (size_t)i + 1, 1))
         return -1;
     if (added)
         b->mapping_flags[i] = 0;
@@ -129,7 +117,7 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order, unsigned cp
                              map.pgoff, ip, rows != NULL };
     bool added;
     int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, sizeof memo_key, &added);
-    if (memo < 0 || !grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint64_t)))
+    if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint64_t)))
         return 0;
     if (!added)
         return b->memo_ids[memo];
@@ -240,14 +228,27 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
     int64_t i = pv_key_table_intern(&t->samples, b->stack,
                                     (PV_PPROF_SAMPLE_LABEL_WORDS + b->depth) * sizeof(uint64_t),
                                     &added);
-    size_t cap = t->cap_values;
-    if (i < 0 || !grow((void **)&t->counts, &cap, (size_t)i + 1, sizeof(int64_t)) ||
-        (cap != t->cap_values && !grow((void **)&t->periods, &t->cap_values, cap, sizeof(int64_t))))
+    if (i < 0 || !pv_array_grow((void **)&t->counts, &t->cap_counts, (size_t)i + 1, sizeof(int64_t)) ||
+        !pv_array_grow((void **)&t->periods, &t->cap_periods, (size_t)i + 1, sizeof(int64_t)))
         return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
     if (added)
         t->counts[i] = t->periods[i] = 0;
     t->counts[i]++;
     t->periods[i] += (int64_t)(s->has_period ? s->period : 1);
+    return 0;
+}
+
+static int sample_visit(void *ctx, const pv_record *r, const pv_sample *s, pv_error *err)
+{
+    builder *b = ctx;
+    if ((size_t)s->attr_index != b->attr_index)
+        return 0;
+    if (add_sample(b, r, s, err))
+        return -1;
+    if (s->sample_type & PV_SAMPLE_TIME) {
+        b->first_time = s->time < b->first_time ? s->time : b->first_time;
+        b->last_time = s->time > b->last_time ? s->time : b->last_time;
+    }
     return 0;
 }
 
@@ -313,33 +314,11 @@ int pv_pprof_build(pv_file *f, pv_symbolizer *sym, size_t attr_index, pv_pprof_t
     b->file = f;
     b->sym = sym;
     b->t = out;
-    uint64_t first_time = UINT64_MAX, last_time = 0;
-    pv_walk walk;
-    pv_record r;
-    pv_sample s;
-    int rc;
-    pv_walk_start(&walk, f);
-    while ((rc = pv_walk_next(&walk, &r, err)) == 1) {
-        if (r.type != PV_RECORD_SAMPLE)
-            continue;
-        if (pv_sample_decode(f, &r, &s, err)) {
-            rc = -1;
-            break;
-        }
-        if (s.attr_index < 0 || (size_t)s.attr_index != attr_index)
-            continue;
-        if (add_sample(b, &r, &s, err)) {
-            rc = -1;
-            break;
-        }
-        if (s.sample_type & PV_SAMPLE_TIME) {
-            first_time = s.time < first_time ? s.time : first_time;
-            last_time = s.time > last_time ? s.time : last_time;
-        }
-    }
-    pv_walk_end(&walk);
-    if (rc == 0 && first_time <= last_time)
-        out->duration_nanos = (int64_t)(last_time - first_time);
+    b->attr_index = attr_index;
+    b->first_time = UINT64_MAX;
+    int rc = pv_sample_pass(f, sample_visit, b, err);
+    if (rc == 0 && b->first_time <= b->last_time)
+        out->duration_nanos = (int64_t)(b->last_time - b->first_time);
     /* the flags, known once every location is in: into the mapping keys' last word */
     if (rc == 0) {
         pv_key_table flagged = {0};

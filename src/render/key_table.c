@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pv_array.h"
 #include "render/hash_groups.h"
 
 void pv_key_table_free(pv_key_table *t)
@@ -33,21 +34,6 @@ static bool grow_slots(pv_key_table *t)
     return true;
 }
 
-static bool reserve(void **p, size_t *cap, size_t need, size_t elem, size_t first)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : first;
-    while (n < need)
-        n *= 2;
-    void *grown = realloc(*p, n * elem);
-    if (!grown)
-        return false;
-    *p = grown;
-    *cap = n;
-    return true;
-}
-
 int64_t pv_key_table_intern(pv_key_table *t, const void *key, size_t len, bool *added)
 {
     *added = false;
@@ -63,12 +49,10 @@ int64_t pv_key_table_intern(pv_key_table *t, const void *key, size_t len, bool *
         if (have == len && memcmp(other, key, len) == 0)
             return (int64_t)i;
     }
-    size_t cap_starts = t->cap;
-    if (!reserve((void **)&t->starts, &cap_starts, t->nr + 2, sizeof *t->starts, 256))
+    if (!pv_array_grow((void **)&t->starts, &t->cap, t->nr + 2, sizeof *t->starts))
         return -1;
-    t->cap = cap_starts;
-    if (len > SIZE_MAX - t->nr_bytes ||
-        !reserve((void **)&t->bytes, &t->cap_bytes, t->nr_bytes + len + 1, 1, 4096))
+    if (len > SIZE_MAX - 1 - t->nr_bytes ||
+        !pv_array_grow((void **)&t->bytes, &t->cap_bytes, t->nr_bytes + len + 1, 1))
         return -1;
     /* + 1 above: bytes is never NULL, even when every key is empty */
     if (t->nr == 0)

@@ -39,7 +39,7 @@ enum {
 typedef struct pv_pprof_tables {
     pv_key_table strings, functions, mappings, locations, samples;
     int64_t *counts, *periods;          /* per sample key: samples, summed period */
-    size_t cap_values;
+    size_t cap_counts, cap_periods;
     int64_t count_type[2], period_type[2];  /* (type, unit) string indexes */
     int64_t label_keys[4];              /* "pid", "tid", "cpu", "comm" */
     int64_t period;                     /* the event's sample_period, 0: by frequency */

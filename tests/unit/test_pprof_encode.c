@@ -119,7 +119,7 @@ static void encode_tests(void)
     t.periods = malloc(sizeof periods);
     memcpy(t.counts, counts, sizeof counts);
     memcpy(t.periods, periods, sizeof periods);
-    t.cap_values = 2;
+    t.cap_counts = t.cap_periods = 2;
 
     uint8_t *gz = NULL;
     size_t gz_len = 0, len = 0;

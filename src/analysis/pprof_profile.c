@@ -25,6 +25,10 @@ typedef struct builder {
     pv_pprof_tables *t;
     size_t attr_index;
     uint64_t first_time, last_time;     /* of the event's samples */
+    /* the last sample's labels: pid, tid, cpu, and comm's text */
+    struct last_label { int64_t value, index; } last[3];
+    char last_comm[64];
+    int64_t last_comm_index;            /* 0: none kept */
     /* a frame already made a location: its map, address and kind -> location id */
     pv_key_table frame_memo;
     uint64_t *memo_ids;
@@ -195,6 +199,19 @@ static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint
     return true;
 }
 
+/* The string index of a number label's text; the last one is kept, since
+ * samples come in runs of one thread and cpu. */
+static int64_t number_label(builder *b, struct last_label *last, int64_t value)
+{
+    if (last->index > 0 && last->value == value)
+        return last->index;
+    char text[24];
+    snprintf(text, sizeof text, "%lld", (long long)value);
+    last->value = value;
+    last->index = string_index(b->t, text);
+    return last->index;
+}
+
 static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_error *err)
 {
     uint64_t order;
@@ -204,19 +221,24 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
     pv_pprof_tables *t = b->t;
     bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
     int64_t labels[PV_PPROF_SAMPLE_LABEL_WORDS] = {0};
-    char number[16];
     if (has_thread) {
-        snprintf(number, sizeof number, "%d", (int32_t)s->pid);
-        labels[0] = string_index(t, number);
-        snprintf(number, sizeof number, "%d", (int32_t)s->tid);
-        labels[1] = string_index(t, number);
+        labels[0] = number_label(b, &b->last[0], (int32_t)s->pid);
+        labels[1] = number_label(b, &b->last[1], (int32_t)s->tid);
         const char *comm = pv_symbolizer_comm(b->sym, (int32_t)s->tid, order);
-        labels[3] = comm ? string_index(t, comm) : 0;
+        /* by text: the symbolizer's names move as its buffer grows */
+        if (comm && (b->last_comm_index <= 0 || strcmp(comm, b->last_comm) != 0)) {
+            size_t n = strlen(comm);
+            labels[3] = string_index(t, comm);
+            /* a name too long to keep is looked up each time */
+            b->last_comm_index = n < sizeof b->last_comm ? labels[3] : 0;
+            if (b->last_comm_index > 0)
+                memcpy(b->last_comm, comm, n + 1);
+        } else {
+            labels[3] = comm ? b->last_comm_index : 0;
+        }
     }
-    if (s->sample_type & PV_SAMPLE_CPU) {
-        snprintf(number, sizeof number, "%u", s->cpu);
-        labels[2] = string_index(t, number);
-    }
+    if (s->sample_type & PV_SAMPLE_CPU)
+        labels[2] = number_label(b, &b->last[2], (int64_t)s->cpu);
     bool ok = build_stack(b, r, s, order);
     for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++) {
         ok = ok && labels[k] >= 0;

@@ -19,34 +19,46 @@ WARNINGS = -Wall -Wextra -Werror
 # -iquote keeps them out of the search for <...> headers.
 # -fvisibility=hidden: the extension exports only sqlite3_perfvtab_init, so its
 # names cannot interpose on (or be interposed by) the application loading it.
-BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -iquote src -iquote ext $(TRACEEVENT_CFLAGS) $(WARNINGS)
+# build/gen: C code protoc-c generates from src/render/profile.proto (pprof's
+# format), included as <profile.pb-c.h>; -isystem: its warnings are not ours.
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -iquote src -iquote ext -isystem build/gen $(TRACEEVENT_CFLAGS) $(WARNINGS)
 # libtraceevent parses the tracepoint formats of tracing data (src/decode/tracepoint.c).
 TRACEEVENT_CFLAGS := $(shell pkg-config --cflags libtraceevent)
 TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
 # libdw (libdwfl) unwinds DWARF user stacks (src/unwind/dwarf_unwind.c); libiberty demangles C++;
 # a thread decompresses big compressed recordings (src/stream/unpack.c).
 # make's default CC is cc; CC=clang, CFLAGS and LDFLAGS work as usual.
-LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread -lm
+# protobuf-c and zlib write perf_pprof's profiles (src/render/pprof_encode.c).
+LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread -lm
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # The reader's layers are folders of src/ (docs/architecture.md);
 # scripts/check_layers.sh checks that includes only go down.
-READER_SRC = $(sort $(wildcard src/*/*.c))
+READER_SRC = $(sort $(wildcard src/*/*.c)) $(GEN_SRC)
 EXT_SRC = $(sort $(wildcard ext/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
+# Generated at build time, never committed: pprof's profile.proto in C.
+PROTOC_C ?= protoc-c
+GEN_SRC = build/gen/profile.pb-c.c
+build/gen/profile.pb-c.c build/gen/profile.pb-c.h &: src/render/profile.proto
+	@mkdir -p build/gen
+	$(PROTOC_C) --proto_path=src/render --c_out=build/gen profile.proto
 # -MMD -MP: each object depends on the headers it includes (build/**/*.d).
 DEPFLAGS = -MMD -MP
 FUZZ_HEADERS = $(wildcard tests/fuzz/*.h)
 
 # Two flavours share the same sources: build/ (plain) and build/san/ (sanitizers).
 define flavour
-$(1)/reader/%.o: src/%.c
+$(1)/reader/%.o: src/%.c | build/gen/profile.pb-c.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
+$(1)/reader/gen/%.o: build/gen/%.c
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
 $(1)/ext/%.o: ext/%.c
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
-$(1)/libpvreader.a: $$(patsubst src/%.c,$(1)/reader/%.o,$$(READER_SRC))
+$(1)/libpvreader.a: $$(patsubst build/gen/%.c,$(1)/reader/gen/%.o,$$(patsubst src/%.c,$(1)/reader/%.o,$$(READER_SRC)))
 	@rm -f $$@
 	ar rcs $$@ $$^
 $(1)/sqlrun: tests/tools/sqlrun.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
@@ -76,7 +88,7 @@ all: build/perfvtab.so
 # --exclude-libs: the static archives linked in (libiberty's xmalloc,
 # cplus_demangle, ...) are hidden too.
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -pthread
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
@@ -107,7 +119,7 @@ bench: plain build/bench/raw_walk
 # coverage with ASan+UBSan, built with clang into build/fuzz/.
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
-build/fuzz/obj/%.o: %.c $(FUZZ_HEADERS)
+build/fuzz/obj/%.o: %.c $(FUZZ_HEADERS) | build/gen/profile.pb-c.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 FUZZ_LIB_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(READER_SRC))

@@ -7,7 +7,7 @@
  * The entry point registers one module per table (ext/<table>.c), all
  * sharing this connection's cache of opened files, and the SQL
  * aggregates perf_folded and perf_flamegraph (ext/flamegraph.c) and
- * perf_sum_by (ext/sum_by.c).
+ * perf_sum_by (ext/sum_by.c), and the function perf_pprof (ext/pprof.c).
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
@@ -32,6 +32,7 @@ extern const PvTableDef pv_stats_table;
 
 int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
 int pv_register_sum_by(sqlite3 *db);      /* ext/sum_by.c: perf_sum_by */
+int pv_register_pprof(sqlite3 *db, PvCache *cache); /* ext/pprof.c: perf_pprof */
 
 /* The one exported name: everything else is built -fvisibility=hidden. */
 #ifdef _WIN32
@@ -62,6 +63,8 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
         rc = pv_register_table(db, tables[i], cache);
     if (rc == SQLITE_OK)
         rc = pv_register_cache_stats(db, cache);
+    if (rc == SQLITE_OK)
+        rc = pv_register_pprof(db, cache);
     pv_cache_release(cache);
     if (rc == SQLITE_OK)
         rc = pv_register_symbol_path_function(db);

@@ -64,7 +64,7 @@ int pv_register_symbol_path_function(sqlite3 *db)
     return rc;
 }
 
-int pv_vtab_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
+int pv_open_symbolizer(PvCache *cache, pv_file *file, pv_symbolizer **slot, pv_error *err)
 {
     if (*slot)
         return 0;
@@ -74,16 +74,21 @@ int pv_vtab_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
         .symdir = current_symdir ? strdup(current_symdir) : NULL,
     };
     pthread_mutex_unlock(&paths_lock);
-    int rc = pv_symbolizer_open(cur->file, &paths, slot, err);
-    struct pv_debug_cache *debug_info = rc == 0 ? pv_cache_debug_info(cur->cache) : NULL;
+    int rc = pv_symbolizer_open(file, &paths, slot, err);
+    struct pv_debug_cache *debug_info = rc == 0 ? pv_cache_debug_info(cache) : NULL;
     if (debug_info)
         pv_symbolizer_share_debug_cache(*slot, debug_info);
-    struct pv_stack_memo *stacks = rc == 0 ? pv_cache_stack_memo(cur->cache, cur->file) : NULL;
+    struct pv_stack_memo *stacks = rc == 0 ? pv_cache_stack_memo(cache, file) : NULL;
     if (stacks)
         pv_symbolizer_share_stack_memo(*slot, stacks);
     free((char *)paths.sysroot);
     free((char *)paths.symdir);
     return rc;
+}
+
+int pv_vtab_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err)
+{
+    return pv_open_symbolizer(cur->cache, cur->file, slot, err);
 }
 
 int pv_vtab_sample_symbolizer(PvCursor *cur, pv_symbolizer **slot, const pv_record *r,

@@ -12,6 +12,9 @@
 
 int pv_register_symbol_path_function(sqlite3 *db);
 
+/* Opens *slot over file (with the current paths, sharing cache's debug
+ * info and file's remembered stacks) unless already open. */
+int pv_open_symbolizer(PvCache *cache, pv_file *file, pv_symbolizer **slot, pv_error *err);
 /* Opens *slot over cur's file (with the current paths) unless already open. */
 int pv_vtab_symbolizer(PvCursor *cur, pv_symbolizer **slot, pv_error *err);
 /* The same, readied for sample s of record r (pv_symbolizer_at) unless

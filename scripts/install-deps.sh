@@ -12,6 +12,13 @@
 #   libdw-dev            unwinding --call-graph dwarf user stacks (libdwfl)
 #   libtraceevent-dev    the reader parses tracepoint formats (perf's own library)
 #                        to name the fields of tracepoint samples
+#   libprotobuf-c-dev protobuf-c-compiler
+#                        perf_pprof's protobuf: protoc-c generates C from
+#                        src/render/profile.proto at build time, libprotobuf-c
+#                        packs it (README "pprof")
+#   zlib1g-dev           perf_pprof gzips the profile, as pprof expects on disk
+#   golang-go            `go tool pprof`, which tests/t_pprof.sh reads the
+#                        profiles with
 #   sqlite3              the shell: make demo, sql/*.sql, tests that load the .so
 #   linux-perf           perf itself: re-recording fixtures, perf-oracle outputs
 #   python3              Debian's /usr/bin/python3 (its sqlite3 module can load
@@ -29,9 +36,9 @@
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
-          libtraceevent-dev sqlite3
+          libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
           linux-perf python3 pkg-config chromium fonts-dejavu-core time clang libclang-rt-14-dev
-          rustc)
+          rustc golang-go)
 
 installed() {
     local status

@@ -6,8 +6,8 @@
 #include "decode/callchain.h"
 #include "decode/frame_walk.h"
 #include "analysis/frame_set.h"
+#include "analysis/sample_pass.h"
 #include "format/perf_abi.h"
-#include "stream/record_walk.h"
 #include "decode/sample.h"
 
 #define NO_SLOT SIZE_MAX
@@ -250,6 +250,22 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     return 0;
 }
 
+/* What the pass over the samples counts into. */
+typedef struct counting {
+    pv_profile *p;
+    size_t *cap;
+    pv_symbolizer *sym;
+    const pv_file *f;
+    bool with_children;
+    scratch *sc;
+} counting;
+
+static int count_visit(void *ctx, const pv_record *r, const pv_sample *s, pv_error *err)
+{
+    counting *c = ctx;
+    return count_sample(c->p, c->cap, c->sym, c->f, r, s, c->with_children, c->sc, err);
+}
+
 int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
                      pv_error *err)
 {
@@ -258,26 +274,8 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     scratch *sc = calloc(1, sizeof *sc);
     if (!sc)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    pv_walk walk;
-    pv_record r;
-    pv_sample s;
-    int rc;
-    pv_walk_start(&walk, f);
-    while ((rc = pv_walk_next(&walk, &r, err)) == 1) {
-        if (r.type != PV_RECORD_SAMPLE)
-            continue;
-        if (pv_sample_decode(f, &r, &s, err)) {
-            rc = -1;
-            break;
-        }
-        if (s.attr_index < 0)
-            continue;
-        if (count_sample(out, &cap, sym, f, &r, &s, with_children, sc, err)) {
-            rc = -1;
-            break;
-        }
-    }
-    pv_walk_end(&walk);
+    counting c = { out, &cap, sym, f, with_children, sc };
+    int rc = pv_sample_pass(f, count_visit, &c, err);
     pv_frame_set_free(&sc->counted);
     free(sc);
     free(out->slots);

@@ -125,6 +125,26 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
     out->status = e->status;
 }
 
+bool pv_symbolizer_map(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
+                       uint64_t ip, pv_map_info *out)
+{
+    memset(out, 0, sizeof *out);
+    bool kernel = cpumode == CPUMODE_KERNEL || cpumode == CPUMODE_GUEST_KERNEL;
+    if (!kernel && cpumode != CPUMODE_USER)
+        return false;
+    const pv_map *m = pv_aspace_find(&s->space, kernel ? PV_KERNEL_PID : pid, ip, key);
+    if (!m)
+        return false;
+    const dso *d = &s->dsos[m->dso];
+    out->dso = d->name;
+    out->start = m->start;
+    out->end = m->end;
+    out->pgoff = m->pgoff;
+    out->build_id_len = d->build_id_len;
+    memcpy(out->build_id, d->build_id, d->build_id_len);
+    return true;
+}
+
 const char *pv_symbolizer_comm(pv_symbolizer *s, int32_t tid, uint64_t key)
 {
     const char *comm = pv_aspace_comm(&s->space, tid, key);

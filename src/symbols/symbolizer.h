@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/perf_abi.h"
 #include "format/perf_file.h"
 #include "base/pv_error.h"
 
@@ -67,6 +68,18 @@ int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uin
  * (kernel modes use the kernel's maps). */
 void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
                            uint64_t ip, pv_location *out);
+/* The map holding ip of process pid at key (as pv_symbolizer_resolve
+ * takes them): where it starts and ends, the file offset of its start,
+ * its dso's name (perf's) and build-id.  false when no map holds it. */
+typedef struct pv_map_info {
+    const char *dso;
+    uint64_t start, end, pgoff;
+    uint8_t build_id[PV_BUILD_ID_MAX];
+    uint8_t build_id_len;       /* 0: the recording has none */
+} pv_map_info;
+bool pv_symbolizer_map(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpumode,
+                       uint64_t ip, pv_map_info *out);
+
 /* The source line of ip of process pid at key (as pv_symbolizer_resolve
  * takes them), from the debug info of the ELF file mapped there
  * (source_lines.h): level 0 the code's own line, level k the line in the

@@ -9,7 +9,9 @@
  * -f runs the statements of FILE.  Errors go to stderr as "Error: <msg>" and
  * make the exit status 1.  With PV_SQLRUN_RCHAR set, the bytes the process
  * read (rchar of /proc/self/io) go to stderr at the end as "rchar N", for
- * tests of how much of a file a query reads.
+ * tests of how much of a file a query reads.  writefile(path, data) writes
+ * a value to a file and returns its length, as the sqlite3 shell's does
+ * (tests of perf_pprof write its BLOB so).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +97,26 @@ static void report_rchar(void)
         fclose(io);
 }
 
+/* writefile(path, data): data's bytes into path; their count, or an error. */
+static void writefile_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *path = (const char *)sqlite3_value_text(argv[0]);
+    const void *data = sqlite3_value_blob(argv[1]);
+    int len = sqlite3_value_bytes(argv[1]);
+    FILE *out = path ? fopen(path, "wb") : NULL;
+    if (!out) {
+        sqlite3_result_error(ctx, "writefile: cannot open the file", -1);
+        return;
+    }
+    size_t written = len > 0 ? fwrite(data, 1, (size_t)len, out) : 0;
+    if (fclose(out) != 0 || written != (size_t)(len > 0 ? len : 0)) {
+        sqlite3_result_error(ctx, "writefile: cannot write the file", -1);
+        return;
+    }
+    sqlite3_result_int(ctx, len);
+}
+
 int main(int argc, char **argv)
 {
     sqlite3_auto_extension((void (*)(void))sqlite3_perfvtab_init);
@@ -103,6 +125,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "Error: cannot open a database\n");
         return 1;
     }
+    sqlite3_create_function(db, "writefile", 2, SQLITE_UTF8, NULL, writefile_function, NULL, NULL);
     int status = 0;
     for (int i = 1; i < argc && status == 0; i++) {
         if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {

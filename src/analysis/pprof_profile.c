@@ -1,0 +1,371 @@
+#include "analysis/pprof_profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/sample_pass.h"
+#include "base/pv_array.h"
+#include "decode/callchain.h"
+#include "decode/frame_walk.h"
+#include "decode/sample.h"
+#include "format/attr.h"
+#include "format/event_names.h"
+#include "format/perf_abi.h"
+
+/* perf_event_attr.type and the software events' configs */
+enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
+
+#define MAX_FRAMES 8192     /* as perf_callchains: a record holds fewer */
+#define MAX_UNWOUND 4096
+
+typedef struct builder {
+    pv_file *file;
+    pv_symbolizer *sym;
+    pv_pprof_tables *t;
+    size_t attr_index;
+    uint64_t first_time, last_time;     /* of the event's samples */
+    /* the last sample's labels: pid, tid, cpu, and comm's text */
+    struct last_label { int64_t value, index; } last[3];
+    char last_comm[64];
+    int64_t last_comm_index;            /* 0: none kept */
+    /* a frame already made a location: its map, address and kind -> location id */
+    pv_key_table frame_memo;
+    uint64_t *memo_ids;
+    size_t cap_memo;
+    uint8_t *mapping_flags;     /* per mapping, ORed as locations are added */
+    size_t cap_mapping_flags;
+    /* the sample being built: label words, then location ids */
+    uint64_t stack[PV_PPROF_SAMPLE_LABEL_WORDS + MAX_FRAMES];
+    size_t depth;
+    pv_unwound_frame unwound[MAX_UNWOUND];
+    char names[65536];
+    char file_name[4096];
+} builder;
+
+/* The string table index of text (NULL: ""); -1 when out of memory. */
+static int64_t string_index(pv_pprof_tables *t, const char *text)
+{
+    bool added;
+    if (!text)
+        text = "";
+    return pv_key_table_intern(&t->strings, text, strlen(text) + 1, &added);
+}
+
+static void hex(const uint8_t *bytes, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* The mapping id of m (0: none, -1: out of memory). */
+static int64_t mapping_id(builder *b, const pv_map_info *m)
+{
+    char build_id[2 * PV_BUILD_ID_MAX + 1];
+    hex(m->build_id, m->build_id_len, build_id);
+    int64_t file = string_index(b->t, m->dso);
+    int64_t id = m->build_id_len ? string_index(b->t, build_id) : 0;
+    if (file < 0 || id < 0)
+        return -1;
+    uint64_t key[5] = { m->start, m->end, m->pgoff, (uint64_t)file, (uint64_t)id };
+    bool added;
+    int64_t i = pv_key_table_intern(&b->t->mappings, key, sizeof key, &added);
+    if (i < 0 || !pv_array_grow((void **)&b->mapping_flags, &b->cap_mapping_flags, (size_t)i + 1, 1))
+        return -1;
+    if (added)
+        b->mapping_flags[i] = 0;
+    return i + 1;
+}
+
+static int64_t function_id(builder *b, const char *name, const char *file)
+{
+    int64_t n = string_index(b->t, name), f = string_index(b->t, file);
+    if (n < 0 || f < 0)
+        return -1;
+    uint64_t key[2] = { (uint64_t)n, (uint64_t)f };
+    bool added;
+    int64_t i = pv_key_table_intern(&b->t->functions, key, sizeof key, &added);
+    return i < 0 ? -1 : i + 1;
+}
+
+/* One Line of a location: the function name at level of ip, with its
+ * source file and line when the debug info has them. */
+static bool add_line(builder *b, int32_t pid, uint64_t order, unsigned cpumode, uint64_t ip,
+                     unsigned level, const char *name, uint64_t *words, uint8_t *flags)
+{
+    uint64_t line = 0;
+    bool known = pv_symbolizer_source_line(b->sym, pid, order, cpumode, ip, level, b->file_name,
+                                           sizeof b->file_name, &line);
+    if (known)
+        *flags |= PV_PPROF_MAPPING_FILENAMES | PV_PPROF_MAPPING_LINES;
+    int64_t fid = function_id(b, name, known ? b->file_name : NULL);
+    if (fid < 0)
+        return false;
+    words[0] = (uint64_t)fid;
+    words[1] = known ? line : 0;
+    return true;
+}
+
+/* The location id of a frame: ip, and for a DWARF-unwound frame its rows
+ * (the inlined functions, then the one holding them); 0 on out of memory. */
+static uint64_t location_id(builder *b, int32_t pid, uint64_t order, unsigned cpumode,
+                            uint64_t ip, const pv_unwound_frame *rows, size_t nr_rows)
+{
+    pv_map_info map;
+    bool mapped = pv_symbolizer_map(b->sym, pid, order, cpumode, ip, &map);
+    uint64_t memo_key[6] = { (uint64_t)(uintptr_t)(mapped ? map.dso : NULL), map.start, map.end,
+                             map.pgoff, ip, rows != NULL };
+    bool added;
+    int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, sizeof memo_key, &added);
+    if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint64_t)))
+        return 0;
+    if (!added)
+        return b->memo_ids[memo];
+
+    int64_t mapping = mapped ? mapping_id(b, &map) : 0;
+    if (mapping < 0)
+        return 0;
+    uint64_t words[2 + 2 * PV_INLINE_DEPTH];
+    size_t n = 2;
+    words[0] = (uint64_t)mapping;
+    words[1] = ip;
+    uint8_t flags = PV_PPROF_MAPPING_FUNCTIONS;
+    pv_location l;
+    pv_symbolizer_resolve(b->sym, pid, order, cpumode, ip, &l);
+    if (l.sym && rows) {
+        for (size_t r = 0; r < nr_rows && n + 2 <= sizeof words / sizeof words[0]; r++) {
+            const char *name = rows[r].name >= 0 ? b->names + rows[r].name : l.sym;
+            if (!add_line(b, pid, order, cpumode, ip, rows[r].level, name, words + n, &flags))
+                return 0;
+            n += 2;
+        }
+        if (nr_rows > 1)
+            flags |= PV_PPROF_MAPPING_INLINES;
+    } else if (l.sym) {
+        if (!add_line(b, pid, order, cpumode, ip, 0, l.sym, words + n, &flags))
+            return 0;
+        n += 2;
+    }
+    int64_t loc = pv_key_table_intern(&b->t->locations, words, n * sizeof words[0], &added);
+    if (loc < 0)
+        return 0;
+    if (mapping > 0)
+        b->mapping_flags[mapping - 1] |= flags;
+    b->memo_ids[memo] = (uint64_t)loc + 1;
+    return (uint64_t)loc + 1;
+}
+
+static bool push(builder *b, uint64_t id)
+{
+    if (!id)
+        return false;
+    if (b->depth < MAX_FRAMES)
+        b->stack[PV_PPROF_SAMPLE_LABEL_WORDS + b->depth++] = id;
+    return true;
+}
+
+/* The sample's stack, leaf first, as perf_callchains has it. */
+static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint64_t order)
+{
+    int32_t pid = (int32_t)s->pid;
+    b->depth = 0;
+    pv_frame_walk walk;
+    pv_frame frame;
+    pv_frame_walk_start(&walk, s);
+    while (pv_frame_walk_next(&walk, &frame))
+        if (!push(b, location_id(b, pid, order, frame.cpumode, frame.ip, NULL, 0)))
+            return false;
+    if (pv_symbolizer_has_dwarf_stack(s) && pv_frame_walk_allows_unwind(&walk)) {
+        size_t n = pv_symbolizer_unwind(b->sym, s, order, b->unwound, MAX_UNWOUND, b->names,
+                                        sizeof b->names);
+        /* one location per frame: its rows run from level 0 up */
+        for (size_t i = 0; i < n;) {
+            size_t end = i + 1;
+            while (end < n && b->unwound[end].level > 0 && b->unwound[end].pc == b->unwound[i].pc)
+                end++;
+            if (!push(b, location_id(b, pid, order, PV_CPUMODE_USER, b->unwound[i].pc,
+                                     &b->unwound[i], end - i)))
+                return false;
+            i = end;
+        }
+    }
+    /* no callchain (or perf's discarded one): the sample's ip alone */
+    if (b->depth == 0 && (s->sample_type & PV_SAMPLE_IP))
+        return push(b, location_id(b, pid, order, r->misc & PV_MISC_CPUMODE_MASK, s->ip, NULL, 0));
+    return true;
+}
+
+/* The string index of a number label's text; the last one is kept, since
+ * samples come in runs of one thread and cpu. */
+static int64_t number_label(builder *b, struct last_label *last, int64_t value)
+{
+    if (last->index > 0 && last->value == value)
+        return last->index;
+    char text[24];
+    snprintf(text, sizeof text, "%lld", (long long)value);
+    last->value = value;
+    last->index = string_index(b->t, text);
+    return last->index;
+}
+
+static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_error *err)
+{
+    uint64_t order;
+    if (pv_symbolizer_at(b->sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0, s->time,
+                         &order, err))
+        return -1;
+    pv_pprof_tables *t = b->t;
+    bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
+    int64_t labels[PV_PPROF_SAMPLE_LABEL_WORDS] = {0};
+    if (has_thread) {
+        labels[0] = number_label(b, &b->last[0], (int32_t)s->pid);
+        labels[1] = number_label(b, &b->last[1], (int32_t)s->tid);
+        const char *comm = pv_symbolizer_comm(b->sym, (int32_t)s->tid, order);
+        /* by text: the symbolizer's names move as its buffer grows */
+        if (comm && (b->last_comm_index <= 0 || strcmp(comm, b->last_comm) != 0)) {
+            size_t n = strlen(comm);
+            labels[3] = string_index(t, comm);
+            /* a name too long to keep is looked up each time */
+            b->last_comm_index = n < sizeof b->last_comm ? labels[3] : 0;
+            if (b->last_comm_index > 0)
+                memcpy(b->last_comm, comm, n + 1);
+        } else {
+            labels[3] = comm ? b->last_comm_index : 0;
+        }
+    }
+    if (s->sample_type & PV_SAMPLE_CPU)
+        labels[2] = number_label(b, &b->last[2], (int64_t)s->cpu);
+    bool ok = build_stack(b, r, s, order);
+    for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++) {
+        ok = ok && labels[k] >= 0;
+        b->stack[k] = (uint64_t)labels[k];
+    }
+    if (!ok)
+        return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
+    bool added;
+    int64_t i = pv_key_table_intern(&t->samples, b->stack,
+                                    (PV_PPROF_SAMPLE_LABEL_WORDS + b->depth) * sizeof(uint64_t),
+                                    &added);
+    if (i < 0 || !pv_array_grow((void **)&t->counts, &t->cap_counts, (size_t)i + 1, sizeof(int64_t)) ||
+        !pv_array_grow((void **)&t->periods, &t->cap_periods, (size_t)i + 1, sizeof(int64_t)))
+        return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
+    if (added)
+        t->counts[i] = t->periods[i] = 0;
+    t->counts[i]++;
+    t->periods[i] += (int64_t)(s->has_period ? s->period : 1);
+    return 0;
+}
+
+static int sample_visit(void *ctx, const pv_record *r, const pv_sample *s, pv_error *err)
+{
+    builder *b = ctx;
+    if ((size_t)s->attr_index != b->attr_index)
+        return 0;
+    if (add_sample(b, r, s, err))
+        return -1;
+    if (s->sample_type & PV_SAMPLE_TIME) {
+        b->first_time = s->time < b->first_time ? s->time : b->first_time;
+        b->last_time = s->time > b->last_time ? s->time : b->last_time;
+    }
+    return 0;
+}
+
+static bool is_dummy(const pv_attr *a)
+{
+    return a->type == TYPE_SOFTWARE && a->config == SW_DUMMY;
+}
+
+int pv_pprof_default_event(pv_file *f)
+{
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        if (!is_dummy(&f->attrs[i]))
+            return (int)i;
+    return -1;
+}
+
+int pv_pprof_find_event(pv_file *f, const char *name)
+{
+    for (size_t i = 0; i < f->nr_attrs; i++) {
+        const char *have = pv_file_event_name(f, i);
+        if (have && strcmp(have, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The sample types, the period and the label names. */
+static bool describe(pv_pprof_tables *t, pv_file *f, size_t attr_index)
+{
+    const pv_attr *a = &f->attrs[attr_index];
+    const char *type = pv_file_event_name(f, attr_index), *unit = "count";
+    if (a->type == TYPE_SOFTWARE && a->config == SW_CPU_CLOCK)
+        type = "cpu", unit = "nanoseconds";
+    else if (a->type == TYPE_SOFTWARE && a->config == SW_TASK_CLOCK)
+        unit = "nanoseconds";
+    static const char *const labels[4] = { "pid", "tid", "cpu", "comm" };
+    if (string_index(t, "") != 0)
+        return false;
+    t->count_type[0] = string_index(t, "samples");
+    t->count_type[1] = string_index(t, "count");
+    t->period_type[0] = string_index(t, type ? type : "events");
+    t->period_type[1] = string_index(t, unit);
+    bool ok = t->count_type[0] > 0 && t->count_type[1] > 0 && t->period_type[0] > 0 &&
+              t->period_type[1] > 0;
+    for (int i = 0; i < 4; i++) {
+        t->label_keys[i] = string_index(t, labels[i]);
+        ok = ok && t->label_keys[i] > 0;
+    }
+    t->period = pv_attr_flag(a, PV_ATTR_FREQ) ? 0 : (int64_t)a->sample_period;
+    return ok;
+}
+
+int pv_pprof_build(pv_file *f, pv_symbolizer *sym, size_t attr_index, pv_pprof_tables *out,
+                   pv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    builder *b = calloc(1, sizeof *b);
+    if (!b || !describe(out, f, attr_index)) {
+        free(b);
+        pv_pprof_tables_free(out);
+        return pv_error_set(err, "%s: out of memory building the pprof profile", f->path);
+    }
+    b->file = f;
+    b->sym = sym;
+    b->t = out;
+    b->attr_index = attr_index;
+    b->first_time = UINT64_MAX;
+    int rc = pv_sample_pass(f, sample_visit, b, err);
+    if (rc == 0 && b->first_time <= b->last_time)
+        out->duration_nanos = (int64_t)(b->last_time - b->first_time);
+    /* the flags, known once every location is in: into the mapping keys' last word */
+    if (rc == 0) {
+        pv_key_table flagged = {0};
+        for (size_t i = 0; i < out->mappings.nr && rc == 0; i++) {
+            size_t len;
+            const uint64_t *key = pv_key_table_key(&out->mappings, i, &len);
+            uint64_t words[6];
+            memcpy(words, key, 5 * sizeof words[0]);
+            words[5] = b->mapping_flags[i];
+            bool added;
+            if (pv_key_table_intern(&flagged, words, sizeof words, &added) != (int64_t)i)
+                rc = -1;
+        }
+        pv_key_table_free(&out->mappings);
+        out->mappings = flagged;
+        if (rc < 0)
+            pv_error_set(err, "%s: out of memory building the pprof profile", f->path);
+    }
+    pv_key_table_free(&b->frame_memo);
+    free(b->memo_ids);
+    free(b->mapping_flags);
+    free(b);
+    if (rc < 0) {
+        pv_pprof_tables_free(out);
+        return -1;
+    }
+    return 0;
+}

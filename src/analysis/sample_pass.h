@@ -1,0 +1,21 @@
+/*
+ * One pass over a recording's samples in stream order, decoded, as the
+ * whole-file analyses (perf_profile, perf_pprof) read them: each sample of
+ * a known event is handed to a callback, with its record.
+ */
+#ifndef PV_SAMPLE_PASS_H
+#define PV_SAMPLE_PASS_H
+
+#include "base/pv_error.h"
+#include "decode/sample.h"
+#include "format/perf_file.h"
+#include "format/record.h"
+
+/* 0 from the callback goes on; -1 (err set) stops the pass. */
+typedef int (*pv_sample_visit)(void *ctx, const pv_record *r, const pv_sample *s, pv_error *err);
+
+/* Calls visit for every sample of f whose event is known; 0, or -1 with
+ * err set (a damaged record, or the callback's error). */
+int pv_sample_pass(pv_file *f, pv_sample_visit visit, void *ctx, pv_error *err);
+
+#endif

@@ -1,0 +1,67 @@
+#include "render/key_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pv_array.h"
+#include "render/hash_groups.h"
+
+void pv_key_table_free(pv_key_table *t)
+{
+    free(t->bytes);
+    free(t->starts);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+static bool grow_slots(pv_key_table *t)
+{
+    size_t n = t->nr_slots ? t->nr_slots * 2 : 256;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < t->nr; i++) {
+        size_t len;
+        const void *key = pv_key_table_key(t, i, &len);
+        size_t j = pv_hash_bytes(0, key, len) & (n - 1);
+        while (slots[j])
+            j = (j + 1) & (n - 1);
+        slots[j] = (uint32_t)(i + 1);
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nr_slots = n;
+    return true;
+}
+
+int64_t pv_key_table_intern(pv_key_table *t, const void *key, size_t len, bool *added)
+{
+    *added = false;
+    /* numbers are stored as uint32 + 1 in the slots */
+    if (t->nr >= UINT32_MAX - 1)
+        return -1;
+    if ((t->nr + 1) * 2 > t->nr_slots && !grow_slots(t))
+        return -1;
+    size_t j = pv_hash_bytes(0, key, len) & (t->nr_slots - 1);
+    for (; t->slots[j]; j = (j + 1) & (t->nr_slots - 1)) {
+        size_t i = t->slots[j] - 1, have;
+        const void *other = pv_key_table_key(t, i, &have);
+        if (have == len && memcmp(other, key, len) == 0)
+            return (int64_t)i;
+    }
+    if (!pv_array_grow((void **)&t->starts, &t->cap, t->nr + 2, sizeof *t->starts))
+        return -1;
+    if (len > SIZE_MAX - 1 - t->nr_bytes ||
+        !pv_array_grow((void **)&t->bytes, &t->cap_bytes, t->nr_bytes + len + 1, 1))
+        return -1;
+    /* + 1 above: bytes is never NULL, even when every key is empty */
+    if (t->nr == 0)
+        t->starts[0] = 0;
+    if (len)
+        memcpy(t->bytes + t->nr_bytes, key, len);
+    t->nr_bytes += len;
+    t->starts[t->nr + 1] = t->nr_bytes;
+    t->slots[j] = (uint32_t)(t->nr + 1);
+    *added = true;
+    return (int64_t)t->nr++;
+}

@@ -89,6 +89,7 @@ void pv_aspace_free(pv_aspace *as)
 {
     free(as->pending);
     free(as->names);
+    free(as->name_slots);
     for (size_t i = 0; i < as->nr_processes; i++) {
         free(as->processes[i].maps);
         free(as->processes[i].max_end);
@@ -169,6 +170,74 @@ void pv_aspace_add_mmap(pv_aspace *as, uint64_t key, int32_t pid, uint64_t start
     heap_push(as, &e);
 }
 
+static uint32_t name_hash(const char *name, size_t len)
+{
+    uint32_t h = 2166136261u;           /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)name[i]) * 16777619u;
+    return h;
+}
+
+/* The slot of name in the name table: where it is, or the empty one where
+ * it goes. */
+static size_t name_slot(const pv_aspace *as, const char *name, size_t len)
+{
+    size_t mask = as->nr_name_slots - 1;
+    size_t i = name_hash(name, len) & mask;
+    for (;; i = (i + 1) & mask) {
+        uint32_t at = as->name_slots[i];
+        if (at == NO_NAME)
+            return i;
+        /* names are NUL-terminated: a stored one of len bytes has len + 1 */
+        if (as->names_len - at > len && memcmp(as->names + at, name, len) == 0 && as->names[at + len] == 0)
+            return i;
+    }
+}
+
+static bool grow_name_slots(pv_aspace *as)
+{
+    size_t n = as->nr_name_slots ? as->nr_name_slots * 2 : 64;
+    uint32_t *slots = malloc(n * sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        slots[i] = NO_NAME;
+    uint32_t *old = as->name_slots;
+    size_t nr_old = as->nr_name_slots;
+    as->name_slots = slots;
+    as->nr_name_slots = n;
+    for (size_t i = 0; i < nr_old; i++)
+        if (old[i] != NO_NAME) {
+            const char *name = as->names + old[i];
+            slots[name_slot(as, name, strlen(name))] = old[i];
+        }
+    free(old);
+    return true;
+}
+
+/* Each distinct name is held once: an exec repeats its thread's name, and
+ * a file that repeats its events repeats them all.  NO_NAME when out of
+ * memory. */
+static uint32_t intern_name(pv_aspace *as, const char *comm, size_t comm_len)
+{
+    comm_len = strnlen(comm, comm_len);         /* lookups read up to a NUL */
+    if ((as->nr_names + 1) * 2 > as->nr_name_slots && !grow_name_slots(as))
+        return NO_NAME;
+    size_t slot = name_slot(as, comm, comm_len);
+    if (as->name_slots[slot] != NO_NAME)
+        return as->name_slots[slot];
+    if (comm_len >= NO_NAME - as->names_len ||
+        !pv_array_grow((void **)&as->names, &as->names_cap, as->names_len + comm_len + 1, 1))
+        return NO_NAME;
+    uint32_t at = (uint32_t)as->names_len;
+    memcpy(as->names + at, comm, comm_len);
+    as->names[at + comm_len] = 0;
+    as->names_len += comm_len + 1;
+    as->name_slots[slot] = at;
+    as->nr_names++;
+    return at;
+}
+
 void pv_aspace_add_comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, const char *comm,
                         size_t comm_len, bool exec)
 {
@@ -176,18 +245,15 @@ void pv_aspace_add_comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, c
      * they come (as in perf), and samples taken while the exec runs still
      * unwind through the old image. */
     (void)exec;
-    if (as->failed || comm_len >= NO_NAME - as->names_len ||
-        !pv_array_grow((void **)&as->names, &as->names_cap, as->names_len + comm_len + 1, 1)) {
+    uint32_t name = as->failed ? NO_NAME : intern_name(as, comm, comm_len);
+    if (name == NO_NAME) {
         as->failed = true;
         return;
     }
     pv_aspace_event e = new_event(as, EV_COMM, key);
     e.pid = pid;
     e.tid = tid;
-    e.name = (uint32_t)as->names_len;
-    memcpy(as->names + as->names_len, comm, comm_len);
-    as->names[as->names_len + comm_len] = 0;
-    as->names_len += comm_len + 1;
+    e.name = name;
     heap_push(as, &e);
 }
 
@@ -246,6 +312,23 @@ static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
     return true;
 }
 
+/* Drops the maps of p ended at or before the key they began, which no
+ * lookup can return, at once: a file that repeats its events (or a
+ * reused pid) ends each old copy as the new one comes, and holding the
+ * dead ones until the next pruning would let memory grow with the file. */
+static void drop_never_live(pv_aspace *as, pv_aspace_process *p)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < p->nr; i++)
+        if (p->maps[i].begin_key < p->maps[i].end_key)
+            p->maps[kept++] = p->maps[i];
+    if (kept == p->nr)
+        return;
+    as->held -= p->nr - kept;
+    p->nr = kept;
+    p->sorted = false;
+}
+
 static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
 {
     pv_aspace_process *p = process_of(as, e->pid, true);
@@ -258,6 +341,7 @@ static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
         if (old->end_key == PV_KEY_NEVER && old->start >= e->start && old->end <= e->end)
             old->end_key = e->key;
     }
+    drop_never_live(as, p);
     pv_map m = {
         .start = e->start, .end = e->end, .pgoff = e->pgoff, .begin_key = e->key,
         .end_key = PV_KEY_NEVER, .seq = as->seq++, .pid = e->pid, .dso = e->dso,
@@ -279,6 +363,7 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     for (size_t i = 0; i < child->nr; i++)      /* the pid's previous owner */
         if (child->maps[i].end_key == PV_KEY_NEVER)
             child->maps[i].end_key = e->key;
+    drop_never_live(as, child);
     size_t child_index = (size_t)(child - as->processes);
     pv_aspace_process *parent = process_of(as, e->ppid, false);
     if (!parent)
@@ -327,14 +412,22 @@ static uint32_t name_at(const pv_aspace_thread *t, uint64_t key)
 static bool add_name(pv_aspace *as, int32_t tid, uint64_t key, uint32_t name)
 {
     pv_aspace_thread *t = thread_of(as, tid, true);
-    if (!t || !pv_array_grow((void **)&t->names, &t->cap, t->nr + 1, sizeof *t->names))
+    if (!t)
         return false;
     /* in key order; a late event (keys out of perf's order) moves back */
-    size_t i = t->nr++;
-    while (i > 0 && t->names[i - 1].key > key) {
-        t->names[i] = t->names[i - 1];
+    size_t i = t->nr;
+    while (i > 0 && t->names[i - 1].key > key)
         i--;
+    if (i > 0 && t->names[i - 1].key == key) {
+        /* a name given at the same key hides the one before it for good
+         * (as when a file repeats its events): take its place */
+        t->names[i - 1] = (thread_name){ key, as->seq++, name };
+        return true;
     }
+    if (!pv_array_grow((void **)&t->names, &t->cap, t->nr + 1, sizeof *t->names))
+        return false;
+    memmove(t->names + i + 1, t->names + i, (t->nr - i) * sizeof *t->names);
+    t->nr++;
     t->names[i] = (thread_name){ key, as->seq++, name };
     as->held++;
     return true;

@@ -23,9 +23,11 @@
  *
  * An event fed after others with later keys were replayed (a file that
  * breaks perf's ordering rule) is replayed late, as perf handles it.
- * Maps that can never be live (replaced at the key they began) and names
- * hidden by a later one at the same key are dropped as they pile up, so a
- * file that repeats its events holds them once.
+ * Maps that can never be live (ended at or before the key they began)
+ * and names hidden by a later one at the same key are dropped as they
+ * come, maps a later copy of theirs outlives as they pile up, and each
+ * distinct comm is held once: a file that repeats its events holds them
+ * once.
  * EXIT changes nothing here: a sample never follows its process's exit, and
  * a reused pid is a new process from its FORK on.
  * No file access: the maps carry a dso number the caller assigns.
@@ -65,8 +67,10 @@ typedef struct pv_aspace {
     pv_aspace_event *pending;
     size_t nr_pending, cap_pending;
     uint64_t arrivals;
-    char *names;                /* every comm, NUL-terminated, back to back */
+    char *names;                /* each distinct comm, NUL-terminated, back to back */
     size_t names_len, names_cap;
+    uint32_t *name_slots;       /* offsets in names, open addressing; UINT32_MAX: empty */
+    size_t nr_name_slots, nr_names;
     bool failed;                /* out of memory */
 
     /* replayed */

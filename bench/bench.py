@@ -284,8 +284,10 @@ def workload_part(f, label, args, r):
             chains, chains_rss = measure(sql_cmd(
                 f, "SELECT g.value->>0, g.value->>2 FROM json_each((SELECT perf_sum_by(sym, dso, period)"
                    " FROM (%s))) g" % frames_sql), r)
-            report(tag + 'perf report --children / perf_callchains, perf_sum_by', children / chains, 10,
-                   'high', '(%.0f MB)' % chains_rss)
+            # SQL a user writes over the frame tables, held to the bar for
+            # ad-hoc SQL (>= 1x, aim 3x); the ready query above is held to 10x
+            report(tag + 'perf report --children / perf_callchains, perf_sum_by', children / chains, 1,
+                   'high', '(%.0f MB; aim 3x)' % chains_rss)
             # the plain SQL: each function once per sample, joined to the samples
             plain = ("SELECT c.sym, sum(s.period) FROM (SELECT DISTINCT sample, sym FROM perf_callchains(@file)) c"
                      " JOIN perf_samples(@file) s ON s.record = c.sample GROUP BY c.sym")

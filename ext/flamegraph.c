@@ -21,6 +21,16 @@
  * Title and unit are taken from the first row that has them.  Without rows the
  * result is still an SVG, saying there is nothing to draw.
  *
+ * perf_flamegraph_diff(stack, new_weight, base_weight [, title [, unit]]):
+ * a differential flame graph of two profiles' folded stacks.  Widths follow
+ * new_weight; each frame's colour shows how its self share changed from
+ * base to new (red grew, blue shrank, grey equal), shares being weights over
+ * each side's own total, so profiles of different lengths compare.  A NULL
+ * weight counts as 0 (a stack only one side has, from a UNION ALL or an
+ * outer join); title defaults to "Differential Flame Graph".
+ *
+ *   SELECT perf_flamegraph_diff(stack, sum(new), sum(base)) ... GROUP BY stack
+ *
  * The layout and drawing are src/render/flamegraph.c; this file only hands values
  * over.  Memory grows with the number of distinct stack prefixes.
  */
@@ -102,7 +112,8 @@ static int keep_text(sqlite3_context *ctx, char **slot, sqlite3_value *value)
 
 /* A weight: an integer, or a real with an integral value (sum() of
  * integers can come back as one). */
-static int read_weight(sqlite3_context *ctx, sqlite3_value *value, sqlite3_int64 *weight)
+static int read_weight(sqlite3_context *ctx, sqlite3_value *value, sqlite3_int64 *weight,
+                       const char *function)
 {
     switch (sqlite3_value_type(value)) {
     case SQLITE_INTEGER:
@@ -119,24 +130,52 @@ static int read_weight(sqlite3_context *ctx, sqlite3_value *value, sqlite3_int64
     default:
         break;
     }
-    sqlite3_result_error(ctx, "perf_flamegraph: weight must be an integer", -1);
+    char *msg = sqlite3_mprintf("%s: weight must be an integer", function);
+    sqlite3_result_error(ctx, msg ? msg : "weight must be an integer", -1);
+    sqlite3_free(msg);
     return 0;
+}
+
+/* The aggregate's state, made on the first row; NULL after an error. */
+static FlamegraphAgg *agg_of(sqlite3_context *ctx, bool differential)
+{
+    FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, sizeof *agg);
+    if (agg && !agg->graph)
+        agg->graph = differential ? pv_flamegraph_new_differential() : pv_flamegraph_new();
+    if (!agg || !agg->graph) {
+        sqlite3_result_error_nomem(ctx);
+        return NULL;
+    }
+    return agg;
+}
+
+static void add_row(sqlite3_context *ctx, FlamegraphAgg *agg, sqlite3_value *stack_value,
+                    sqlite3_int64 weight, sqlite3_int64 base_weight, const char *function)
+{
+    const char *stack = (const char *)sqlite3_value_text(stack_value);
+    if (!stack) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    size_t len = (size_t)sqlite3_value_bytes(stack_value);
+    pv_flamegraph_status status = pv_flamegraph_add_diff(agg->graph, stack, len, weight,
+                                                         base_weight);
+    if (status == PV_FLAMEGRAPH_NOMEM) {
+        sqlite3_result_error_nomem(ctx);
+    } else if (status != PV_FLAMEGRAPH_OK) {
+        char *msg = sqlite3_mprintf("%s: %s (stack '%.200s', weight %lld, base %lld)", function,
+                                    pv_flamegraph_status_text(status), stack, weight,
+                                    base_weight);
+        sqlite3_result_error(ctx, msg ? msg : "perf_flamegraph: bad row", -1);
+        sqlite3_free(msg);
+    }
 }
 
 static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, sizeof *agg);
-    if (!agg) {
-        sqlite3_result_error_nomem(ctx);
+    FlamegraphAgg *agg = agg_of(ctx, false);
+    if (!agg)
         return;
-    }
-    if (!agg->graph) {
-        agg->graph = pv_flamegraph_new();
-        if (!agg->graph) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-    }
     if (argc > 2 && !keep_text(ctx, &agg->title, argv[2]))
         return;
     if (argc > 3 && !keep_text(ctx, &agg->unit, argv[3]))
@@ -147,35 +186,46 @@ static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv
     if (argc > 1) {
         if (sqlite3_value_type(argv[1]) == SQLITE_NULL)
             return;
-        if (!read_weight(ctx, argv[1], &weight))
+        if (!read_weight(ctx, argv[1], &weight, "perf_flamegraph"))
             return;
     }
-    const char *stack = (const char *)sqlite3_value_text(argv[0]);
-    if (!stack) {
-        sqlite3_result_error_nomem(ctx);
+    add_row(ctx, agg, argv[0], weight, 0, "perf_flamegraph");
+}
+
+/* perf_flamegraph_diff(stack, new_weight, base_weight [, title [, unit]]) */
+static void flamegraph_diff_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    FlamegraphAgg *agg = agg_of(ctx, true);
+    if (!agg)
         return;
-    }
-    size_t len = (size_t)sqlite3_value_bytes(argv[0]);
-    pv_flamegraph_status status = pv_flamegraph_add(agg->graph, stack, len, weight);
-    if (status == PV_FLAMEGRAPH_NOMEM) {
-        sqlite3_result_error_nomem(ctx);
-    } else if (status != PV_FLAMEGRAPH_OK) {
-        char *msg = sqlite3_mprintf("perf_flamegraph: %s (stack '%.200s', weight %lld)",
-                                    pv_flamegraph_status_text(status), stack, weight);
-        sqlite3_result_error(ctx, msg ? msg : "perf_flamegraph: bad row", -1);
-        sqlite3_free(msg);
-    }
+    if (argc > 3 && !keep_text(ctx, &agg->title, argv[3]))
+        return;
+    if (argc > 4 && !keep_text(ctx, &agg->unit, argv[4]))
+        return;
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    sqlite3_int64 weight = 0, base_weight = 0;
+    if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&
+        !read_weight(ctx, argv[1], &weight, "perf_flamegraph_diff"))
+        return;
+    if (sqlite3_value_type(argv[2]) != SQLITE_NULL &&
+        !read_weight(ctx, argv[2], &base_weight, "perf_flamegraph_diff"))
+        return;
+    add_row(ctx, agg, argv[0], weight, base_weight, "perf_flamegraph_diff");
 }
 
 static void flamegraph_final(sqlite3_context *ctx)
 {
     FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, 0);
+    bool differential = sqlite3_user_data(ctx) != NULL;
     pv_flamegraph *empty = NULL;
     pv_flamegraph *graph = agg ? agg->graph : NULL;
     if (!graph)
-        graph = empty = pv_flamegraph_new();
+        graph = empty = differential ? pv_flamegraph_new_differential() : pv_flamegraph_new();
     pv_flamegraph_style style;
     pv_flamegraph_style_default(&style);
+    if (differential)
+        style.title = "Differential Flame Graph";
     if (agg && agg->title)
         style.title = agg->title;
     if (agg && agg->unit)
@@ -209,5 +259,10 @@ int pv_register_flamegraph(sqlite3 *db)
     for (int argc = 1; argc <= 4 && rc == SQLITE_OK; argc++)
         rc = sqlite3_create_function(db, "perf_flamegraph", argc, flags, NULL, NULL,
                                      flamegraph_step, flamegraph_final);
+    /* user data marks the differential aggregate for xFinal */
+    static int differential_mark;
+    for (int argc = 3; argc <= 5 && rc == SQLITE_OK; argc++)
+        rc = sqlite3_create_function(db, "perf_flamegraph_diff", argc, flags, &differential_mark,
+                                     NULL, flamegraph_diff_step, flamegraph_final);
     return rc;
 }

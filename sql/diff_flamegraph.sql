@@ -1,0 +1,72 @@
+-- diff_flamegraph.sql: writes the differential flame graph of two recordings,
+-- @base (before) and @file (after), to diff.svg unless @svg names another, and
+-- prints its size.  Frames are as wide as in @file's flame graph; a frame is
+-- red where its self share (its own samples over the file's total) grew from
+-- @base to @file, blue where it shrank, grey where it stayed, the strongest
+-- change the deepest colour (Brendan Gregg's red/blue differential flame
+-- graphs).  Hovering a frame shows both profiles' samples and shares and the
+-- changes in points.  Frames that only @base has are not drawn (the subtitle
+-- counts them): swap @base and @file to see them, colours then reading the
+-- other way.
+--
+-- Each file's stacks are those of folded_stacks.sql (one event per file:
+-- @event, by default that of the file's first sample), weighted by samples,
+-- or by period with -p "weight='period'".  The two totals may differ (a
+-- longer run, another frequency): perf_flamegraph_diff compares shares.
+--     scripts/perfsql -p "base='old.data'" new.data diff_flamegraph
+--     scripts/perfsql -p "base='old.data'" -p "svg='d.svg'" new.data diff_flamegraph
+
+WITH files(side, path) AS (
+    VALUES ('base', @base), ('new', @file)
+),
+chosen AS (
+    -- files.path: a bare "path" would be perf_samples' own path column
+    SELECT side, path,
+           coalesce(@event, (SELECT s.event FROM perf_samples(files.path) AS s LIMIT 1)) AS event
+    FROM files
+),
+chain AS (
+    SELECT chosen.side, c.sample,
+           perf_folded(coalesce(c.sym,
+                                CASE WHEN c.dso LIKE '[%' THEN c.dso
+                                     WHEN c.dso IS NOT NULL THEN '[' || substr(c.dso,
+                                         length(rtrim(c.dso, replace(c.dso, '/', ''))) + 1) || ']'
+                                END,
+                                printf('0x%x', c.ip)),
+                       c.depth) AS frames
+    FROM chosen, perf_callchains(chosen.path) AS c
+    GROUP BY chosen.side, c.sample
+),
+folded AS (
+    -- the same stacks as folded_stacks.sql, per file
+    SELECT chosen.side,
+           replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||
+           coalesce(chain.frames,
+                    replace(coalesce(s.sym,
+                                     CASE WHEN s.dso LIKE '[%' THEN s.dso
+                                          WHEN s.dso IS NOT NULL THEN '[' || substr(s.dso,
+                                              length(rtrim(s.dso, replace(s.dso, '/', ''))) + 1) || ']'
+                                     END,
+                                     printf('0x%x', s.ip)), ';', ':')) AS stack,
+           CASE WHEN @weight = 'period' THEN coalesce(s.period, 1) ELSE 1 END AS weight
+    FROM chosen, perf_samples(chosen.path) AS s
+    LEFT JOIN chain ON chain.side = chosen.side AND chain.sample = s.record
+    WHERE s.event = chosen.event
+),
+both AS (
+    -- one row per stack with both weights (0 where a file lacks it)
+    SELECT stack,
+           sum(CASE WHEN side = 'new' THEN weight ELSE 0 END) AS new_weight,
+           sum(CASE WHEN side = 'base' THEN weight ELSE 0 END) AS base_weight
+    FROM folded
+    GROUP BY stack
+)
+SELECT coalesce(@svg, 'diff.svg') AS file,
+       writefile(coalesce(@svg, 'diff.svg'),
+                 perf_flamegraph_diff(stack, new_weight, base_weight,
+                                      coalesce(@title, 'Differential Flame Graph: ' ||
+                                               (SELECT path FROM files WHERE side = 'base') ||
+                                               ' to ' || (SELECT path FROM files WHERE side = 'new')),
+                                      CASE WHEN @weight = 'period' THEN 'period' ELSE 'samples' END))
+           AS bytes
+FROM both;

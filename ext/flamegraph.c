@@ -163,9 +163,12 @@ static void add_row(sqlite3_context *ctx, FlamegraphAgg *agg, sqlite3_value *sta
     if (status == PV_FLAMEGRAPH_NOMEM) {
         sqlite3_result_error_nomem(ctx);
     } else if (status != PV_FLAMEGRAPH_OK) {
-        char *msg = sqlite3_mprintf("%s: %s (stack '%.200s', weight %lld, base %lld)", function,
-                                    pv_flamegraph_status_text(status), stack, weight,
-                                    base_weight);
+        char *msg = pv_flamegraph_is_differential(agg->graph)
+                        ? sqlite3_mprintf("%s: %s (stack '%.200s', weight %lld, base %lld)",
+                                          function, pv_flamegraph_status_text(status), stack,
+                                          weight, base_weight)
+                        : sqlite3_mprintf("%s: %s (stack '%.200s', weight %lld)", function,
+                                          pv_flamegraph_status_text(status), stack, weight);
         sqlite3_result_error(ctx, msg ? msg : "perf_flamegraph: bad row", -1);
         sqlite3_free(msg);
     }

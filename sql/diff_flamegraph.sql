@@ -1,23 +1,29 @@
 -- diff_flamegraph.sql: writes the differential flame graph of two recordings,
 -- @base (before) and @file (after), to diff.svg unless @svg names another, and
--- prints its size.  Frames are as wide as in @file's flame graph; a frame is
--- red where its self share (its own samples over the file's total) grew from
--- @base to @file, blue where it shrank, grey where it stayed, the strongest
--- change the deepest colour (Brendan Gregg's red/blue differential flame
--- graphs).  Hovering a frame shows both profiles' samples and shares and the
--- changes in points.  Frames that only @base has are not drawn (the subtitle
--- counts them): swap @base and @file to see them, colours then reading the
--- other way.
+-- prints its size:
+--     scripts/perfsql -p "base='old.data'" new.data diff_flamegraph
+-- or in the sqlite3 shell:
+--     .load build/perfvtab
+--     .param set @base 'old.data'
+--     .param set @file 'new.data'
+--     .read sql/diff_flamegraph.sql
+-- Frames are as wide as in @file's flame graph.  A frame is red where its
+-- self share (its own samples over its file's total) grew from @base to
+-- @file, blue where it shrank, grey where it stayed, the strongest change the
+-- deepest colour (Brendan Gregg's red/blue differential flame graphs).
+-- Hovering a frame shows both files' samples and shares and the changes in
+-- points.  Frames only @base has are not drawn (the subtitle counts them):
+-- swap @base and @file to see them, the colours then reading the other way.
+-- Without @base, @file is compared with itself (all grey).
 --
 -- Each file's stacks are those of folded_stacks.sql (one event per file:
 -- @event, by default that of the file's first sample), weighted by samples,
--- or by period with -p "weight='period'".  The two totals may differ (a
--- longer run, another frequency): perf_flamegraph_diff compares shares.
---     scripts/perfsql -p "base='old.data'" new.data diff_flamegraph
---     scripts/perfsql -p "base='old.data'" -p "svg='d.svg'" new.data diff_flamegraph
+-- or by period with -p "weight='period'"; @title sets the title.  The two
+-- totals may differ (a longer run, another frequency): perf_flamegraph_diff
+-- compares shares.
 
 WITH files(side, path) AS (
-    VALUES ('base', @base), ('new', @file)
+    VALUES ('base', coalesce(@base, @file)), ('new', @file)
 ),
 chosen AS (
     -- files.path: a bare "path" would be perf_samples' own path column

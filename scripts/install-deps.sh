@@ -19,6 +19,8 @@
 #   pkg-config           finding the libraries' flags
 #   chromium             headless, renders perf_flamegraph's SVG for its test
 #                        (tests/t_flamegraph_chromium.sh: DOM and screenshot)
+#   chromium-driver      chromedriver: the same test clicks, types and scrolls in
+#                        the SVG as a person would (zoom, reset, search)
 #   fonts-dejavu-core    a known font for that rendering, whose text widths the
 #                        test measures
 #   time                 GNU time: make bench's peak RSS of each command
@@ -30,7 +32,7 @@ set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev sqlite3
-          linux-perf python3 pkg-config chromium fonts-dejavu-core time clang libclang-rt-14-dev
+          linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang libclang-rt-14-dev
           rustc)
 
 installed() {

@@ -1,5 +1,12 @@
 /*
- * The flame graph's two aggregates.
+ * The flame graph's aggregates, and the frame names they take.
+ *
+ * perf_frame_name(sym, dso, ip): a frame's name as stackcollapse-perf.pl
+ * writes it: sym; without one "[dso]" (its base name; a dso perf already
+ * bracketed, "[kernel.kallsyms]", as it is); without a dso either the
+ * address in hex; NULL when all three are NULL.
+ *
+ *   SELECT perf_folded(perf_frame_name(sym, dso, ip), depth) FROM perf_callchains(@file) ...
  *
  * perf_folded(frame, depth): the frames of one call stack joined root
  * first with ';', whatever order the rows come in; depth 0 is the leaf, as in
@@ -42,6 +49,37 @@ SQLITE_EXTENSION_INIT3
 
 #include "render/flamegraph.h"
 #include "render/folded_stack.h"
+
+/* ---- perf_frame_name ---- */
+
+static void frame_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *sym = NULL, *dso = NULL;
+    size_t sym_len = 0, dso_len = 0;
+    if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+        sym = (const char *)sqlite3_value_text(argv[0]);
+        sym_len = (size_t)sqlite3_value_bytes(argv[0]);
+    }
+    if (sqlite3_value_type(argv[1]) != SQLITE_NULL) {
+        dso = (const char *)sqlite3_value_text(argv[1]);
+        dso_len = (size_t)sqlite3_value_bytes(argv[1]);
+    }
+    bool has_ip = sqlite3_value_type(argv[2]) != SQLITE_NULL;
+    if ((sqlite3_value_type(argv[0]) != SQLITE_NULL && !sym) ||
+        (sqlite3_value_type(argv[1]) != SQLITE_NULL && !dso)) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    pv_strbuf name = {0};
+    if (pv_folded_frame_name(&name, sym, sym_len, dso, dso_len, has_ip,
+                             (uint64_t)sqlite3_value_int64(argv[2])))
+        sqlite3_result_text64(ctx, pv_strbuf_text(&name), name.len, SQLITE_TRANSIENT,
+                              SQLITE_UTF8);
+    else if (name.failed)
+        sqlite3_result_error_nomem(ctx);
+    pv_strbuf_free(&name);
+}
 
 /* ---- perf_folded ---- */
 
@@ -259,6 +297,9 @@ int pv_register_flamegraph(sqlite3 *db)
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
     int rc = sqlite3_create_function(db, "perf_folded", 2, flags, NULL, NULL, folded_step,
                                      folded_final);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, "perf_frame_name", 3, flags, NULL, frame_name_func,
+                                     NULL, NULL);
     for (int argc = 1; argc <= 4 && rc == SQLITE_OK; argc++)
         rc = sqlite3_create_function(db, "perf_flamegraph", argc, flags, NULL, NULL,
                                      flamegraph_step, flamegraph_final);

@@ -33,13 +33,7 @@ chosen AS (
 ),
 chain AS (
     SELECT chosen.side, c.sample,
-           perf_folded(coalesce(c.sym,
-                                CASE WHEN c.dso LIKE '[%' THEN c.dso
-                                     WHEN c.dso IS NOT NULL THEN '[' || substr(c.dso,
-                                         length(rtrim(c.dso, replace(c.dso, '/', ''))) + 1) || ']'
-                                END,
-                                printf('0x%x', c.ip)),
-                       c.depth) AS frames
+           perf_folded(perf_frame_name(c.sym, c.dso, c.ip), c.depth) AS frames
     FROM chosen, perf_callchains(chosen.path) AS c
     GROUP BY chosen.side, c.sample
 ),
@@ -47,13 +41,7 @@ folded AS (
     -- the same stacks as folded_stacks.sql, per file
     SELECT chosen.side,
            replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||
-           coalesce(chain.frames,
-                    replace(coalesce(s.sym,
-                                     CASE WHEN s.dso LIKE '[%' THEN s.dso
-                                          WHEN s.dso IS NOT NULL THEN '[' || substr(s.dso,
-                                              length(rtrim(s.dso, replace(s.dso, '/', ''))) + 1) || ']'
-                                     END,
-                                     printf('0x%x', s.ip)), ';', ':')) AS stack,
+           coalesce(chain.frames, replace(perf_frame_name(s.sym, s.dso, s.ip), ';', ':')) AS stack,
            CASE WHEN @weight = 'period' THEN coalesce(s.period, 1) ELSE 1 END AS weight
     FROM chosen, perf_samples(chosen.path) AS s
     LEFT JOIN chain ON chain.side = chosen.side AND chain.sample = s.record

@@ -212,16 +212,27 @@ static void add_row(sqlite3_context *ctx, FlamegraphAgg *agg, sqlite3_value *sta
     }
 }
 
+/* The state of the aggregate for this row, with the title and unit of
+ * argv[style_at] and argv[style_at + 1] kept; NULL when the row adds nothing
+ * (an error was set, or its stack is NULL). */
+static FlamegraphAgg *begin_row(sqlite3_context *ctx, bool differential, int argc,
+                               sqlite3_value **argv, int style_at)
+{
+    FlamegraphAgg *agg = agg_of(ctx, differential);
+    if (!agg)
+        return NULL;
+    if (argc > style_at && !keep_text(ctx, &agg->title, argv[style_at]))
+        return NULL;
+    if (argc > style_at + 1 && !keep_text(ctx, &agg->unit, argv[style_at + 1]))
+        return NULL;
+    return sqlite3_value_type(argv[0]) == SQLITE_NULL ? NULL : agg;
+}
+
+/* perf_flamegraph(stack [, weight [, title [, unit]]]) */
 static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    FlamegraphAgg *agg = agg_of(ctx, false);
+    FlamegraphAgg *agg = begin_row(ctx, false, argc, argv, 2);
     if (!agg)
-        return;
-    if (argc > 2 && !keep_text(ctx, &agg->title, argv[2]))
-        return;
-    if (argc > 3 && !keep_text(ctx, &agg->unit, argv[3]))
-        return;
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
         return;
     sqlite3_int64 weight = 1;
     if (argc > 1) {
@@ -236,14 +247,8 @@ static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv
 /* perf_flamegraph_diff(stack, new_weight, base_weight [, title [, unit]]) */
 static void flamegraph_diff_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    FlamegraphAgg *agg = agg_of(ctx, true);
+    FlamegraphAgg *agg = begin_row(ctx, true, argc, argv, 3);
     if (!agg)
-        return;
-    if (argc > 3 && !keep_text(ctx, &agg->title, argv[3]))
-        return;
-    if (argc > 4 && !keep_text(ctx, &agg->unit, argv[4]))
-        return;
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
         return;
     sqlite3_int64 weight = 0, base_weight = 0;
     if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&

@@ -36,6 +36,19 @@ expect_error() {  # what, expected message part, SQL
     fi
 }
 
+# ok when the file holds every string (fixed strings, not patterns)
+file_has() {  # what, file, string...
+    local what=$1 file=$2 want
+    shift 2
+    for want in "$@"; do
+        if ! grep -qF -- "$want" "$file"; then
+            echo "not ok - $what: no '$want' in $(oneline "$file" | cut -c1-200) $(oneline "$tmp/err")"
+            return
+        fi
+    done
+    echo "ok - $what"
+}
+
 # ---- arguments and errors ----
 rows="(VALUES ('main;foo;bar', 3), ('main;foo', 1), ('main;baz', 4), ('x;y', 2),
               (NULL, 5), ('main;nothing', NULL), ('x;<&>', 2))"
@@ -133,23 +146,16 @@ printf 'main;x\t90\nmain;y\t30\nmain;z\t40\nmain;w\t40\n' >"$tmp/new.folded"
 printf 'main;x\t40\nmain;y\t40\nmain;z\t20\nmain;gone\t7\n' >"$tmp/base.folded"
 if [ -s "$tmp/diff.svg" ]; then
     python3 "$check" diff "diff" "$tmp/new.folded" "$tmp/base.folded" "$tmp/diff.svg"
-    if grep -q '>Differential Flame Graph</text>' "$tmp/diff.svg" &&
-       grep -q 'total 200 samples, base 107 samples' "$tmp/diff.svg" &&
-       grep -q '1 frames only in the base not drawn' "$tmp/diff.svg"; then
-        echo "ok - perf_flamegraph_diff: NULL weights count 0, default title, both totals"
-    else
-        echo "not ok - perf_flamegraph_diff: title or subtitle not as expected"
-    fi
+    file_has "perf_flamegraph_diff: NULL weights count 0, default title, both totals" \
+        "$tmp/diff.svg" '>Differential Flame Graph</text>' 'total 200 samples, base 107 samples' \
+        '1 frames only in the base not drawn'
 else
     echo "not ok - perf_flamegraph_diff on 6 rows: $(oneline "$tmp/err")"
 fi
-if sql "$tmp/out" "SELECT perf_flamegraph_diff('a', 3, 1, 'before -> after', 'ns')" &&
-   grep -q '<title>a (3 ns, 100.00%; base 1 ns, 100.00%; 0.00 points, self 0.00 points)</title>' "$tmp/out" &&
-   grep -q '>before -&gt; after</text>' "$tmp/out"; then
-    echo "ok - perf_flamegraph_diff takes a title and a unit"
-else
-    echo "not ok - perf_flamegraph_diff with title and unit: $(oneline "$tmp/err")"
-fi
+sql "$tmp/out" "SELECT perf_flamegraph_diff('a', 3, 1, 'before -> after', 'ns')"
+file_has "perf_flamegraph_diff takes a title and a unit" "$tmp/out" \
+    '<title>a (3 ns, 100.00%; base 1 ns, 100.00%; 0.00 points, self 0.00 points)</title>' \
+    '>before -&gt; after</text>'
 expect_error "perf_flamegraph_diff: a negative base weight is an error naming the stack" \
     "perf_flamegraph_diff: a weight is negative (stack 'a;b', weight 1, base -3)" \
     "SELECT perf_flamegraph_diff('a;b', 1, -3)"

@@ -81,13 +81,11 @@ EOF
     } >"$2"
 }
 
-# Clicks, reset and search as a person would (tests/tools/flamegraph_interact.py).
+# Clicks, reset and search as a person would: the graphs are listed here and
+# tests/tools/flamegraph_interact.py goes through them in one browser at the end.
 use_it() {  # label, svg-file, folded-file, regex [, window height]
-    if command -v "$driver" >/dev/null 2>&1; then
-        python3 "$interact" "$@"
-    else
-        echo "ok - $1: zoom, reset and search in Chromium # SKIP $driver absent (scripts/install-deps.sh installs chromium-driver)"
-    fi
+    local IFS=$'\t'
+    echo "$*" >>"$tmp/interact.list"
 }
 
 render_and_check() {  # label, svg-file, folded-file
@@ -101,27 +99,26 @@ render_and_check() {  # label, svg-file, folded-file
     page "$svg" "$tmp/$label.html"
     chrome --dump-dom "file://$tmp/$label.html" >"$tmp/$label.dom"
     python3 "$check" dom "$label (Chromium)" "$folded" "$tmp/$label.dom"
-    local height
-    height=$(sed -n 's/.*<svg [^>]* height="\([0-9]*\)\.[0-9]*".*/\1/p' "$svg" | head -n 1)
-    # a window taller than the picture: headless Chromium's viewport is
-    # shorter than the window asked for
-    chrome --screenshot="$tmp/$label.png" --window-size="1200,$((${height:-600} + 200))" \
-        "file://$svg" >/dev/null
-    if [ -s "$tmp/$label.png" ]; then
-        python3 "$check" png "$label (screenshot)" "$tmp/$label.png" "$tmp/$label.dom"
-    else
-        echo "not ok - $label: no screenshot: $(oneline "$tmp/chrome.err")"
-    fi
+    shoot_and_check "$label" "$label (screenshot)" "$svg" "$svg"
     # scripts off: an SVG shown as an <img> runs no script (as where a page
     # embeds it); the picture must be all there without it
     printf '<!DOCTYPE html>\n<html><body style="margin: 0"><img src="file://%s"></body></html>\n' \
         "$svg" >"$tmp/$label.img.html"
-    chrome --screenshot="$tmp/$label.off.png" --window-size="1200,$((${height:-600} + 200))" \
-        "file://$tmp/$label.img.html" >/dev/null
-    if [ -s "$tmp/$label.off.png" ]; then
-        python3 "$check" png "$label (as an <img>, no script)" "$tmp/$label.off.png" "$tmp/$label.dom"
+    shoot_and_check "$label" "$label (as an <img>, no script)" "$svg" "$tmp/$label.img.html"
+}
+
+# A screenshot of a page showing the SVG, against the frames the DOM check measured.
+shoot_and_check() {  # label, what, svg-file, page-file
+    local label=$1 what=$2 png height
+    png=$tmp/$label.$(date +%s%N).png
+    height=$(sed -n 's/.*<svg [^>]* height="\([0-9]*\)\.[0-9]*".*/\1/p' "$3" | head -n 1)
+    # a window taller than the picture: headless Chromium's viewport is
+    # shorter than the window asked for
+    chrome --screenshot="$png" --window-size="1200,$((${height:-600} + 200))" "file://$4" >/dev/null
+    if [ -s "$png" ]; then
+        python3 "$check" png "$what" "$png" "$tmp/$label.dom"
     else
-        echo "not ok - $label: no screenshot of the SVG as an <img>: $(oneline "$tmp/chrome.err")"
+        echo "not ok - $what: no screenshot: $(oneline "$tmp/chrome.err")"
     fi
 }
 
@@ -233,4 +230,12 @@ if "$PV_SQLRUN" "$deep SELECT perf_flamegraph(stack, weight, 'deep') FROM folded
     use_it deep "$tmp/deep.svg" "$tmp/deep.folded" 'EvalFrame.*_1[0-9]$' 700
 else
     echo "not ok - perf_flamegraph on a deep stack: $(oneline "$tmp/err")"
+fi
+
+if [ ! -s "$tmp/interact.list" ]; then
+    echo "not ok - no graph to click, zoom and search"
+elif command -v "$driver" >/dev/null 2>&1; then
+    python3 "$interact" "$tmp/interact.list"
+else
+    echo "ok - zoom, reset and search in Chromium # SKIP $driver absent (scripts/install-deps.sh installs chromium-driver)"
 fi

@@ -3,9 +3,11 @@
 chromedriver (Debian's chromium-driver) and the W3C WebDriver protocol on a
 loopback port -- real clicks and keystrokes, no page script of ours.
 
-  flamegraph_interact.py LABEL SVG FOLDED REGEX [WINDOW_HEIGHT]
+  flamegraph_interact.py LIST
 
-FOLDED holds the "stack<TAB>count" lines that went in (the new weights for a
+LIST has one graph a line, tab-separated: LABEL SVG FOLDED REGEX and an
+optional WINDOW_HEIGHT; one browser session goes through them all.  FOLDED
+holds the "stack<TAB>count" lines that went in (the new weights for a
 differential graph).  Checks, each an "ok - ..." / "not ok - ..." line:
   - the script ran: the search box and the matched readout exist;
   - a click on a frame (the widest one of depth >= 2 that is narrower than
@@ -136,20 +138,24 @@ def placed(frames):
     return (parsed, root) if not bad else (None, None)
 
 
-def main(label, svg, folded, regex, window_height=None):
-    prefixes, total = fc.read_folded(folded)
+def main(listing):
+    graphs = [line.rstrip('\n').split('\t') for line in open(listing) if line.strip()]
     tmp = tempfile.mkdtemp()
-    height = int(window_height) if window_height else 1500
     try:
-        d = Driver(tmp, height)
+        d = Driver(tmp, 1500)
     except (RuntimeError, OSError) as e:
-        say(False, '%s: chromedriver runs a headless Chromium' % label, str(e))
+        say(False, 'chromedriver runs a headless Chromium', str(e))
         return
     try:
-        d.s('POST', '/url', {'url': 'file://' + os.path.abspath(svg)})
-        check(d, label, prefixes, total, regex, window_height)
-    except RuntimeError as e:
-        say(False, '%s: the WebDriver session' % label, str(e))
+        for label, svg, folded, regex, *height in graphs:
+            window_height = int(height[0]) if height else None
+            prefixes, total = fc.read_folded(folded)
+            try:
+                d.s('POST', '/window/rect', {'width': 1300, 'height': window_height or 1500})
+                d.s('POST', '/url', {'url': 'file://' + os.path.abspath(svg)})
+                check(d, label, prefixes, total, regex, window_height)
+            except RuntimeError as e:
+                say(False, '%s: the WebDriver session' % label, str(e))
     finally:
         d.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -249,6 +255,6 @@ def check(d, label, prefixes, total, regex, window_height):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) not in (5, 6):
+    if len(sys.argv) != 2:
         sys.exit(__doc__)
-    main(*sys.argv[1:])
+    main(sys.argv[1])

@@ -1,5 +1,12 @@
 /*
- * The flame graph's two aggregates.
+ * The flame graph's aggregates, and the frame names they take.
+ *
+ * perf_frame_name(sym, dso, ip): a frame's name as stackcollapse-perf.pl
+ * writes it: sym; without one "[dso]" (its base name; a dso perf already
+ * bracketed, "[kernel.kallsyms]", as it is); without a dso either the
+ * address in hex; NULL when all three are NULL.
+ *
+ *   SELECT perf_folded(perf_frame_name(sym, dso, ip), depth) FROM perf_callchains(@file) ...
  *
  * perf_folded(frame, depth): the frames of one call stack joined root
  * first with ';', whatever order the rows come in; depth 0 is the leaf, as in
@@ -21,6 +28,16 @@
  * Title and unit are taken from the first row that has them.  Without rows the
  * result is still an SVG, saying there is nothing to draw.
  *
+ * perf_flamegraph_diff(stack, new_weight, base_weight [, title [, unit]]):
+ * a differential flame graph of two profiles' folded stacks.  Widths follow
+ * new_weight; each frame's colour shows how its self share changed from
+ * base to new (red grew, blue shrank, grey equal), shares being weights over
+ * each side's own total, so profiles of different lengths compare.  A NULL
+ * weight counts as 0 (a stack only one side has, from a UNION ALL or an
+ * outer join); title defaults to "Differential Flame Graph".
+ *
+ *   SELECT perf_flamegraph_diff(stack, sum(new), sum(base)) ... GROUP BY stack
+ *
  * The layout and drawing are src/render/flamegraph.c; this file only hands values
  * over.  Memory grows with the number of distinct stack prefixes.
  */
@@ -32,6 +49,37 @@ SQLITE_EXTENSION_INIT3
 
 #include "render/flamegraph.h"
 #include "render/folded_stack.h"
+
+/* ---- perf_frame_name ---- */
+
+static void frame_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *sym = NULL, *dso = NULL;
+    size_t sym_len = 0, dso_len = 0;
+    if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+        sym = (const char *)sqlite3_value_text(argv[0]);
+        sym_len = (size_t)sqlite3_value_bytes(argv[0]);
+    }
+    if (sqlite3_value_type(argv[1]) != SQLITE_NULL) {
+        dso = (const char *)sqlite3_value_text(argv[1]);
+        dso_len = (size_t)sqlite3_value_bytes(argv[1]);
+    }
+    bool has_ip = sqlite3_value_type(argv[2]) != SQLITE_NULL;
+    if ((sqlite3_value_type(argv[0]) != SQLITE_NULL && !sym) ||
+        (sqlite3_value_type(argv[1]) != SQLITE_NULL && !dso)) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    pv_strbuf name = {0};
+    if (pv_folded_frame_name(&name, sym, sym_len, dso, dso_len, has_ip,
+                             (uint64_t)sqlite3_value_int64(argv[2])))
+        sqlite3_result_text64(ctx, pv_strbuf_text(&name), name.len, SQLITE_TRANSIENT,
+                              SQLITE_UTF8);
+    else if (name.failed)
+        sqlite3_result_error_nomem(ctx);
+    pv_strbuf_free(&name);
+}
 
 /* ---- perf_folded ---- */
 
@@ -102,7 +150,8 @@ static int keep_text(sqlite3_context *ctx, char **slot, sqlite3_value *value)
 
 /* A weight: an integer, or a real with an integral value (sum() of
  * integers can come back as one). */
-static int read_weight(sqlite3_context *ctx, sqlite3_value *value, sqlite3_int64 *weight)
+static int read_weight(sqlite3_context *ctx, sqlite3_value *value, sqlite3_int64 *weight,
+                       const char *function)
 {
     switch (sqlite3_value_type(value)) {
     case SQLITE_INTEGER:
@@ -119,63 +168,110 @@ static int read_weight(sqlite3_context *ctx, sqlite3_value *value, sqlite3_int64
     default:
         break;
     }
-    sqlite3_result_error(ctx, "perf_flamegraph: weight must be an integer", -1);
+    char *msg = sqlite3_mprintf("%s: weight must be an integer", function);
+    sqlite3_result_error(ctx, msg ? msg : "weight must be an integer", -1);
+    sqlite3_free(msg);
     return 0;
 }
 
-static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* The aggregate's state, made on the first row; NULL after an error. */
+static FlamegraphAgg *agg_of(sqlite3_context *ctx, bool differential)
 {
     FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, sizeof *agg);
-    if (!agg) {
+    if (agg && !agg->graph)
+        agg->graph = differential ? pv_flamegraph_new_differential() : pv_flamegraph_new();
+    if (!agg || !agg->graph) {
         sqlite3_result_error_nomem(ctx);
-        return;
+        return NULL;
     }
-    if (!agg->graph) {
-        agg->graph = pv_flamegraph_new();
-        if (!agg->graph) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-    }
-    if (argc > 2 && !keep_text(ctx, &agg->title, argv[2]))
-        return;
-    if (argc > 3 && !keep_text(ctx, &agg->unit, argv[3]))
-        return;
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return;
-    sqlite3_int64 weight = 1;
-    if (argc > 1) {
-        if (sqlite3_value_type(argv[1]) == SQLITE_NULL)
-            return;
-        if (!read_weight(ctx, argv[1], &weight))
-            return;
-    }
-    const char *stack = (const char *)sqlite3_value_text(argv[0]);
+    return agg;
+}
+
+static void add_row(sqlite3_context *ctx, FlamegraphAgg *agg, sqlite3_value *stack_value,
+                    sqlite3_int64 weight, sqlite3_int64 base_weight, const char *function)
+{
+    const char *stack = (const char *)sqlite3_value_text(stack_value);
     if (!stack) {
         sqlite3_result_error_nomem(ctx);
         return;
     }
-    size_t len = (size_t)sqlite3_value_bytes(argv[0]);
-    pv_flamegraph_status status = pv_flamegraph_add(agg->graph, stack, len, weight);
+    size_t len = (size_t)sqlite3_value_bytes(stack_value);
+    pv_flamegraph_status status = pv_flamegraph_add_diff(agg->graph, stack, len, weight,
+                                                         base_weight);
     if (status == PV_FLAMEGRAPH_NOMEM) {
         sqlite3_result_error_nomem(ctx);
     } else if (status != PV_FLAMEGRAPH_OK) {
-        char *msg = sqlite3_mprintf("perf_flamegraph: %s (stack '%.200s', weight %lld)",
-                                    pv_flamegraph_status_text(status), stack, weight);
+        char *msg = pv_flamegraph_is_differential(agg->graph)
+                        ? sqlite3_mprintf("%s: %s (stack '%.200s', weight %lld, base %lld)",
+                                          function, pv_flamegraph_status_text(status), stack,
+                                          weight, base_weight)
+                        : sqlite3_mprintf("%s: %s (stack '%.200s', weight %lld)", function,
+                                          pv_flamegraph_status_text(status), stack, weight);
         sqlite3_result_error(ctx, msg ? msg : "perf_flamegraph: bad row", -1);
         sqlite3_free(msg);
     }
 }
 
+/* The state of the aggregate for this row, with the title and unit of
+ * argv[style_at] and argv[style_at + 1] kept; NULL when the row adds nothing
+ * (an error was set, or its stack is NULL). */
+static FlamegraphAgg *begin_row(sqlite3_context *ctx, bool differential, int argc,
+                               sqlite3_value **argv, int style_at)
+{
+    FlamegraphAgg *agg = agg_of(ctx, differential);
+    if (!agg)
+        return NULL;
+    if (argc > style_at && !keep_text(ctx, &agg->title, argv[style_at]))
+        return NULL;
+    if (argc > style_at + 1 && !keep_text(ctx, &agg->unit, argv[style_at + 1]))
+        return NULL;
+    return sqlite3_value_type(argv[0]) == SQLITE_NULL ? NULL : agg;
+}
+
+/* perf_flamegraph(stack [, weight [, title [, unit]]]) */
+static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    FlamegraphAgg *agg = begin_row(ctx, false, argc, argv, 2);
+    if (!agg)
+        return;
+    sqlite3_int64 weight = 1;
+    if (argc > 1) {
+        if (sqlite3_value_type(argv[1]) == SQLITE_NULL)
+            return;
+        if (!read_weight(ctx, argv[1], &weight, "perf_flamegraph"))
+            return;
+    }
+    add_row(ctx, agg, argv[0], weight, 0, "perf_flamegraph");
+}
+
+/* perf_flamegraph_diff(stack, new_weight, base_weight [, title [, unit]]) */
+static void flamegraph_diff_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    FlamegraphAgg *agg = begin_row(ctx, true, argc, argv, 3);
+    if (!agg)
+        return;
+    sqlite3_int64 weight = 0, base_weight = 0;
+    if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&
+        !read_weight(ctx, argv[1], &weight, "perf_flamegraph_diff"))
+        return;
+    if (sqlite3_value_type(argv[2]) != SQLITE_NULL &&
+        !read_weight(ctx, argv[2], &base_weight, "perf_flamegraph_diff"))
+        return;
+    add_row(ctx, agg, argv[0], weight, base_weight, "perf_flamegraph_diff");
+}
+
 static void flamegraph_final(sqlite3_context *ctx)
 {
     FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, 0);
+    bool differential = sqlite3_user_data(ctx) != NULL;
     pv_flamegraph *empty = NULL;
     pv_flamegraph *graph = agg ? agg->graph : NULL;
     if (!graph)
-        graph = empty = pv_flamegraph_new();
+        graph = empty = differential ? pv_flamegraph_new_differential() : pv_flamegraph_new();
     pv_flamegraph_style style;
     pv_flamegraph_style_default(&style);
+    if (differential)
+        style.title = "Differential Flame Graph";
     if (agg && agg->title)
         style.title = agg->title;
     if (agg && agg->unit)
@@ -206,8 +302,16 @@ int pv_register_flamegraph(sqlite3 *db)
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
     int rc = sqlite3_create_function(db, "perf_folded", 2, flags, NULL, NULL, folded_step,
                                      folded_final);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, "perf_frame_name", 3, flags, NULL, frame_name_func,
+                                     NULL, NULL);
     for (int argc = 1; argc <= 4 && rc == SQLITE_OK; argc++)
         rc = sqlite3_create_function(db, "perf_flamegraph", argc, flags, NULL, NULL,
                                      flamegraph_step, flamegraph_final);
+    /* user data marks the differential aggregate for xFinal */
+    static int differential_mark;
+    for (int argc = 3; argc <= 5 && rc == SQLITE_OK; argc++)
+        rc = sqlite3_create_function(db, "perf_flamegraph_diff", argc, flags, &differential_mark,
+                                     NULL, flamegraph_diff_step, flamegraph_final);
     return rc;
 }

@@ -26,6 +26,8 @@
 #   pkg-config           finding the libraries' flags
 #   chromium             headless, renders perf_flamegraph's SVG for its test
 #                        (tests/t_flamegraph_chromium.sh: DOM and screenshot)
+#   chromium-driver      chromedriver: the same test clicks, types and scrolls in
+#                        the SVG as a person would (zoom, reset, search)
 #   fonts-dejavu-core    a known font for that rendering, whose text widths the
 #                        test measures
 #   time                 GNU time: make bench's peak RSS of each command
@@ -37,8 +39,8 @@ set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
-          linux-perf python3 pkg-config chromium fonts-dejavu-core time clang libclang-rt-14-dev
-          rustc golang-go)
+          linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
+          libclang-rt-14-dev rustc golang-go)
 
 installed() {
     local status

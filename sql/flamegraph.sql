@@ -19,26 +19,14 @@ WITH chosen AS (
 ),
 chain AS (
     SELECT sample,
-           perf_folded(coalesce(sym,
-                                CASE WHEN dso LIKE '[%' THEN dso
-                                     WHEN dso IS NOT NULL THEN '[' || substr(dso,
-                                         length(rtrim(dso, replace(dso, '/', ''))) + 1) || ']'
-                                END,
-                                printf('0x%x', ip)),
-                       depth) AS frames
+           perf_folded(perf_frame_name(sym, dso, ip), depth) AS frames
     FROM perf_callchains(@file)
     GROUP BY sample
 ),
 folded AS (
     -- the same stacks as folded_stacks.sql
     SELECT replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||
-           coalesce(chain.frames,
-                    replace(coalesce(s.sym,
-                                     CASE WHEN s.dso LIKE '[%' THEN s.dso
-                                          WHEN s.dso IS NOT NULL THEN '[' || substr(s.dso,
-                                              length(rtrim(s.dso, replace(s.dso, '/', ''))) + 1) || ']'
-                                     END,
-                                     printf('0x%x', s.ip)), ';', ':')) AS stack,
+           coalesce(chain.frames, replace(perf_frame_name(s.sym, s.dso, s.ip), ';', ':')) AS stack,
            count(*) AS samples,
            sum(coalesce(s.period, 1)) AS period
     FROM perf_samples(@file) AS s

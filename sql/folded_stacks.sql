@@ -25,25 +25,12 @@ chain AS (
     -- perf_folded orders the frames by depth itself (depth 0 is the leaf),
     -- whatever order GROUP BY hands them over in
     SELECT sample,
-           perf_folded(coalesce(sym,
-                                CASE WHEN dso LIKE '[%' THEN dso
-                                     -- the base name: what follows the last '/'
-                                     WHEN dso IS NOT NULL THEN '[' || substr(dso,
-                                         length(rtrim(dso, replace(dso, '/', ''))) + 1) || ']'
-                                END,
-                                printf('0x%x', ip)),
-                       depth) AS frames
+           perf_folded(perf_frame_name(sym, dso, ip), depth) AS frames
     FROM perf_callchains(@file)
     GROUP BY sample
 )
 SELECT replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||
-       coalesce(chain.frames,
-                replace(coalesce(s.sym,
-                                 CASE WHEN s.dso LIKE '[%' THEN s.dso
-                                      WHEN s.dso IS NOT NULL THEN '[' || substr(s.dso,
-                                          length(rtrim(s.dso, replace(s.dso, '/', ''))) + 1) || ']'
-                                 END,
-                                 printf('0x%x', s.ip)), ';', ':')) AS stack,
+       coalesce(chain.frames, replace(perf_frame_name(s.sym, s.dso, s.ip), ';', ':')) AS stack,
        count(*) AS samples
 FROM perf_samples(@file) AS s
 LEFT JOIN chain ON chain.sample = s.record

@@ -36,6 +36,19 @@ expect_error() {  # what, expected message part, SQL
     fi
 }
 
+# ok when the file holds every string (fixed strings, not patterns)
+file_has() {  # what, file, string...
+    local what=$1 file=$2 want
+    shift 2
+    for want in "$@"; do
+        if ! grep -qF -- "$want" "$file"; then
+            echo "not ok - $what: no '$want' in $(oneline "$file" | cut -c1-200) $(oneline "$tmp/err")"
+            return
+        fi
+    done
+    echo "ok - $what"
+}
+
 # ---- arguments and errors ----
 rows="(VALUES ('main;foo;bar', 3), ('main;foo', 1), ('main;baz', 4), ('x;y', 2),
               (NULL, 5), ('main;nothing', NULL), ('x;<&>', 2))"
@@ -92,6 +105,65 @@ if sql "$tmp/out" "SELECT perf_folded(column1, column2) FROM (VALUES ('leaf', 0)
 else
     echo "not ok - perf_folded: got $(oneline "$tmp/out") $(oneline "$tmp/err")"
 fi
+
+# ---- perf_frame_name: stackcollapse-perf.pl's frame names ----
+if sql "$tmp/out" "SELECT quote(perf_frame_name(column1, column2, column3)) FROM (VALUES
+                       ('f', '/usr/lib/libc.so.6', 1), (NULL, '/usr/lib/libc.so.6', 1),
+                       (NULL, '[kernel.kallsyms]', 1), (NULL, 'noslash', 1), (NULL, NULL, -1),
+                       (NULL, NULL, 4096), (NULL, NULL, NULL))" &&
+   [ "$(tr '\n' ' ' <"$tmp/out")" = "'f' '[libc.so.6]' '[kernel.kallsyms]' '[noslash]' '0xffffffffffffffff' '0x1000' NULL " ]; then
+    echo "ok - perf_frame_name: sym, else [base name of dso] or [dso] as perf bracketed it, else 0x<ip>"
+else
+    echo "not ok - perf_frame_name: got $(oneline "$tmp/out") $(oneline "$tmp/err")"
+fi
+# the same as the SQL expression sql/*.sql used before it, on the frames of
+# fixtures (fp.data's call chains, multi.data's and dwarf.data's samples:
+# kernel, user, unsymbolized)
+fx=$PV_ROOT/tests/fixtures
+if sql "$tmp/out" "SELECT count(*), sum(sym IS NULL), sum(perf_frame_name(sym, dso, ip) IS NOT
+                       coalesce(sym, CASE WHEN dso LIKE '[%' THEN dso
+                                          WHEN dso IS NOT NULL THEN '[' || substr(dso,
+                                              length(rtrim(dso, replace(dso, '/', ''))) + 1) || ']' END,
+                                printf('0x%x', ip)))
+                   FROM (SELECT sym, dso, ip FROM perf_callchains('$fx/fp.data') UNION ALL
+                         SELECT sym, dso, ip FROM perf_samples('$fx/multi.data') UNION ALL
+                         SELECT sym, dso, ip FROM perf_samples('$fx/dwarf.data'))" 2>/dev/null; then
+    read -r frames unsymbolized differ <<<"$(tr '|\t' '  ' <"$tmp/out")"
+    if [ "${frames:-0}" -gt 0 ] && [ "${unsymbolized:-0}" -gt 0 ] && [ "$differ" = 0 ]; then
+        echo "ok - perf_frame_name names $frames frames ($unsymbolized without a symbol) as the SQL expression does"
+    else
+        echo "not ok - perf_frame_name differs from the SQL expression: $(oneline "$tmp/out")"
+    fi
+else
+    echo "ok - perf_frame_name against perf_callchains # SKIP this build has no perf_callchains"
+fi
+
+# ---- perf_flamegraph_diff ----
+sql "$tmp/diff.svg" "SELECT perf_flamegraph_diff(column1, column2, column3) FROM (VALUES
+                         ('main;x', 90, 40), ('main;y', 30, 40), ('main;z', 40, 20),
+                         ('main;w', 40, NULL), ('main;gone', NULL, 7), (NULL, 5, 5))"
+printf 'main;x\t90\nmain;y\t30\nmain;z\t40\nmain;w\t40\n' >"$tmp/new.folded"
+printf 'main;x\t40\nmain;y\t40\nmain;z\t20\nmain;gone\t7\n' >"$tmp/base.folded"
+if [ -s "$tmp/diff.svg" ]; then
+    python3 "$check" diff "diff" "$tmp/new.folded" "$tmp/base.folded" "$tmp/diff.svg"
+    file_has "perf_flamegraph_diff: NULL weights count 0, default title, both totals" \
+        "$tmp/diff.svg" '>Differential Flame Graph</text>' 'total 200 samples, base 107 samples' \
+        '1 frames only in the base not drawn'
+else
+    echo "not ok - perf_flamegraph_diff on 6 rows: $(oneline "$tmp/err")"
+fi
+sql "$tmp/out" "SELECT perf_flamegraph_diff('a', 3, 1, 'before -> after', 'ns')"
+file_has "perf_flamegraph_diff takes a title and a unit" "$tmp/out" \
+    '<title>a (3 ns, 100.00%; base 1 ns, 100.00%; 0.00 points, self 0.00 points)</title>' \
+    '>before -&gt; after</text>'
+expect_error "perf_flamegraph_diff: a negative base weight is an error naming the stack" \
+    "perf_flamegraph_diff: a weight is negative (stack 'a;b', weight 1, base -3)" \
+    "SELECT perf_flamegraph_diff('a;b', 1, -3)"
+expect_error "perf_flamegraph_diff: a text weight is an error" \
+    "perf_flamegraph_diff: weight must be an integer" "SELECT perf_flamegraph_diff('a', 1, 'x')"
+expect_error "perf_flamegraph_diff: base weights past INT64_MAX in total are an error" \
+    "the sum of the base weights overflows a 64-bit integer" \
+    "SELECT perf_flamegraph_diff(column1, 1, column2) FROM (VALUES ('a', 9223372036854775807), ('b', 1))"
 
 # ---- many rows: memory is per distinct prefix ----
 n=1000000

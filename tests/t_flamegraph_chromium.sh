@@ -10,18 +10,31 @@
 #    browser really used (tests/tools/flamegraph_check.py dom);
 #  - a screenshot of the .svg is not blank, shows each wide frame's warm fill
 #    where its rect is, and the widest frames' pixel runs are as wide as their
-#    rects (flamegraph_check.py png, a PNG decoder on zlib).
+#    rects (flamegraph_check.py png, a PNG decoder on zlib);
+#  - the same screenshot with scripts off: the static picture is all there;
+#  - used through chromedriver (Debian's chromium-driver) with real clicks
+#    and keystrokes (tests/tools/flamegraph_interact.py): a click makes a
+#    frame span the plot, Reset Zoom restores, a regex search marks exactly
+#    the frames whose names match and reads the share they cover; a deep
+#    graph's controls stay in view when scrolled.  Skipped without
+#    chromedriver.
+# A differential graph (sql/diff_flamegraph.sql's perf_flamegraph_diff of
+# tests/fixtures/fp.data to example.data) gets the same checks, and its
+# colours and base values are checked against both files' folded stacks.
 # The stacks are the call chains of tests/fixtures/example.data as `perf
 # script -D` printed them (tests/expected/example/samples.tsv), folded root
 # first with hex addresses; once perf_callchains exists, also the named
 # stacks of sql/folded_stacks.sql, whose total must be perf's sample count.
 #
-# Env: PV_ROOT, PV_SQLRUN; CHROMIUM overrides the browser (default chromium).
+# Env: PV_ROOT, PV_SQLRUN; CHROMIUM overrides the browser (default chromium),
+# CHROMEDRIVER the driver (default chromedriver).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}" "${PV_SQLRUN:?}"
 check=$PV_ROOT/tests/tools/flamegraph_check.py
+interact=$PV_ROOT/tests/tools/flamegraph_interact.py
 browser=${CHROMIUM:-chromium}
+driver=${CHROMEDRIVER:-chromedriver}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -68,6 +81,13 @@ EOF
     } >"$2"
 }
 
+# Clicks, reset and search as a person would: the graphs are listed here and
+# tests/tools/flamegraph_interact.py goes through them in one browser at the end.
+use_it() {  # label, svg-file, folded-file, regex [, window height]
+    local IFS=$'\t'
+    echo "$*" >>"$tmp/interact.list"
+}
+
 render_and_check() {  # label, svg-file, folded-file
     local label=$1 svg=$2 folded=$3
     chrome --dump-dom "file://$svg" >"$tmp/$label.svgdom"
@@ -79,16 +99,26 @@ render_and_check() {  # label, svg-file, folded-file
     page "$svg" "$tmp/$label.html"
     chrome --dump-dom "file://$tmp/$label.html" >"$tmp/$label.dom"
     python3 "$check" dom "$label (Chromium)" "$folded" "$tmp/$label.dom"
-    local height
-    height=$(sed -n 's/.*<svg [^>]* height="\([0-9]*\)\.[0-9]*".*/\1/p' "$svg" | head -n 1)
+    shoot_and_check "$label" "$label (screenshot)" "$svg" "$svg"
+    # scripts off: an SVG shown as an <img> runs no script (as where a page
+    # embeds it); the picture must be all there without it
+    printf '<!DOCTYPE html>\n<html><body style="margin: 0"><img src="file://%s"></body></html>\n' \
+        "$svg" >"$tmp/$label.img.html"
+    shoot_and_check "$label" "$label (as an <img>, no script)" "$svg" "$tmp/$label.img.html"
+}
+
+# A screenshot of a page showing the SVG, against the frames the DOM check measured.
+shoot_and_check() {  # label, what, svg-file, page-file
+    local label=$1 what=$2 png height
+    png=$tmp/$label.$(date +%s%N).png
+    height=$(sed -n 's/.*<svg [^>]* height="\([0-9]*\)\.[0-9]*".*/\1/p' "$3" | head -n 1)
     # a window taller than the picture: headless Chromium's viewport is
     # shorter than the window asked for
-    chrome --screenshot="$tmp/$label.png" --window-size="1200,$((${height:-600} + 200))" \
-        "file://$svg" >/dev/null
-    if [ -s "$tmp/$label.png" ]; then
-        python3 "$check" png "$label (screenshot)" "$tmp/$label.png" "$tmp/$label.dom"
+    chrome --screenshot="$png" --window-size="1200,$((${height:-600} + 200))" "file://$4" >/dev/null
+    if [ -s "$png" ]; then
+        python3 "$check" png "$what" "$png" "$tmp/$label.dom"
     else
-        echo "not ok - $label: no screenshot: $(oneline "$tmp/chrome.err")"
+        echo "not ok - $what: no screenshot: $(oneline "$tmp/chrome.err")"
     fi
 }
 
@@ -104,6 +134,8 @@ if "$PV_SQLRUN" "SELECT perf_flamegraph(coalesce(stack, ''), 1, 'example.data') 
                      FROM perf_samples('$data') AS s LEFT JOIN json_each(s.callchain) AS c
                      GROUP BY s.record)" >"$tmp/hex.svg" 2>"$tmp/err"; then
     render_and_check hex "$tmp/hex.svg" "$tmp/hex.folded"
+    # kernel frames: matches nest, each counted once
+    use_it hex "$tmp/hex.svg" "$tmp/hex.folded" '^0xffffffff'
 else
     echo "not ok - perf_flamegraph on example.data: $(oneline "$tmp/err")"
 fi
@@ -150,9 +182,60 @@ if "$PV_SQLRUN" "SELECT 1 FROM pragma_module_list WHERE name = 'perf_callchains'
             echo "not ok - named: sql/folded_stacks.sql counts $got samples, perf $want"
         fi
         render_and_check named "$tmp/named.svg" "$tmp/named.folded"
+        use_it named "$tmp/named.svg" "$tmp/named.folded" 'write|read'
     else
         echo "not ok - named stacks of sql/folded_stacks.sql: $(oneline "$tmp/err")"
     fi
 else
     echo "# the named-stack rendering waits for perf_callchains (not in this build)"
+fi
+
+# A differential graph: fp.data (workload 30) to example.data (workload 40),
+# through sql/diff_flamegraph.sql.
+base=$PV_ROOT/tests/fixtures/fp.data
+if [ -s "$tmp/named.folded" ] && [ -f "$base" ]; then
+    if "$PV_SQLRUN" "$(sed "s|@file|'$base'|g; s|@event|NULL|g" "$PV_ROOT/sql/folded_stacks.sql")" \
+            >"$tmp/base.folded" 2>"$tmp/err" &&
+       (cd "$tmp" && sqlite3 -bail -batch -cmd ".load $PV_ROOT/build/perfvtab" \
+            -cmd ".param set @base '$base'" -cmd ".param set @file '$data'" :memory: \
+            ".read $PV_ROOT/sql/diff_flamegraph.sql" >"$tmp/diff.out" 2>"$tmp/err" </dev/null) &&
+       [ -s "$tmp/diff.svg" ]; then
+        python3 "$check" diff diff "$tmp/named.folded" "$tmp/base.folded" "$tmp/diff.svg"
+        page "$tmp/diff.svg" "$tmp/diff.html"
+        chrome --dump-dom "file://$tmp/diff.html" >"$tmp/diff.dom"
+        python3 "$check" dom "diff (Chromium)" "$tmp/named.folded" "$tmp/diff.dom"
+        use_it diff "$tmp/diff.svg" "$tmp/named.folded" 'write|read'
+    else
+        echo "not ok - sql/diff_flamegraph.sql on fp.data and example.data: $(oneline "$tmp/err")"
+    fi
+fi
+
+# A deep graph: 130 levels under a 40-level fork, as a python3 interpreter's
+# stacks are.  Lower levels; controls in view when scrolled to the root.
+deep="WITH RECURSIVE level(n, stack) AS (
+          SELECT 1, 'python3' UNION ALL
+          SELECT n + 1, stack || ';_PyEval_EvalFrameDefault_' || n FROM level WHERE n < 130),
+      folded(stack, weight) AS (
+          SELECT stack, n % 7 + 1 FROM level WHERE n IN (40, 90, 130)
+          UNION ALL SELECT 'python3;main;run_' || n, 5 FROM level WHERE n <= 3)"
+"$PV_SQLRUN" "$deep SELECT stack || char(9) || weight FROM folded" >"$tmp/deep.folded" 2>"$tmp/err"
+if "$PV_SQLRUN" "$deep SELECT perf_flamegraph(stack, weight, 'deep') FROM folded" \
+        >"$tmp/deep.svg" 2>>"$tmp/err"; then
+    height=$(sed -n 's/.*<svg [^>]* height="\([0-9]*\)\.[0-9]*".*/\1/p' "$tmp/deep.svg" | head -n 1)
+    if [ "${height:-0}" -gt 0 ] && [ "$height" -le $((56 + 131 * 12 + 10)) ]; then
+        echo "ok - deep: 131 levels make a $height-px SVG (12-px levels, not 16)"
+    else
+        echo "not ok - deep: 131 levels make a ${height:-?}-px SVG"
+    fi
+    use_it deep "$tmp/deep.svg" "$tmp/deep.folded" 'EvalFrame.*_1[0-9]$' 700
+else
+    echo "not ok - perf_flamegraph on a deep stack: $(oneline "$tmp/err")"
+fi
+
+if [ ! -s "$tmp/interact.list" ]; then
+    echo "not ok - no graph to click, zoom and search"
+elif command -v "$driver" >/dev/null 2>&1; then
+    python3 "$interact" "$tmp/interact.list"
+else
+    echo "ok - zoom, reset and search in Chromium # SKIP $driver absent (scripts/install-deps.sh installs chromium-driver)"
 fi

@@ -17,6 +17,7 @@ typedef struct fg_node {
     uint32_t next_sibling;  /* 0: none */
     uint64_t key_hash;      /* of (parent, name): the child lookup's key */
     int64_t weight;         /* inclusive */
+    int64_t base_weight;    /* inclusive, a differential graph's other profile */
 } fg_node;
 
 struct pv_flamegraph {
@@ -31,10 +32,11 @@ struct pv_flamegraph {
     /* The nodes of the stack being added, reused from row to row. */
     uint32_t *path;
     size_t path_cap;
+    bool differential;
 };
 
 #define PAD_SIDE 10.0
-#define PAD_TOP 56.0        /* title and subtitle */
+#define PAD_TOP 56.0        /* title and subtitle; the script's controls */
 #define PAD_BOTTOM 10.0
 /* A character's width as a share of the font size: 0.65 rather than
  * flamegraph.pl's 0.59 because Verdana's and DejaVu Sans's digits (hex
@@ -103,6 +105,19 @@ pv_flamegraph *pv_flamegraph_new(void)
     return fg;
 }
 
+pv_flamegraph *pv_flamegraph_new_differential(void)
+{
+    pv_flamegraph *fg = pv_flamegraph_new();
+    if (fg)
+        fg->differential = true;
+    return fg;
+}
+
+bool pv_flamegraph_is_differential(const pv_flamegraph *fg)
+{
+    return fg->differential;
+}
+
 void pv_flamegraph_free(pv_flamegraph *fg)
 {
     if (!fg)
@@ -162,6 +177,7 @@ static uint32_t child(pv_flamegraph *fg, uint32_t parent, const char *name, size
         .next_sibling = fg->nodes[parent].first_child,
         .key_hash = key,
         .weight = 0,
+        .base_weight = 0,
     };
     fg->nodes[parent].first_child = i;
     fg->names_len += len;
@@ -173,12 +189,20 @@ static uint32_t child(pv_flamegraph *fg, uint32_t parent, const char *name, size
 pv_flamegraph_status pv_flamegraph_add(pv_flamegraph *fg, const char *stack, size_t len,
                                        int64_t weight)
 {
-    if (weight < 0)
+    return pv_flamegraph_add_diff(fg, stack, len, weight, 0);
+}
+
+pv_flamegraph_status pv_flamegraph_add_diff(pv_flamegraph *fg, const char *stack, size_t len,
+                                            int64_t weight, int64_t base_weight)
+{
+    if (weight < 0 || base_weight < 0)
         return PV_FLAMEGRAPH_NEGATIVE_WEIGHT;
-    if (weight == 0)
+    if (weight == 0 && base_weight == 0)
         return PV_FLAMEGRAPH_OK;
     if (fg->nodes[0].weight > INT64_MAX - weight)
         return PV_FLAMEGRAPH_TOTAL_OVERFLOW;
+    if (fg->nodes[0].base_weight > INT64_MAX - base_weight)
+        return PV_FLAMEGRAPH_BASE_OVERFLOW;
     /* First find or create every frame, then add the weight, so that an
      * error part way leaves no weight half added. */
     pv_flamegraph_status status = PV_FLAMEGRAPH_OK;
@@ -200,14 +224,22 @@ pv_flamegraph_status pv_flamegraph_add(pv_flamegraph *fg, const char *stack, siz
         i = end + 1;
     }
     fg->nodes[0].weight += weight;
-    for (size_t d = 0; d < depth; d++)
+    fg->nodes[0].base_weight += base_weight;
+    for (size_t d = 0; d < depth; d++) {
         fg->nodes[fg->path[d]].weight += weight;
+        fg->nodes[fg->path[d]].base_weight += base_weight;
+    }
     return PV_FLAMEGRAPH_OK;
 }
 
 int64_t pv_flamegraph_total(const pv_flamegraph *fg)
 {
     return fg->nodes[0].weight;
+}
+
+int64_t pv_flamegraph_base_total(const pv_flamegraph *fg)
+{
+    return fg->nodes[0].base_weight;
 }
 
 size_t pv_flamegraph_node_count(const pv_flamegraph *fg)
@@ -223,6 +255,8 @@ const char *pv_flamegraph_status_text(pv_flamegraph_status status)
     case PV_FLAMEGRAPH_NEGATIVE_WEIGHT: return "a weight is negative";
     case PV_FLAMEGRAPH_TOTAL_OVERFLOW: return "the sum of the weights overflows a 64-bit integer";
     case PV_FLAMEGRAPH_TOO_MANY_FRAMES: return "more than 4294967294 distinct stack prefixes";
+    case PV_FLAMEGRAPH_BASE_OVERFLOW:
+        return "the sum of the base weights overflows a 64-bit integer";
     }
     return "unknown error";
 }
@@ -237,6 +271,8 @@ void pv_flamegraph_style_default(pv_flamegraph_style *style)
         .width = 1200,
         .frame_height = 16,
         .font_size = 12,
+        .max_height = 1200,
+        .min_frame_height = 12,
         .min_frame_width = 0.1,
     };
 }
@@ -269,19 +305,23 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
 {
     *layout = (pv_flamegraph_layout){0};
     int64_t total = fg->nodes[0].weight;
+    /* per node, the frames of its subtree (itself included) and those of
+     * them with weight 0 (only a base weight): the counts of frames not drawn */
     uint32_t *subtree = calloc(fg->count, sizeof *subtree);
+    uint32_t *base_only = calloc(fg->count, sizeof *base_only);
     pending *todo = NULL;
     size_t todo_len = 0, todo_cap = 0;
     sort_key *keys = NULL;
     size_t keys_cap = 0;
     size_t frames_cap = 0;
     uint32_t max_depth = 0;
-    bool ok = subtree != NULL;
+    bool ok = subtree != NULL && base_only != NULL;
 
-    /* frames in each node's subtree, itself included, for the hidden count */
     for (size_t i = fg->count; ok && i-- > 1;) {
         subtree[i] += 1;
+        base_only[i] += fg->nodes[i].weight == 0;
         subtree[fg->nodes[i].parent] += subtree[i];
+        base_only[fg->nodes[i].parent] += base_only[i];
     }
     double plot_width = style->width - 2 * PAD_SIDE;
     double scale = total > 0 ? plot_width / (double)total : 0;
@@ -294,8 +334,9 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
         pending p = todo[--todo_len];
         const fg_node *n = &fg->nodes[p.node];
         double width = (double)n->weight * scale;
-        if (width < style->min_frame_width) {
-            layout->hidden += subtree[p.node];
+        if (n->weight == 0 || width < style->min_frame_width) {
+            layout->hidden += subtree[p.node] - base_only[p.node];
+            layout->base_only += base_only[p.node];
             continue;
         }
         if (!pv_array_grow((void **)&layout->frames, &frames_cap, layout->count + 1,
@@ -306,7 +347,8 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
         pv_flamegraph_frame *f = &layout->frames[layout->count++];
         f->name = node_name(fg, p.node, &f->name_len);
         f->depth = p.depth;
-        f->weight = n->weight;
+        f->weight = f->self_weight = n->weight;
+        f->base_weight = f->self_base_weight = n->base_weight;
         f->x = PAD_SIDE + (double)p.start * scale;
         f->width = width;
         if (p.depth > max_depth)
@@ -321,6 +363,8 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
             keys[children].node = c;
             keys[children].name = node_name(fg, c, &keys[children].len);
             children++;
+            f->self_weight -= fg->nodes[c].weight;
+            f->self_base_weight -= fg->nodes[c].base_weight;
         }
         if (!ok || children == 0)
             continue;
@@ -339,6 +383,7 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
         }
     }
     free(subtree);
+    free(base_only);
     free(todo);
     free(keys);
     if (!ok) {
@@ -346,12 +391,40 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
         return false;
     }
     size_t levels = layout->count ? (size_t)max_depth + 1 : 0;
-    layout->height = PAD_TOP + (double)levels * style->frame_height + PAD_BOTTOM;
+    layout->frame_height = style->frame_height;
+    layout->font_size = style->font_size;
+    double room = style->max_height - PAD_TOP - PAD_BOTTOM;
+    if (levels > 0 && (double)levels * style->frame_height > room) {
+        double h = room / (double)levels;
+        if (h < style->min_frame_height)
+            h = style->min_frame_height;
+        if (h < style->frame_height) {
+            /* whole pixels keep the levels on the pixel grid */
+            layout->frame_height = (double)(long long)h;
+            layout->font_size = style->font_size * layout->frame_height / style->frame_height;
+        }
+    }
+    layout->height = PAD_TOP + (double)levels * layout->frame_height + PAD_BOTTOM;
+    int64_t base_total = fg->nodes[0].base_weight;
     for (size_t i = 0; i < layout->count; i++) {
         pv_flamegraph_frame *f = &layout->frames[i];
-        f->y = layout->height - PAD_BOTTOM - (double)(f->depth + 1) * style->frame_height;
+        f->y = layout->height - PAD_BOTTOM - (double)(f->depth + 1) * layout->frame_height;
+        double delta = fabs(pv_flamegraph_share_delta(f->self_weight, total, f->self_base_weight,
+                                                      base_total));
+        if (delta > layout->max_self_delta)
+            layout->max_self_delta = delta;
     }
     return true;
+}
+
+double pv_flamegraph_share_delta(int64_t weight, int64_t total, int64_t base_weight,
+                                 int64_t base_total)
+{
+    /* Division is correctly rounded, so equal shares (1/4 and 2/8) give
+     * equal doubles and a delta of exactly 0. */
+    double now = total > 0 ? (double)weight / (double)total : 0;
+    double before = base_total > 0 ? (double)base_weight / (double)base_total : 0;
+    return now - before;
 }
 
 void pv_flamegraph_layout_free(pv_flamegraph_layout *layout)
@@ -469,19 +542,25 @@ size_t pv_flamegraph_xml_text(pv_strbuf *out, const char *name, size_t len, size
     return keep;
 }
 
-/* A number with two decimals, without printf's %f: its decimal point
+/* A number with 2 or 4 decimals, without printf's %f: its decimal point
  * follows the locale, and an SVG's must be a '.'. */
-static void put_fixed2(pv_strbuf *out, double v)
+static void put_fixed(pv_strbuf *out, double v, int places)
 {
+    long long one = places == 4 ? 10000 : 100;
     const char *sign = "";
-    if (!isfinite(v) || v > 1e15 || v < -1e15)
+    if (!isfinite(v) || v > 1e14 || v < -1e14)
         v = 0;
     if (v < 0) {
         sign = "-";
         v = -v;
     }
-    long long hundredths = (long long)(v * 100 + 0.5);  /* rounded, without libm */
-    pv_strbuf_printf(out, "%s%lld.%02lld", sign, hundredths / 100, hundredths % 100);
+    long long units = (long long)(v * (double)one + 0.5);  /* rounded, without libm */
+    pv_strbuf_printf(out, "%s%lld.%0*lld", sign, units / one, places, units % one);
+}
+
+static void put_fixed2(pv_strbuf *out, double v)
+{
+    put_fixed(out, v, 2);
 }
 
 static void put_attr(pv_strbuf *out, const char *name, double v)
@@ -491,39 +570,125 @@ static void put_attr(pv_strbuf *out, const char *name, double v)
     pv_strbuf_puts(out, "\"");
 }
 
+/* x and width of a rect: 4 decimals, so that the script's zoom, which
+ * scales them by up to the plot's width over min_frame_width, stays within a
+ * pixel. */
+static void put_attr4(pv_strbuf *out, const char *name, double v)
+{
+    pv_strbuf_printf(out, " %s=\"", name);
+    put_fixed(out, v, 4);
+    pv_strbuf_puts(out, "\"");
+}
+
 static void put_text(pv_strbuf *out, const char *s)
 {
     pv_flamegraph_xml_text(out, s, strlen(s), SIZE_MAX);
 }
 
+void pv_flamegraph_diff_color(double delta, double max_abs_delta, uint8_t rgb[3])
+{
+    if (delta == 0 || !(max_abs_delta > 0)) {
+        rgb[0] = rgb[1] = rgb[2] = 220;
+        return;
+    }
+    double t = fabs(delta) / max_abs_delta;
+    if (t > 1)
+        t = 1;
+    uint8_t c = (uint8_t)(220 - (int)(170 * t + 0.5));
+    rgb[0] = delta > 0 ? 255 : c;
+    rgb[1] = c;
+    rgb[2] = delta > 0 ? c : 255;
+}
+
+/* A share's change in percentage points, signed: "+1.25", "-0.40", and
+ * "+0.00" for a growth too small to show (the sign still tells which way). */
+static void put_points(pv_strbuf *out, double delta)
+{
+    if (delta > 0)
+        pv_strbuf_puts(out, "+");
+    put_fixed2(out, 100 * delta);
+}
+
+static void put_share(pv_strbuf *out, int64_t weight, int64_t total, const char *unit)
+{
+    pv_strbuf_printf(out, "%lld ", (long long)weight);
+    put_text(out, unit);
+    pv_strbuf_puts(out, ", ");
+    put_fixed2(out, total > 0 ? 100.0 * (double)weight / (double)total : 0);
+    pv_strbuf_puts(out, "%");
+}
+
+/* The frame's title: "name (N unit, P%)", and for a differential graph
+ * "name (N unit, P%; base M unit, Q%; +D points, self +S points)": both
+ * inclusive values, the change of the inclusive share, and that of the self
+ * share the colour shows. */
 static void put_frame(pv_strbuf *out, const pv_flamegraph_frame *f,
-                      const pv_flamegraph_style *style, int64_t total)
+                      const pv_flamegraph_layout *layout, const pv_flamegraph_style *style,
+                      int64_t total, int64_t base_total, bool differential)
 {
     uint8_t rgb[3];
-    pv_flamegraph_color(f->name, f->name_len, rgb);
+    double self_delta = pv_flamegraph_share_delta(f->self_weight, total, f->self_base_weight,
+                                                  base_total);
+    if (differential)
+        pv_flamegraph_diff_color(self_delta, layout->max_self_delta, rgb);
+    else
+        pv_flamegraph_color(f->name, f->name_len, rgb);
     pv_strbuf_puts(out, "<g class=\"frame\"><title>");
     pv_flamegraph_xml_text(out, f->name, f->name_len, SIZE_MAX);
-    pv_strbuf_printf(out, " (%lld ", (long long)f->weight);
-    put_text(out, style->unit);
-    pv_strbuf_puts(out, ", ");
-    put_fixed2(out, 100.0 * (double)f->weight / (double)total);
-    pv_strbuf_puts(out, "%)</title><rect");
-    put_attr(out, "x", f->x);
+    pv_strbuf_puts(out, " (");
+    put_share(out, f->weight, total, style->unit);
+    if (differential) {
+        pv_strbuf_puts(out, "; base ");
+        put_share(out, f->base_weight, base_total, style->unit);
+        pv_strbuf_puts(out, "; ");
+        put_points(out, pv_flamegraph_share_delta(f->weight, total, f->base_weight, base_total));
+        pv_strbuf_puts(out, " points, self ");
+        put_points(out, self_delta);
+        pv_strbuf_puts(out, " points");
+    }
+    pv_strbuf_puts(out, ")</title><rect");
+    put_attr4(out, "x", f->x);
     put_attr(out, "y", f->y);
-    put_attr(out, "width", f->width);
-    put_attr(out, "height", style->frame_height - 1);
+    put_attr4(out, "width", f->width);
+    put_attr(out, "height", layout->frame_height - 1);
     pv_strbuf_printf(out, " rx=\"2\" ry=\"2\" fill=\"rgb(%u,%u,%u)\"/>", rgb[0], rgb[1], rgb[2]);
-    double room = (f->width - 6) / (style->font_size * CHAR_WIDTH);
+    double room = (f->width - 6) / (layout->font_size * CHAR_WIDTH);
     size_t max_chars = room >= 3 ? (size_t)room : 0;
     if (max_chars) {
         pv_strbuf_puts(out, "<text");
         put_attr(out, "x", f->x + 3);
-        put_attr(out, "y", f->y + style->frame_height / 2 + style->font_size * 0.35);
+        put_attr(out, "y", f->y + layout->frame_height / 2 + layout->font_size * 0.35);
         pv_strbuf_puts(out, ">");
         pv_flamegraph_xml_text(out, f->name, f->name_len, max_chars);
         pv_strbuf_puts(out, "</text>");
     }
     pv_strbuf_puts(out, "</g>\n");
+}
+
+static void put_subtitle(pv_strbuf *out, const pv_flamegraph *fg,
+                         const pv_flamegraph_layout *layout, const pv_flamegraph_style *style)
+{
+    int64_t total = fg->nodes[0].weight;
+    pv_strbuf_printf(out, "total %lld ", (long long)total);
+    put_text(out, style->unit);
+    if (fg->differential) {
+        pv_strbuf_printf(out, ", base %lld ", (long long)fg->nodes[0].base_weight);
+        put_text(out, style->unit);
+    }
+    if (total == 0)
+        pv_strbuf_puts(out, ": nothing to draw");
+    if (layout->hidden) {
+        pv_strbuf_printf(out, "; %zu frames narrower than ", layout->hidden);
+        put_fixed2(out, style->min_frame_width);
+        pv_strbuf_puts(out, " px not drawn");
+    }
+    if (fg->differential && total > 0) {
+        pv_strbuf_puts(out, "; self share grew red, shrank blue, up to ");
+        put_fixed2(out, 100 * layout->max_self_delta);
+        pv_strbuf_puts(out, " points");
+    }
+    if (layout->base_only)
+        pv_strbuf_printf(out, "; %zu frames only in the base not drawn", layout->base_only);
 }
 
 bool pv_flamegraph_svg(const pv_flamegraph *fg, const pv_flamegraph_style *style,
@@ -548,12 +713,27 @@ bool pv_flamegraph_svg(const pv_flamegraph *fg, const pv_flamegraph_style *style
                         "stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n"
                         "<style>text { font-family: Verdana, \"DejaVu Sans\", sans-serif; fill: #000; } "
                         ".frame text { pointer-events: none; font-size: ");
-    put_fixed2(out, style->font_size);
-    pv_strbuf_puts(out, "px; } .frame:hover rect { stroke: #000; stroke-width: 0.5; }</style>\n");
+    put_fixed2(out, layout.font_size);
+    pv_strbuf_puts(out, "px; } .frame:hover rect { stroke: #000; stroke-width: 0.5; } "
+                        ".explorable .frame, .control { cursor: pointer; } "
+                        ".control:hover { text-decoration: underline; } "
+                        ".ancestor rect { fill-opacity: 0.6; }</style>\n");
     pv_strbuf_puts(out, "<rect x=\"0\" y=\"0\"");
     put_attr(out, "width", style->width);
     put_attr(out, "height", layout.height);
-    pv_strbuf_puts(out, " fill=\"url(#background)\"/>\n<text id=\"title\" text-anchor=\"middle\"");
+    /* the frames, then the header over them (the script keeps it in view) */
+    pv_strbuf_puts(out, " fill=\"url(#background)\"/>\n<g id=\"frames\"");
+    put_attr(out, "data-pad", PAD_SIDE);
+    put_attr(out, "data-plot-width", style->width - 2 * PAD_SIDE);
+    put_attr4(out, "data-char-width", layout.font_size * CHAR_WIDTH);
+    put_attr(out, "data-frame-height", layout.frame_height);
+    put_attr(out, "data-font-size", layout.font_size);
+    put_attr(out, "data-header", PAD_TOP);
+    pv_strbuf_puts(out, ">\n");
+    for (size_t i = 0; i < layout.count; i++)
+        put_frame(out, &layout.frames[i], &layout, style, total, fg->nodes[0].base_weight,
+                  fg->differential);
+    pv_strbuf_puts(out, "</g>\n<g id=\"header\" font-size=\"12\"><text id=\"title\" text-anchor=\"middle\"");
     put_attr(out, "x", style->width / 2);
     put_attr(out, "y", 24);
     put_attr(out, "font-size", style->font_size + 5);
@@ -563,20 +743,11 @@ bool pv_flamegraph_svg(const pv_flamegraph *fg, const pv_flamegraph_style *style
     put_attr(out, "x", style->width / 2);
     put_attr(out, "y", 44);
     put_attr(out, "font-size", style->font_size);
-    pv_strbuf_printf(out, ">total %lld ", (long long)total);
-    put_text(out, style->unit);
-    if (total == 0)
-        pv_strbuf_puts(out, ": nothing to draw");
-    if (layout.hidden)
-        pv_strbuf_printf(out, "; %zu frames narrower than ", layout.hidden);
-    if (layout.hidden) {
-        put_fixed2(out, style->min_frame_width);
-        pv_strbuf_puts(out, " px not drawn");
-    }
-    pv_strbuf_puts(out, "</text>\n<g id=\"frames\">\n");
-    for (size_t i = 0; i < layout.count; i++)
-        put_frame(out, &layout.frames[i], style, total);
-    pv_strbuf_puts(out, "</g>\n</svg>\n");
+    pv_strbuf_puts(out, ">");
+    put_subtitle(out, fg, &layout, style);
+    pv_strbuf_puts(out, "</text></g>\n<script><![CDATA[\n");
+    pv_strbuf_puts(out, pv_flamegraph_script);
+    pv_strbuf_puts(out, "]]></script>\n</svg>\n");
     pv_flamegraph_layout_free(&layout);
     return !out->failed;
 }

@@ -56,3 +56,25 @@ void pv_folded_stack_free(pv_folded_stack *s)
     pv_strbuf_free(&s->names);
     *s = (pv_folded_stack){0};
 }
+
+bool pv_folded_frame_name(pv_strbuf *out, const char *sym, size_t sym_len, const char *dso,
+                          size_t dso_len, bool has_ip, uint64_t ip)
+{
+    if (sym) {
+        pv_strbuf_append(out, sym, sym_len);
+    } else if (dso && dso_len > 0 && dso[0] == '[') {
+        pv_strbuf_append(out, dso, dso_len);
+    } else if (dso) {
+        size_t base = dso_len;
+        while (base > 0 && dso[base - 1] != '/')
+            base--;
+        pv_strbuf_puts(out, "[");
+        pv_strbuf_append(out, dso + base, dso_len - base);
+        pv_strbuf_puts(out, "]");
+    } else if (has_ip) {
+        pv_strbuf_printf(out, "0x%llx", (unsigned long long)ip);
+    } else {
+        return false;
+    }
+    return !out->failed;
+}

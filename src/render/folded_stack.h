@@ -37,4 +37,12 @@ bool pv_folded_stack_add(pv_folded_stack *s, int64_t depth, const char *name, si
 bool pv_folded_stack_join(pv_folded_stack *s, pv_strbuf *out);
 void pv_folded_stack_free(pv_folded_stack *s);
 
+/* Appends a frame's name as stackcollapse-perf.pl writes it: the symbol;
+ * without one (sym NULL), "[dso]" with the dso's base name, or the dso as it
+ * is when perf already bracketed it ("[kernel.kallsyms]"); without a dso
+ * either, the address as 0x<hex>.  False when there is nothing to name
+ * (no sym, no dso, no ip) or out of memory (out failed). */
+bool pv_folded_frame_name(pv_strbuf *out, const char *sym, size_t sym_len, const char *dso,
+                          size_t dso_len, bool has_ip, uint64_t ip);
+
 #endif

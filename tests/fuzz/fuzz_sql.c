@@ -40,6 +40,10 @@ static const char *const pushdown_and_aggregates[] = {
     "count(*) AS n, comm FROM perf_comms(?1) GROUP BY pid)",
     "SELECT perf_flamegraph(stack) FROM (SELECT perf_folded(filename, record % 3) AS stack "
     "FROM perf_mmaps(?1) GROUP BY pid)",
+    "SELECT perf_flamegraph_diff(stack, n, base, 'fuzz') FROM (SELECT stack, sum(cpu % 2) AS n, "
+    "sum(1 - cpu % 2) AS base FROM (SELECT perf_folded(perf_frame_name(NULL, s.comm, c.value), "
+    "c.key) AS stack, s.cpu FROM perf_samples(?1) AS s, json_each(s.callchain) AS c "
+    "GROUP BY s.record) GROUP BY stack)",
 };
 
 static void run_query(sqlite3 *db, const char *sql, const char *path)

@@ -11,6 +11,10 @@
   flamegraph_check.py dom LABEL FOLDED DUMP
       The same on the frames a page rendered in Chromium measured (the JSON
       between <pre id="measured"> and </pre> in DUMP, from --dump-dom).
+  flamegraph_check.py diff LABEL NEW_FOLDED BASE_FOLDED SVG
+      A differential SVG: the svg checks on NEW_FOLDED, and every title's
+      base count and share, and every frame's colour (red: self share grew,
+      blue: shrank, grey: equal) against both.
   flamegraph_check.py png LABEL PNG FRAMES_JSON
       Decodes a screenshot (zlib, no other module) and checks it is not blank,
       that its pixels are warm where frames are, and that the root's and a
@@ -33,7 +37,10 @@ import xml.etree.ElementTree as ET
 import zlib
 
 SVG_NS = '{http://www.w3.org/2000/svg}'
-TITLE_RE = re.compile(r'^(.*) \((\d+) (\S+), (\d+\.\d\d)%\)$', re.S)
+# "name (N unit, P%)"; a differential graph's titles go on with
+# "; base M unit, Q%; +D points, self +S points"
+TITLE_RE = re.compile(r'^(.*) \((\d+) (\S+), (\d+\.\d\d)%(?:; base (\d+) \S+, (\d+\.\d\d)%; '
+                      r'([+-]?\d+\.\d\d) points, self ([+-]?\d+\.\d\d) points)?\)$', re.S)
 MIN_WIDTH = 0.1
 TOL = 0.02          # the SVG's numbers have two decimals
 
@@ -97,31 +104,26 @@ def dom_frames(path):
         return None
 
 
-def check_frames(label, frames, prefixes, total, unit='samples'):
-    bad = []
-    parsed = []
+def parse_titles(frames):
+    """The frames with their titles' parts; the titles that do not parse."""
+    bad, parsed = [], []
     for f in frames:
         m = TITLE_RE.match(f['title'] or '')
         if not m:
             bad.append('title %r' % f['title'])
             continue
         parsed.append(dict(f, name=m.group(1), count=int(m.group(2)),
-                           unit=m.group(3), pct=m.group(4)))
-    if not say(not bad, '%s: every frame has a title "name (N %s, P%%)"' % (label, unit),
-               ', '.join(bad[:3])):
-        return
-    roots = [f for f in parsed if f['name'] == 'all']
-    if not say(len(roots) >= 1, '%s: there is a root frame "all"' % label, 'none'):
-        return
-    root = max(roots, key=lambda f: f['width'])
-    say(root['count'] == total and root['pct'] == '100.00' and root['unit'] == unit,
-        '%s: the root counts all %d %s (100%%)' % (label, total, unit),
-        'title %r' % root['title'])
-    say(all(f['y'] <= root['y'] + TOL for f in parsed),
-        '%s: the root is the lowest frame' % label, 'a frame is below it')
+                           unit=m.group(3), pct=m.group(4),
+                           base=int(m.group(5)) if m.group(5) else None,
+                           base_pct=m.group(6), points=m.group(7), self_points=m.group(8)))
+    return parsed, bad
+
+
+def place(parsed, root):
+    """Sets each frame's 'level' (from y) and 'path' (from x containment one
+    level down) in place; returns what does not fit."""
+    bad = []
     h = root['height'] + 1      # rects are one px shorter than a level
-    scale = root['width'] / total
-    # levels from y; parents from x containment one level down
     by_level = {}
     for f in parsed:
         level = round((root['y'] - f['y']) / h)
@@ -142,6 +144,29 @@ def check_frames(label, frames, prefixes, total, unit='samples'):
                 continue
             f['path'] = parents[0]['path'] + (f['name'],)
             f['parent'] = id(parents[0])
+    return bad
+
+
+def root_of(parsed):
+    roots = [f for f in parsed if f['name'] == 'all']
+    return max(roots, key=lambda f: f['width']) if roots else None
+
+
+def check_frames(label, frames, prefixes, total, unit='samples'):
+    parsed, bad = parse_titles(frames)
+    if not say(not bad, '%s: every frame has a title "name (N %s, P%%)"' % (label, unit),
+               ', '.join(bad[:3])):
+        return
+    root = root_of(parsed)
+    if not say(root is not None, '%s: there is a root frame "all"' % label, 'none'):
+        return
+    say(root['count'] == total and root['pct'] == '100.00' and root['unit'] == unit,
+        '%s: the root counts all %d %s (100%%)' % (label, total, unit),
+        'title %r' % root['title'])
+    say(all(f['y'] <= root['y'] + TOL for f in parsed),
+        '%s: the root is the lowest frame' % label, 'a frame is below it')
+    scale = root['width'] / total
+    bad = place(parsed, root)
     say(not bad, '%s: every frame sits on a level, over exactly one parent' % label,
         '; '.join(bad[:3]))
     bad = []
@@ -327,6 +352,56 @@ def cmd_png(label, png, frames_json):
         % label, '; '.join(bad))
 
 
+def cmd_diff(label, new_folded, base_folded, svg):
+    """A differential SVG against both profiles' stacks: every title's base
+    count and share are the base's, and each frame's colour is red where its
+    self share grew, blue where it shrank, grey where it is equal."""
+    try:
+        root, frames = svg_frames(svg)
+    except ET.ParseError as e:
+        say(False, '%s: the SVG parses as XML' % label, str(e))
+        return
+    new, total = read_folded(new_folded)
+    base, base_total = read_folded(base_folded)
+    new_self, base_self = self_counts(new_folded), self_counts(base_folded)
+    parsed = check_frames(label, frames, new, total)
+    if not parsed:
+        return
+    bad, colours = [], {'red': 0, 'blue': 0, 'grey': 0}
+    for f in parsed:
+        if 'path' not in f:
+            continue
+        p = f['path']
+        want_base = base.get(p, 0) if p else base_total
+        if f['base'] != want_base or f['base_pct'] != '%.2f' % (100.0 * want_base / base_total):
+            bad.append('%s: title %r, base %d' % (';'.join(p), f['title'], want_base))
+        delta = new_self.get(p, 0) / total - base_self.get(p, 0) / base_total
+        r, g, b = (int(v) for v in re.findall(r'\d+', f['fill']))
+        kind = ('red' if r == 255 and g == b and g < 220 else
+                'blue' if b == 255 and r == g and r < 220 else
+                'grey' if (r, g, b) == (220, 220, 220) else 'other')
+        want = 'red' if delta > 0 else 'blue' if delta < 0 else 'grey'
+        if kind != want:
+            bad.append('%s: %s, self share %+.4f points' % (';'.join(p)[-40:], f['fill'],
+                                                            100 * delta))
+        colours[kind] = colours.get(kind, 0) + 1
+    say(not bad, '%s: base counts and shares in the titles are the base\'s; colours follow '
+        'the self-share changes (%d red, %d blue, %d grey)' % (label, colours['red'],
+                                                               colours['blue'], colours['grey']),
+        '; '.join(bad[:3]))
+
+
+def self_counts(path):
+    """{stack tuple: its own count}: the samples whose stack ends there."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            stack, count = line.rstrip('\n').rsplit('\t', 1)
+            frames = tuple(x for x in stack.split(';') if x)
+            counts[frames] = counts.get(frames, 0) + int(count)
+    return counts
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == 'folded':
         fold_samples(argv[2])
@@ -334,6 +409,8 @@ def main(argv):
         cmd_svg(*argv[2:])
     elif len(argv) == 5 and argv[1] == 'dom':
         cmd_dom(*argv[2:])
+    elif len(argv) == 6 and argv[1] == 'diff':
+        cmd_diff(*argv[2:])
     elif len(argv) == 5 and argv[1] == 'png':
         cmd_png(*argv[2:])
     else:

@@ -342,6 +342,165 @@ static void test_svg(void)
     pv_flamegraph_free(two);
 }
 
+/* The frame whose title starts "name (" in svg: its fill, or "" when none. */
+static const char *fill_of(const char *svg, const char *name, char *fill, size_t size)
+{
+    char key[128];
+    snprintf(key, sizeof key, "<title>%s (", name);
+    const char *at = strstr(svg, key);
+    const char *f = at ? strstr(at, "fill=\"") : NULL;
+    const char *end = f ? strchr(f + 6, '"') : NULL;
+    fill[0] = 0;
+    if (end && (size_t)(end - f - 6) < size) {
+        memcpy(fill, f + 6, (size_t)(end - f - 6));
+        fill[end - f - 6] = 0;
+    }
+    return fill;
+}
+
+static void test_differential(void)
+{
+    /* base: x 40, y 40, z 20 of 100; new: x 90, y 30, z 40, w 40 of 200.
+     * Self shares: x 40% -> 45% (grew), y 40% -> 15% (shrank), z 20% -> 20%
+     * (equal), w 0% -> 20% (new); main and all have no self weight. */
+    pv_flamegraph *fg = pv_flamegraph_new_differential();
+    pv_flamegraph_status st = pv_flamegraph_add_diff(fg, "main;x", 6, 90, 40);
+    st = st ? st : pv_flamegraph_add_diff(fg, "main;y", 6, 30, 40);
+    st = st ? st : pv_flamegraph_add_diff(fg, "main;z", 6, 40, 20);
+    st = st ? st : pv_flamegraph_add_diff(fg, "main;w", 6, 40, 0);
+    st = st ? st : pv_flamegraph_add_diff(fg, "main;gone", 9, 0, 5);
+    check(st == PV_FLAMEGRAPH_OK && pv_flamegraph_total(fg) == 200 &&
+              pv_flamegraph_base_total(fg) == 105 && pv_flamegraph_is_differential(fg),
+          "a differential graph sums both weights", "status %d total %lld base %lld", (int)st,
+          (long long)pv_flamegraph_total(fg), (long long)pv_flamegraph_base_total(fg));
+    check(pv_flamegraph_add_diff(fg, "main;x", 6, 1, -1) == PV_FLAMEGRAPH_NEGATIVE_WEIGHT,
+          "a negative base weight is an error", "accepted");
+    pv_flamegraph_free(fg);
+
+    fg = pv_flamegraph_new_differential();
+    pv_flamegraph_add_diff(fg, "main;x", 6, 90, 40);
+    pv_flamegraph_add_diff(fg, "main;y", 6, 30, 40);
+    pv_flamegraph_add_diff(fg, "main;z", 6, 40, 20);
+    pv_flamegraph_add_diff(fg, "main;w", 6, 40, 0);
+    pv_flamegraph_add_diff(fg, "main;gone;deeper", 16, 0, 0);   /* nothing */
+    pv_flamegraph_add_diff(fg, "main;gone;deeper", 16, 0, 7);   /* only in the base */
+    pv_flamegraph_style style;
+    pv_flamegraph_style_default(&style);
+    pv_flamegraph_layout l;
+    pv_flamegraph_layout_make(fg, &style, &l);
+    const pv_flamegraph_frame *x = find(&l, "x", 2), *y = find(&l, "y", 2);
+    check(l.count == 6 && l.base_only == 2 && !find(&l, "gone", 2) && x && y &&
+              near(x->width, 90 * 1180.0 / 200) && x->base_weight == 40 && y->base_weight == 40,
+          "widths follow the new weights; frames only in the base are not drawn",
+          "count %zu base_only %zu", l.count, l.base_only);
+    /* base total 107 (7 only in the base): y's self share 37.38% -> 15% is
+     * the strongest change */
+    double strongest = pv_flamegraph_share_delta(30, 200, 40, 107);
+    check(near(l.max_self_delta, -strongest), "the strongest self-share change is y's -22.38 points",
+          "got %g", l.max_self_delta);
+    pv_flamegraph_layout_free(&l);
+    char *svg = svg_of(fg, &style);
+    char fill[32];
+    check(svg && strcmp(fill_of(svg, "y", fill, sizeof fill), "rgb(50,50,255)") == 0,
+          "the frame whose self share shrank most is full blue", "fill '%s'", fill);
+    uint8_t want[3];
+    pv_flamegraph_diff_color(pv_flamegraph_share_delta(90, 200, 40, 107), -strongest, want);
+    char want_fill[32];
+    snprintf(want_fill, sizeof want_fill, "rgb(%u,%u,%u)", want[0], want[1], want[2]);
+    check(svg && want[0] == 255 && want[1] < 220 && want[1] == want[2] &&
+              strcmp(fill_of(svg, "x", fill, sizeof fill), want_fill) == 0,
+          "a frame whose self share grew (37.38% -> 45%) is red", "fill '%s', want %s", fill,
+          want_fill);
+    check(svg && strncmp(fill_of(svg, "w", fill, sizeof fill), "rgb(255,", 8) == 0,
+          "a frame only in the new profile is red", "fill '%s'", fill);
+    check(svg && strcmp(fill_of(svg, "main", fill, sizeof fill), "rgb(220,220,220)") == 0 &&
+              strcmp(fill_of(svg, "all", fill, sizeof fill), "rgb(220,220,220)") == 0,
+          "frames without self weight on either side are grey", "main fill '%s'", fill);
+    check(svg && strstr(svg, "<title>x (90 samples, 45.00%; base 40 samples, 37.38%; "
+                             "+7.62 points, self +7.62 points)</title>") &&
+              strstr(svg, "<title>main (200 samples, 100.00%; base 107 samples, 100.00%; "
+                          "-0.00 points, self 0.00 points)</title>") == NULL,
+          "titles give both weights and shares and the changes in points", "not found");
+    check(svg && strstr(svg, "total 200 samples, base 107 samples") &&
+              strstr(svg, "2 frames only in the base not drawn"),
+          "the subtitle gives both totals and counts the frames only in the base", "not found");
+    free(svg);
+    pv_flamegraph_free(fg);
+
+    /* equal shares, different totals: neutral */
+    fg = pv_flamegraph_new_differential();
+    pv_flamegraph_add_diff(fg, "a", 1, 30, 3);
+    pv_flamegraph_add_diff(fg, "b", 1, 70, 7);
+    pv_flamegraph_add_diff(fg, "c", 1, 0, 0);
+    svg = svg_of(fg, &style);
+    check(svg && strcmp(fill_of(svg, "a", fill, sizeof fill), "rgb(220,220,220)") == 0 &&
+              strcmp(fill_of(svg, "b", fill, sizeof fill), "rgb(220,220,220)") == 0 &&
+              strstr(svg, "<title>a (30 samples, 30.00%; base 3 samples, 30.00%; 0.00 points, "
+                          "self 0.00 points)</title>"),
+          "equal shares of different totals (30 of 100, 3 of 10) are grey, 0 points", "fill '%s'",
+          fill);
+    free(svg);
+    pv_flamegraph_free(fg);
+
+    pv_flamegraph_diff_color(0.1, 0.1, want);
+    uint8_t half[3];
+    pv_flamegraph_diff_color(-0.05, 0.1, half);
+    check(want[0] == 255 && want[1] == 50 && want[2] == 50 && half[2] == 255 &&
+              half[0] == half[1] && half[0] == 135,
+          "intensity follows |delta| / the strongest: full red, half blue rgb(135,135,255)",
+          "red %u,%u,%u blue %u,%u,%u", want[0], want[1], want[2], half[0], half[1], half[2]);
+}
+
+static void test_script(void)
+{
+    check(strstr(pv_flamegraph_script, "]]>") == NULL,
+          "the script has no ']]>' (it sits in a CDATA section)", "found");
+    pv_flamegraph *fg = pv_flamegraph_new();
+    add(fg, "a;b", 1);
+    pv_flamegraph_style style;
+    pv_flamegraph_style_default(&style);
+    char *svg = svg_of(fg, &style);
+    const char *script = svg ? strstr(svg, "<script><![CDATA[\n") : NULL;
+    check(script && strstr(script, pv_flamegraph_script) &&
+              strstr(script, "]]></script>\n</svg>\n") && count_of(svg, "<script") == 1 &&
+              !strstr(svg, "href="),
+          "the SVG ends with the script, inline, and loads nothing", "not found");
+    check(svg && strstr(svg, "<g id=\"frames\" data-pad=\"10.00\" data-plot-width=\"1180.00\"") &&
+              strstr(svg, "<g id=\"header\""),
+          "the frames carry the geometry the script needs; the header is a group",
+          "not found");
+    free(svg);
+    pv_flamegraph_free(fg);
+}
+
+static void test_deep_levels(void)
+{
+    /* 130 levels (a python3 stack): 56 + 131 * 16 + 10 = 2162 px at 16 px a
+     * level; at 12 px, 1638 px */
+    pv_strbuf stack = {0};
+    for (int i = 0; i < 130; i++)
+        pv_strbuf_printf(&stack, "%sframe_%d", i ? ";" : "", i);
+    pv_flamegraph *fg = pv_flamegraph_new();
+    add(fg, pv_strbuf_text(&stack), 10);
+    pv_flamegraph_style style;
+    pv_flamegraph_style_default(&style);
+    pv_flamegraph_layout l;
+    pv_flamegraph_layout_make(fg, &style, &l);
+    check(near(l.frame_height, 12) && near(l.font_size, 9) && near(l.height, 56 + 131 * 12 + 10),
+          "a 131-level graph gets 12-px levels and a 9-px font", "height %g level %g font %g",
+          l.height, l.frame_height, l.font_size);
+    pv_flamegraph_layout_free(&l);
+    pv_flamegraph_free(fg);
+    fg = pv_flamegraph_new();
+    add(fg, "a;b;c", 1);
+    pv_flamegraph_layout_make(fg, &style, &l);
+    check(near(l.frame_height, 16) && near(l.font_size, 12),
+          "a shallow graph keeps 16-px levels and a 12-px font", "level %g", l.frame_height);
+    pv_flamegraph_layout_free(&l);
+    pv_flamegraph_free(fg);
+    pv_strbuf_free(&stack);
+}
+
 static void test_many_rows(void)
 {
     /* two million rows over 1000 distinct stacks: nodes stay 1000 + 10 */
@@ -431,6 +590,9 @@ int main(void)
     test_xml_text();
     test_colors();
     test_svg();
+    test_differential();
+    test_script();
+    test_deep_levels();
     test_many_rows();
     return failures ? 1 : 0;
 }

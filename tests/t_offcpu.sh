@@ -38,10 +38,10 @@ q() {
 }
 
 # Our intervals in offcpu_from_perf.py's "tid start end state frames" form
-# (frames without a symbol written [unknown], as perf prints them).
+# (frames without a symbol, "dso+0xoffset", written [unknown] as perf prints them).
 ours() {
     q "$1" "SELECT tid || ' ' || start || ' ' || \"end\" || ' ' || prev_state || ' ' ||
-                   coalesce((SELECT group_concat(CASE WHEN value GLOB '0x*' OR value GLOB '*+0x*'
+                   coalesce((SELECT group_concat(CASE WHEN value GLOB '*+0x*'
                                                       THEN '[unknown]' ELSE value END, ';')
                              FROM json_each(stack)), '')
             FROM perf_offcpu(@file) WHERE outside IS NULL ORDER BY start, tid"
@@ -133,6 +133,20 @@ check "system.data (-a): outside names each cut interval: an exit's is dead or z
                              CASE outside WHEN 'exit' THEN prev_state ELSE '' END AS k
                              FROM perf_offcpu(@file) WHERE outside IS NOT NULL ORDER BY 1)")" \
     "end: exit:zombie start:"
+# The README's session prints what it shows: with this build's sqlite3
+# shell extension, and kernel frames named as on the recording's kernel.
+if [ ! -f build/perfvtab.so ] || ! command -v sqlite3 >/dev/null; then
+    ok "README's Off-CPU time session # SKIP build/perfvtab.so or sqlite3 is missing"
+elif [ "$(uname -r)" != 6.18.44-fc-v669 ]; then
+    ok "README's Off-CPU time session # SKIP its kernel frames are named from the recording kernel's kallsyms (6.18.44-fc-v669, this is $(uname -r))"
+else
+    mkdir -p "$tmp/home"
+    if out=$(HOME=$tmp/home timeout 60 python3 tests/readme_tour.py README.md check "Off-CPU time" 2>&1); then
+        ok "README's Off-CPU time session prints what the README shows ($out)"
+    else
+        not_ok "README's Off-CPU time session" "$out"
+    fi
+fi
 
 # --- 2. the same files through perf, now
 if ! command -v perf >/dev/null; then

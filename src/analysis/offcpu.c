@@ -181,18 +181,18 @@ static const char *intern_state(builder *b, const char *words)
     return copy;
 }
 
-static void put_frame(pv_json_writer *w, const pv_location *l, uint64_t ip)
+/* A frame's name: its function; without one, "dso+0xoffset", or perf's
+ * "[unknown]" when no map holds the address. */
+static void put_frame(pv_json_writer *w, const pv_location *l)
 {
     if (l->sym) {
         pv_json_cstring(w, l->sym);
-    } else {
-        /* unresolved: where it is, "dso+0xoffset", or the address */
+    } else if (l->dso) {
         char where[4096];
-        if (l->dso)
-            snprintf(where, sizeof where, "%s+0x%llx", l->dso, (unsigned long long)l->dso_offset);
-        else
-            snprintf(where, sizeof where, "0x%llx", (unsigned long long)ip);
+        snprintf(where, sizeof where, "%s+0x%llx", l->dso, (unsigned long long)l->dso_offset);
         pv_json_cstring(w, where);
+    } else {
+        pv_json_cstring(w, "[unknown]");
     }
 }
 
@@ -211,7 +211,7 @@ static char *stack_json(builder *b, const pv_sample *s, uint64_t key)
     pv_frame_walk_start(&walk, s);
     while (pv_frame_walk_next(&walk, &frame)) {
         pv_symbolizer_resolve(b->sym, (int32_t)s->pid, key, frame.cpumode, frame.ip, &l);
-        put_frame(&w, &l, frame.ip);
+        put_frame(&w, &l);
     }
     if (pv_symbolizer_has_dwarf_stack(s) && pv_frame_walk_allows_unwind(&walk)) {
         size_t n = pv_symbolizer_unwind(b->sym, s, key, b->frames,
@@ -223,7 +223,7 @@ static char *stack_json(builder *b, const pv_sample *s, uint64_t key)
             if (f->name >= 0)
                 pv_json_cstring(&w, b->names + f->name);
             else
-                put_frame(&w, &l, f->pc);
+                put_frame(&w, &l);
         }
     }
     pv_json_array_end(&w);

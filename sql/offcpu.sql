@@ -3,7 +3,9 @@
 -- spent off CPU with it on the stack (ns, each interval once per function,
 -- however often it recurs), the number of those intervals, and its share
 -- of all off-CPU time.  Only intervals with both ends in the recording
--- count (perf_offcpu.duration is NULL for the others).  Record with
+-- count (perf_offcpu.duration is NULL for the others).  A recording
+-- without callchains (no -g) has no stacks: its time is "[no stack]".
+-- Record with
 --     perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM
 -- then
 --     scripts/perfsql perf.data offcpu
@@ -17,7 +19,7 @@ WITH intervals AS MATERIALIZED (
 ),
 on_stack AS (
     SELECT DISTINCT i.record, f.value AS function, i.duration
-    FROM intervals i, json_each(i.stack) f
+    FROM intervals i, json_each(coalesce(i.stack, '["[no stack]"]')) f
 )
 SELECT function,
        sum(duration) AS offcpu_ns,

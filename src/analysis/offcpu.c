@@ -346,8 +346,10 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
         r->cpu = s->cpu;
         r->prev_state = printed[0] ? intern_state(b, words) : NULL;
         r->comm = comm_at(b, tid, key);
-        r->stack = b->with_stacks ? stack_json(b, s, key) : NULL;
-        if ((printed[0] && !r->prev_state) || (b->with_stacks && !r->stack))
+        /* without -g the stack was not recorded: NULL, not an empty one */
+        bool has_stack = (s->sample_type & PV_SAMPLE_CALLCHAIN) != 0;
+        r->stack = b->with_stacks && has_stack ? stack_json(b, s, key) : NULL;
+        if ((printed[0] && !r->prev_state) || (b->with_stacks && has_stack && !r->stack))
             return out_of_memory(b);
         bool exited = printed[0] == 'X' || printed[0] == 'Z';
         r->cut = exited ? PV_OFFCPU_EXITED : PV_OFFCPU_NO_END;

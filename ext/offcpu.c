@@ -11,8 +11,10 @@
  * to join perf_callchains (sample) or perf_samples (record); end_record:
  * the switch-in's (a SWITCH record or a sched_switch sample).  outside: NULL
  * when both ends are in the recording, else 'start' (off CPU when first
- * seen), 'end' (not back by the end of the recording) or 'exit' (switched
- * out dead or zombie); the missing end and the duration are then NULL.
+ * seen), 'end' (not back by the end of the recording), 'exit' (switched
+ * out dead or zombie) or 'missing' (switched out again before a switch-in
+ * was recorded: lost records); the missing end and the duration are then
+ * NULL.
  * The intervals are read in one pass into memory, the stacks symbolized
  * only when the stack column is read.
  */
@@ -79,6 +81,7 @@ static const char *outside_name(pv_offcpu_cut cut)
     case PV_OFFCPU_NO_START: return "start";
     case PV_OFFCPU_NO_END: return "end";
     case PV_OFFCPU_EXITED: return "exit";
+    case PV_OFFCPU_MISSING: return "missing";
     case PV_OFFCPU_WHOLE: break;
     }
     return NULL;

@@ -82,23 +82,34 @@ perf_checks() {
 
 # timehist_checks NAME FILE: perf sched timehist's "wait time" per line
 # (tests/tools/offcpu_from_perf.py says how they are paired): a line is a
-# thread's switch-out, its wait the interval before that run.
+# thread's switch-out, its wait the interval before that run.  Where
+# records were lost (a loaded machine) the lines around them are left out.
 timehist_checks() {
     local name=$1 f=$2
     perf sched timehist -i "$f" >"$tmp/timehist" 2>"$tmp/timehist.err"
+    # each interval with the thread's next switch-out; timehist files that
+    # line under the sample's tid, which the kernel writes -1 for a thread
+    # being reaped ("reaped": no line to compare)
     q "$f" "CREATE TEMP TABLE o AS SELECT * FROM perf_offcpu(@file);
-            CREATE TEMP TABLE tp AS SELECT record FROM perf_samples(@file) WHERE event = 'sched:sched_switch';
-            SELECT tid || ' ' || (next / 1000) || ' ' || (duration / 1000) || ' ' ||
-                   CASE WHEN end_record IN (SELECT record FROM tp) THEN 'sample' ELSE 'record' END
-            FROM (SELECT o.*, (SELECT min(later.start) FROM o AS later
-                               WHERE later.tid = o.tid AND later.start >= o.\"end\") AS next FROM o)
-            WHERE duration IS NOT NULL AND next IS NOT NULL" >"$tmp/our_waits"
+            CREATE TEMP TABLE tp AS SELECT record, tid FROM perf_samples(@file) WHERE event = 'sched:sched_switch';
+            SELECT o.tid || ' ' || (nx.start / 1000) || ' ' || coalesce(o.duration / 1000, 0) || ' ' ||
+                   CASE WHEN tp_next.tid != o.tid THEN 'reaped'
+                        WHEN o.outside = 'missing' THEN 'missing'
+                        WHEN o.end_record IN (SELECT record FROM tp) THEN 'sample' ELSE 'record' END ||
+                   ' ' || (o.start / 1000)
+            FROM o
+            JOIN o AS nx ON nx.record = (SELECT later.record FROM o AS later
+                                         WHERE later.tid = o.tid AND later.start > coalesce(o.\"end\", o.start)
+                                         ORDER BY later.start LIMIT 1)
+            JOIN tp AS tp_next ON tp_next.record = nx.record
+            WHERE o.duration IS NOT NULL OR o.outside = 'missing'" >"$tmp/our_waits"
+    q "$f" "SELECT time FROM perf_lost(@file) WHERE kind = 'LOST'" >"$tmp/lost"
     local verdict
-    verdict=$(python3 "$tool" timehist "$tmp/our_waits" <"$tmp/timehist")
+    verdict=$(python3 "$tool" timehist "$tmp/our_waits" "$tmp/lost" <"$tmp/timehist")
     case $verdict in
     ok\ *)
-        read -r _ matched record_ended <<<"$verdict"
-        ok "$name: perf sched timehist's wait time, line by line: $matched equal to the us; $record_ended more where no sched_switch sample switched the thread in (timehist measures to the CPU's previous sched_switch; ours end at the SWITCH record)"
+        read -r _ matched record_ended missing near_lost <<<"$verdict"
+        ok "$name: perf sched timehist's wait time, line by line: $matched equal to the us; $record_ended more where no sched_switch sample switched the thread in (timehist measures to the CPU's previous sched_switch; ours end at the SWITCH record), $missing where no switch-in was recorded (outside = 'missing'), $near_lost left out around LOST records"
         ;;
     *) not_ok "$name: perf sched timehist" "$verdict" ;;
     esac
@@ -113,7 +124,7 @@ check "sleeper.data: duration is end - start, NULL exactly when outside is set" 
                WHERE (duration IS NULL) != (outside IS NOT NULL)
                   OR duration != \"end\" - start OR duration < 0
                   OR (outside = 'start') != (start IS NULL)
-                  OR (outside IN ('end', 'exit')) != (\"end\" IS NULL)")" "0"
+                  OR (outside IN ('end', 'exit', 'missing')) != (\"end\" IS NULL)")" "0"
 check "sleeper.data: record is the sched_switch sample, and its callchain (perf_callchains) holds sleep_here" \
     "$(q "$f" "SELECT count(*) FROM perf_offcpu(@file) o
                JOIN perf_samples(@file) s ON s.record = o.record

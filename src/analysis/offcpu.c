@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/json_writer.h"
+#include "base/pv_array.h"
 #include "base/pv_strbuf.h"
 #include "decode/callchain.h"
 #include "decode/frame_walk.h"
@@ -149,14 +150,8 @@ static int out_of_memory(builder *b)
 static pv_offcpu_row *new_row(builder *b, size_t *index)
 {
     pv_offcpu *o = b->out;
-    if (o->nr_rows == o->cap_rows) {
-        size_t n = o->cap_rows ? o->cap_rows * 2 : 256;
-        pv_offcpu_row *rows = realloc(o->rows, n * sizeof *rows);
-        if (!rows)
-            return NULL;
-        o->rows = rows;
-        o->cap_rows = n;
-    }
+    if (!pv_array_grow((void **)&o->rows, &o->cap_rows, o->nr_rows + 1, sizeof *o->rows))
+        return NULL;
     *index = o->nr_rows;
     pv_offcpu_row *r = &o->rows[o->nr_rows++];
     memset(r, 0, sizeof *r);
@@ -170,10 +165,9 @@ static const char *intern_state(builder *b, const char *words)
     for (size_t i = 0; i < o->nr_states; i++)
         if (strcmp(o->states[i], words) == 0)
             return o->states[i];
-    char **states = realloc(o->states, (o->nr_states + 1) * sizeof *states);
-    if (!states)
+    if (!pv_array_grow((void **)&o->states, &o->cap_states, o->nr_states + 1,
+                       sizeof *o->states))
         return NULL;
-    o->states = states;
     char *copy = strdup(words);
     if (!copy)
         return NULL;
@@ -316,7 +310,7 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
     if (rc_prev == 0 || !(s->sample_type & PV_SAMPLE_TIME))
         return 0;
     int32_t tid = (int32_t)prev_pid;
-    if (tid != 0) {
+    if (tid > 0) {
         bool is_new;
         thread_slot *t = thread_find(&b->threads, tid, &is_new);
         if (!t)
@@ -326,8 +320,11 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
         learn_pid(t, sample_is_thread, (int32_t)s->pid);
         if (recorded_thread(b, t))
             return -1;
-        if (t->pending != NO_ROW)
-            t->pending = NO_ROW;    /* its switch-in was not recorded: left without an end */
+        if (t->pending != NO_ROW) {
+            /* its switch-in was not recorded: left without an end */
+            b->out->rows[t->pending].cut = PV_OFFCPU_MISSING;
+            t->pending = NO_ROW;
+        }
         uint64_t key;
         if (pv_symbolizer_at(b->sym, rec->index, true, s->time, &key, b->err))
             return -1;
@@ -356,7 +353,7 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
         if (!exited)
             t->pending = index;
     }
-    if (rc_next == 1 && next_pid != 0)
+    if (rc_next == 1 && next_pid > 0)
         return switch_in(b, (int32_t)next_pid, false, 0, s->time, rec->index);
     return 0;
 }
@@ -372,7 +369,7 @@ static int take_sample(builder *b, const pv_record *rec)
     if (name && strcmp(name, "sched:sched_switch") == 0)
         return sched_switch(b, rec, &s);
     /* any other sample: the thread was seen (on CPU) */
-    if (!(s.sample_type & PV_SAMPLE_TID) || s.tid == 0)
+    if (!(s.sample_type & PV_SAMPLE_TID) || (int32_t)s.tid <= 0)
         return 0;
     bool is_new;
     thread_slot *t = thread_find(&b->threads, (int32_t)s.tid, &is_new);
@@ -388,7 +385,9 @@ static int take_switch(builder *b, const pv_record *rec)
     if (pv_rec_switch_decode(b->file, rec, &sw, b->err))
         return -1;
     const pv_sample_id *id = &sw.trailer;
-    if (!(id->fields & PV_SAMPLE_TID) || !(id->fields & PV_SAMPLE_TIME) || id->tid == 0)
+    /* tid 0: the idle task; -1: a thread whose pid the kernel has already
+     * released (exiting), which the tracepoint's prev_pid still names */
+    if (!(id->fields & PV_SAMPLE_TID) || !(id->fields & PV_SAMPLE_TIME) || (int32_t)id->tid <= 0)
         return 0;
     if (sw.out) {
         bool is_new;

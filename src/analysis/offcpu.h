@@ -18,6 +18,9 @@
  *     or a new thread) gives an interval without a start;
  *   - a switch-out not followed by the thread's switch-in (the recording
  *     ended, or the thread exited) gives an interval without an end;
+ *   - so does one followed by another switch-out of the thread before any
+ *     switch-in of it: the switch-in was not recorded (lost records, or no
+ *     --switch-events in a per-thread recording);
  *   - a switch-in without a switch-out before it, after the thread was
  *     seen, is the second record of a switch already closed and is not a
  *     row.
@@ -40,6 +43,7 @@ typedef enum pv_offcpu_cut {
     PV_OFFCPU_NO_START,     /* off CPU when first seen */
     PV_OFFCPU_NO_END,       /* still off CPU when the recording ended */
     PV_OFFCPU_EXITED,       /* switched out dead (X) or zombie (Z): no switch-in */
+    PV_OFFCPU_MISSING,      /* switched out again before a switch-in was recorded */
 } pv_offcpu_cut;
 
 typedef struct pv_offcpu_row {
@@ -47,7 +51,7 @@ typedef struct pv_offcpu_row {
     bool has_pid;
     uint32_t cpu;           /* of the switch-out */
     bool has_cpu;
-    uint64_t start, end;    /* ns; start valid unless NO_START, end unless NO_END/EXITED */
+    uint64_t start, end;    /* ns; start valid unless NO_START, end only when WHOLE or NO_START */
     pv_offcpu_cut cut;
     uint64_t record;        /* the sched_switch sample's ordinal (not NO_START) */
     uint64_t end_record;    /* the switch-in's: a SWITCH record or a sched_switch
@@ -61,7 +65,7 @@ typedef struct pv_offcpu {
     pv_offcpu_row *rows;    /* in the order of their first known time */
     size_t nr_rows, cap_rows;
     char **states;          /* each prev_state's words, one copy */
-    size_t nr_states;
+    size_t nr_states, cap_states;
 } pv_offcpu;
 
 /* Reads every off-CPU interval of f.  with_stacks: symbolize the

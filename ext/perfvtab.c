@@ -29,6 +29,7 @@ extern const PvTableDef pv_diagnostics_table;
 extern const PvTableDef pv_callchains_table;
 extern const PvTableDef pv_profile_table;
 extern const PvTableDef pv_stats_table;
+extern const PvTableDef pv_offcpu_table;
 
 int pv_register_flamegraph(sqlite3 *db);  /* ext/flamegraph.c: perf_folded, perf_flamegraph */
 int pv_register_sum_by(sqlite3 *db);      /* ext/sum_by.c: perf_sum_by */
@@ -53,7 +54,7 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
         &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
         &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
         &pv_lost_table, &pv_switches_table, &pv_stats_table, &pv_callchains_table,
-        &pv_profile_table, &pv_diagnostics_table,
+        &pv_profile_table, &pv_diagnostics_table, &pv_offcpu_table,
     };
     PvCache *cache = pv_cache_new();
     if (!cache)

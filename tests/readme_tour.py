@@ -4,6 +4,8 @@
     readme_tour.py README.md check      exit 1 and print the differences if the
                                         README shows other output than the code prints
     readme_tour.py README.md print      the tour as it runs now (to update README.md)
+    readme_tour.py README.md check SECTION   the same for another section's
+                                        session ("Off-CPU time")
 
 The tour's code blocks that start with `$ sqlite3` or `sqlite> ` are one
 session: each `sqlite> ` line (with its `   ...> ` continuations) is fed to
@@ -15,10 +17,10 @@ import subprocess
 import sys
 
 
-def tour_blocks(readme):
-    """The session blocks of the section "## A short tour", as lists of lines."""
+def tour_blocks(readme, section="A short tour"):
+    """The session blocks of the section "## SECTION", as lists of lines."""
     lines = open(readme, encoding="utf-8").read().split("\n")
-    start = lines.index("## A short tour")
+    start = lines.index("## " + section)
     end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("## "))
     blocks, block = [], None
     for line in lines[start:end]:
@@ -51,7 +53,7 @@ def commands_and_output(blocks):
 
 def main():
     readme, mode = sys.argv[1], sys.argv[2]
-    blocks = tour_blocks(readme)
+    blocks = tour_blocks(readme, *sys.argv[3:4])
     commands, shown = commands_and_output(blocks)
     if not commands:
         sys.exit(f"{readme}: no sqlite3 session in its tour")

@@ -520,3 +520,68 @@ int pv_trace_fields_json(pv_trace *t, const pv_file *f, const pv_record *rec,
     pv_json_object_end(&w);
     return 1;
 }
+
+/* ---- single fields ------------------------------------------------------- */
+
+static struct tep_event *event_of(const pv_trace *t, const pv_sample *s)
+{
+    if (!t || s->attr_index < 0 || (size_t)s->attr_index >= t->nr_attrs ||
+        !(s->sample_type & PV_SAMPLE_RAW))
+        return NULL;
+    return t->events[s->attr_index];
+}
+
+int pv_trace_field_int(const pv_trace *t, const pv_sample *s, const char *name, int64_t *out)
+{
+    struct tep_event *e = event_of(t, s);
+    struct tep_format_field *fd = e ? tep_find_field(e, name) : NULL;
+    if (!fd || (fd->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING)))
+        return 0;
+    uint64_t off = (unsigned)fd->offset, len = (unsigned)fd->size;
+    if (len == 0 || len > 8 || (len & (len - 1)) != 0)
+        return 0;
+    if (off > s->raw_size || s->raw_size - off < len)
+        return -1;
+    bool swap = tep_is_file_bigendian(t->tep) != tep_is_local_bigendian(t->tep);
+    uint64_t v = load_number(s->raw + off, (unsigned)len, swap);
+    if ((fd->flags & TEP_FIELD_IS_SIGNED) && len < 8) {
+        unsigned shift = 64 - 8 * (unsigned)len;
+        v = (uint64_t)((int64_t)(v << shift) >> shift);
+    }
+    *out = (int64_t)v;
+    return 1;
+}
+
+bool pv_trace_printed_field(const pv_trace *t, const pv_sample *s, const char *name, char *buf,
+                            size_t size)
+{
+    struct tep_event *e = event_of(t, s);
+    if (!e || size == 0 || s->raw_size > INT32_MAX)
+        return false;
+    /* libtraceevent reads the payload through a non-const pointer but does
+     * not write it */
+    struct tep_record record = {
+        .size = (int)s->raw_size,
+        .data = (void *)(uintptr_t)s->raw,
+    };
+    struct trace_seq seq;
+    trace_seq_init(&seq);
+    tep_print_event(t->tep, &seq, &record, "%s", TEP_PRINT_INFO);
+    trace_seq_terminate(&seq);
+    bool found = false;
+    size_t key_len = strlen(name);
+    for (const char *p = seq.buffer; p && (p = strstr(p, name)) != NULL; p += key_len) {
+        if ((p != seq.buffer && p[-1] != ' ') || p[key_len] != '=')
+            continue;
+        const char *v = p + key_len + 1;
+        size_t n = strcspn(v, " ");
+        if (n >= size)
+            n = size - 1;
+        memcpy(buf, v, n);
+        buf[n] = '\0';
+        found = true;
+        break;
+    }
+    trace_seq_destroy(&seq);
+    return found;
+}

@@ -46,4 +46,18 @@ const char *pv_trace_event_name(const pv_trace *t, int attr_index);
 int pv_trace_fields_json(pv_trace *t, const pv_file *f, const pv_record *rec,
                          const pv_sample *s, pv_strbuf *out, pv_error *err);
 
+/* The integer field `name` of the sample's tracepoint (sign-extended when
+ * the format says signed).  1: found; 0: the sample is not of a described
+ * tracepoint, or its event has no integer field of that name; -1: the
+ * payload is too short for the field. */
+int pv_trace_field_int(const pv_trace *t, const pv_sample *s, const char *name, int64_t *out);
+
+/* The field `name` as the event's print fmt shows it (sched_switch's
+ * prev_state: "S", "D", "R+"...): libtraceevent renders the sample's
+ * line, and the text after " name=" up to the next space is copied into
+ * buf (size bytes, cut short if longer).  false when the sample is not of
+ * a described tracepoint or its line has no such field. */
+bool pv_trace_printed_field(const pv_trace *t, const pv_sample *s, const char *name, char *buf,
+                            size_t size);
+
 #endif

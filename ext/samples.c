@@ -4,6 +4,7 @@
  * The walk touches only record headers; a sample is decoded the first time
  * one of its columns (other than record) is read, so count(*) never decodes.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/event_names.h"
@@ -78,6 +79,10 @@ typedef struct SamplesState {
     bool located;
     pv_location location;
     PvSourceColumns source;     /* srcfile, srcline */
+    /* The fixed fields' places of each event, made at the first such
+     * column, and the event of the current sample (-2: not looked up). */
+    pv_sample_places *places;
+    int attr_index;
 } SamplesState;
 
 static bool samples_wants(uint32_t type)
@@ -91,6 +96,7 @@ static int samples_decode(PvCursor *cur, pv_error *err)
     (void)err;
     SamplesState *st = cur->state;
     st->decoded = 0;
+    st->attr_index = -2;
     st->keyed = false;
     st->located = false;
     pv_source_forget(&st->source);
@@ -102,6 +108,8 @@ static void samples_reset(PvCursor *cur)
     SamplesState *st = cur->state;
     pv_symbolizer_free(st->symbolizer);
     st->symbolizer = NULL;
+    free(st->places);
+    st->places = NULL;
     pv_record_rows_reset(cur);
 }
 
@@ -205,6 +213,50 @@ static pv_value value_if(const pv_sample *s, uint64_t bit, uint64_t v)
      COLUMN_BIT(COL_SYM_OFFSET) | COLUMN_BIT(COL_SYM_STATUS) | COLUMN_BIT(COL_SRCFILE) | \
      COLUMN_BIT(COL_SRCLINE))
 
+/* The fixed field a column reads alone, + 1 (0: none).  id reads ID, or
+ * IDENTIFIER when the event has no ID (fixed_value). */
+static const uint8_t field_of_column[] = {
+    [COL_TIME] = PV_FIELD_TIME + 1, [COL_PID] = PV_FIELD_PID + 1, [COL_TID] = PV_FIELD_TID + 1,
+    [COL_CPU] = PV_FIELD_CPU + 1, [COL_IP] = PV_FIELD_IP + 1, [COL_ADDR] = PV_FIELD_ADDR + 1,
+    [COL_PERIOD] = PV_FIELD_PERIOD + 1, [COL_ID] = PV_FIELD_ID + 1,
+    [COL_STREAM_ID] = PV_FIELD_STREAM_ID + 1, [COL_IDENTIFIER] = PV_FIELD_IDENTIFIER + 1,
+};
+
+/* An integer fixed field read alone, without decoding the sample (a scan
+ * of a column or two reads one word per row): 1 done, 0 the full decode
+ * answers (not such a column, a record too short), -1 out of memory. */
+static int fixed_value(PvCursor *cur, int i, pv_value *out)
+{
+    SamplesState *st = cur->state;
+    if ((size_t)i >= sizeof field_of_column || field_of_column[i] == 0 || st->decoded)
+        return 0;
+    const pv_file *f = cur->file;
+    if (!st->places) {
+        st->places = malloc((f->nr_attrs ? f->nr_attrs : 1) * sizeof *st->places);
+        if (!st->places)
+            return -1;
+        for (size_t a = 0; a < f->nr_attrs; a++)
+            pv_sample_places_init(f, a, &st->places[a]);
+    }
+    const pv_record *r = &st->rows.record;
+    if (st->attr_index == -2)
+        st->attr_index = pv_record_attr_index(f, r);
+    if (st->attr_index < 0)
+        return 1;   /* an id no event owns: nothing but the record is known */
+    const pv_sample_places *p = &st->places[st->attr_index];
+    pv_fixed_field field = (pv_fixed_field)(field_of_column[i] - 1);
+    if (field == PV_FIELD_ID && p->at[PV_FIELD_ID] == 0)
+        field = PV_FIELD_IDENTIFIER;
+    uint64_t v;
+    int rc = pv_sample_field(f, r, p, field, &v);
+    if (rc < 0)
+        return 0;
+    if (rc > 0)
+        *out = pv_int_value(field == PV_FIELD_PID || field == PV_FIELD_TID ? (int64_t)(int32_t)v
+                                                                           : (int64_t)v);
+    return 1;
+}
+
 static int samples_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
 {
     SamplesState *st = cur->state;
@@ -223,6 +275,11 @@ static int samples_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     case COL_CPUMODE: *out = pv_text_value(pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK)); return 0;
     default: break;
     }
+    int fixed = fixed_value(cur, i, out);
+    if (fixed < 0)
+        return pv_error_set(err, "%s: out of memory", cur->file->data_path);
+    if (fixed > 0)
+        return 0;
     if (decode_for(cur, i, err))
         return -1;
     const pv_sample *s = &st->sample;

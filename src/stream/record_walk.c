@@ -102,30 +102,6 @@ static bool unpinned_buffer(pv_walk *w)
     return true;
 }
 
-int pv_walk_pin(pv_walk *w, const pv_record *rec)
-{
-    if (rec->compressed || !w->nr_buffers || w->window != w->buffers[w->current].bytes)
-        return -1;
-    struct pv_walk_buffer *b = &w->buffers[w->current];
-    if (rec->bytes < b->bytes || (uint64_t)(rec->bytes - b->bytes) > WINDOW_CAPACITY ||
-        WINDOW_CAPACITY - (uint64_t)(rec->bytes - b->bytes) < rec->size)
-        return -1;
-    if (b->pins == 0) {
-        if (w->nr_pinned >= PV_WALK_MAX_PINNED)
-            return -1;
-        w->nr_pinned++;
-    }
-    b->pins++;
-    return (int)w->current;
-}
-
-void pv_walk_unpin(pv_walk *w, int buffer)
-{
-    struct pv_walk_buffer *b = &w->buffers[buffer];
-    if (--b->pins == 0)
-        w->nr_pinned--;
-}
-
 /* Reads the window that holds the n bytes at at (walk_bytes' slow way). */
 static const uint8_t *move_window(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
 {
@@ -148,6 +124,8 @@ static const uint8_t *move_window(pv_walk *w, uint64_t at, uint64_t n, pv_error 
     uint64_t len = w->end_offset - at < capacity ? w->end_offset - at : capacity;
     if (pv_file_read(f, w->segment, at, buffer, len, err))
         return NULL;
+    w->buffers[w->current].segment = (uint32_t)w->segment;
+    w->buffers[w->current].window_offset = at;
     w->window = buffer;
     w->window_offset = at;
     w->window_len = len;

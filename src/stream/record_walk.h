@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "format/perf_file.h"
+#include "format/perf_abi.h"
 #include "format/record.h"
 #include "base/pv_cursor.h"
 
@@ -78,9 +79,47 @@ typedef struct pv_walk {
 
 /* Starts a walk over f; every started walk must be ended with pv_walk_end. */
 void pv_walk_start(pv_walk *w, pv_file *f);
+/* The next record when it is the common one: one that lies whole in the
+ * window, of a file that is not a pipe, with nothing after it (not
+ * AUXTRACE) and nothing in it to enter (not COMPRESSED).  False when
+ * pv_walk_next_slow must look (window edges, damage, the rest). */
+static inline bool pv_walk_in_window(pv_walk *w, pv_record *rec)
+{
+    const pv_file *f = w->file;
+    uint64_t at = w->next_offset;
+    if (!w->window || f->pipe || at < w->window_offset || at - w->window_offset > w->window_len)
+        return false;
+    uint64_t left = w->window_len - (at - w->window_offset);
+    if (left < PV_RECORD_HEADER_SIZE)
+        return false;
+    const uint8_t *p = w->window + (at - w->window_offset);
+    uint16_t size = pv_load_u16(p + 6, f->swap);
+    uint32_t type = pv_load_u32(p, f->swap);
+    /* the window never reaches past end_offset */
+    if (size < PV_RECORD_HEADER_SIZE || left < size || type == PV_RECORD_AUXTRACE ||
+        type == PV_RECORD_COMPRESSED || type == PV_RECORD_COMPRESSED2)
+        return false;
+    rec->type = type;
+    rec->misc = pv_load_u16(p + 4, f->swap);
+    rec->size = size;
+    rec->segment = (uint32_t)w->segment;
+    rec->bytes = p;
+    rec->file_offset = at;
+    rec->compressed = false;
+    rec->index = w->next_index++;
+    w->next_offset = at + size;
+    return true;
+}
+int pv_walk_next_slow(pv_walk *w, pv_record *rec, pv_error *err);
 /* 1: *rec holds the next record, valid until the next call; 0: end of
- * stream; -1: error in err. */
-int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err);
+ * stream; -1: error in err.  Inline: a scan asks for every record, and
+ * nearly all are in the window. */
+static inline int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
+{
+    if (!w->unpacked.source && pv_walk_in_window(w, rec))
+        return 1;
+    return pv_walk_next_slow(w, rec, err);
+}
 /* The next record of the files themselves, COMPRESSED containers not
  * entered, the data.N files after the perf.data: 1, 0 at the end, -1 on
  * error.  Writes nothing but w, so that a second thread can run ahead of

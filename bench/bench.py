@@ -3,7 +3,7 @@
 otherwise, measured side by side in one run, printed as ratios.
 
     bench/bench.py [--quick] [--no-inflate] [--repeat N] [--dwarf DWARF_FILE]
-                   [--only dwarf] [FILE ...]
+                   [--only dwarf|scan] [--build DIR] [FILE ...]
 
 Each FILE is a frame-pointer, system-wide recording (bench/run.sh makes two:
 the workload profile and a process-heavy one); every ratio is printed for
@@ -14,7 +14,8 @@ a fresh process, and later ones), joins, first rows, zstd and memory.
 DWARF_FILE is a --call-graph dwarf recording of shell workloads (bench/run.sh
 makes a short one): perf_callchains' first query against perf script, and a
 second query in the same connection against the first (issue 13).
---only dwarf runs that part alone.
+--only dwarf runs that part alone; --only scan runs the plain scan of
+each FILE alone; --build DIR measures another build (a before/after run).
 Every command runs --repeat times (default 3), perf's included; the best
 wall time and the peak RSS are kept, and the load average is printed with
 each part.  These machines are noisy: read the ratios, not the times.
@@ -226,6 +227,32 @@ def load_note():
     return 'load %.1f %.1f %.1f' % os.getloadavg()
 
 
+def scan_part(f, tag, samples, r):
+    """1. The plain scan, against a bare C walk (with SQLite's own vtab
+    floor beside it) and perf script."""
+    raw, raw_rss = measure([os.path.join(BUILD, 'bench', 'raw_walk'), f], r)
+    scan, scan_rss = measure(sql_cmd(f, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), r)
+    floor, _ = measure(sql_cmd(f, 'SELECT count(*), sum(value) FROM generate_series(1, %d)' % samples), r)
+    script, script_rss = measure(['perf', 'script', '-i', f, '-F', 'tid,time,ip,period'], r)
+    report(tag + 'count(*),sum(period) time / raw C walk', scan / raw, 3, 'low',
+           '(%.2f s, %.0f MB; generate_series over as many rows: %.2fx the walk, %.2f s)'
+           % (scan, scan_rss, floor / raw, floor))
+    report(tag + 'perf script -F tid,time,ip,period time / SQL scan', script / scan, 30, 'high',
+           '(perf script %.2f s, %.0f MB)' % (script, script_rss))
+
+
+def scan_only_part(f, label, r):
+    """--only scan: the scan part alone, on one recording."""
+    db = connect()
+    samples = db.execute("SELECT count(*) FROM perf_samples(?)", (f,)).fetchone()[0]
+    db.close()
+    line('')
+    line('== %s: %s, %.0f MB, %d samples (%s)'
+         % (label, f, os.path.getsize(f) / 1e6, samples, load_note()))
+    scan_part(f, '[%s] ' % label, samples, r)
+    line('    (%s)' % load_note())
+
+
 def workload_part(f, label, args, r):
     """Every ratio on one recording: scans, flat and inclusive profiles
     (ready queries and the ad-hoc SQL users write first), time windows,
@@ -241,17 +268,15 @@ def workload_part(f, label, args, r):
     line('%-72s %8s' % ('measure', 'ratio'))
     tag = '[%s] ' % label
 
-    # 1. Scans, against a bare C walk and SQLite's own vtab floor
-    raw, raw_rss = measure([os.path.join(BUILD, 'bench', 'raw_walk'), f], r)
+    scan_part(f, tag, samples, r)
+
+    # 2. Flat profile: perf_profile (sql/flat_profile.sql) and plain GROUP BY
+
     scan, scan_rss = measure(sql_cmd(f, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), r)
     floor, _ = measure(sql_cmd(f, 'SELECT count(*), sum(value) FROM generate_series(1, %d)' % samples), r)
     script, script_rss = measure(['perf', 'script', '-i', f, '-F', 'tid,time,ip,period'], r)
     report(tag + 'count(*),sum(period) time / raw C walk', scan / raw, 3, 'low',
            '(%.0f MB; generate_series over as many rows: %.2fx the walk)' % (scan_rss, floor / raw))
-    report(tag + 'perf script -F tid,time,ip,period time / SQL scan', script / scan, 30, 'high',
-           '(perf script %.0f MB)' % script_rss)
-
-    # 2. Flat profile: perf_profile (sql/flat_profile.sql) and plain GROUP BY
     flat_sql = sql_file('flat_profile.sql')
     flat_rss = None
     report_flat, report_flat_rss = measure(
@@ -388,8 +413,15 @@ def main():
                     help='skip perf report --children, export-to-sqlite.py and the 2 GB files')
     ap.add_argument('--no-inflate', action='store_true', help='skip the 2 GB files')
     ap.add_argument('--dwarf', help='a --call-graph dwarf recording for the DWARF part')
-    ap.add_argument('--only', choices=['dwarf'], help='run only this part')
+    ap.add_argument('--only', choices=['dwarf', 'scan'],
+                    help='run only this part (scan: the plain scan of each FILE)')
+    ap.add_argument('--build', help='the build folder to measure (default: build/), '
+                    'so that two builds can be compared')
     args = ap.parse_args()
+    if args.build:
+        global BUILD, EXT
+        BUILD = os.path.abspath(args.build)
+        EXT = os.path.join(BUILD, 'perfvtab.so')
     r = args.repeat
     line('perfvtab bench, best of %d runs per command (%s)' % (r, load_note()))
     if args.only != 'dwarf':
@@ -397,7 +429,11 @@ def main():
             ap.error('FILE is needed')
         for f in args.files:
             f = os.path.abspath(f)
-            workload_part(f, os.path.splitext(os.path.basename(f))[0], args, r)
+            label = os.path.splitext(os.path.basename(f))[0]
+            if args.only == 'scan':
+                scan_only_part(f, label, r)
+            else:
+                workload_part(f, label, args, r)
     if args.dwarf:
         dwarf_part(os.path.abspath(args.dwarf), r)
     elif args.only == 'dwarf':

@@ -4,6 +4,7 @@
  * The walk touches only record headers; a sample is decoded the first time
  * one of its columns (other than record) is read, so count(*) never decodes.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/event_names.h"
@@ -78,6 +79,10 @@ typedef struct SamplesState {
     bool located;
     pv_location location;
     PvSourceColumns source;     /* srcfile, srcline */
+    /* The fixed fields' places of each event, made at the first such
+     * column, and the event of the current sample (-2: not looked up). */
+    pv_sample_places *places;
+    int attr_index;
 } SamplesState;
 
 static bool samples_wants(uint32_t type)
@@ -91,6 +96,7 @@ static int samples_decode(PvCursor *cur, pv_error *err)
     (void)err;
     SamplesState *st = cur->state;
     st->decoded = 0;
+    st->attr_index = -2;
     st->keyed = false;
     st->located = false;
     pv_source_forget(&st->source);
@@ -102,6 +108,8 @@ static void samples_reset(PvCursor *cur)
     SamplesState *st = cur->state;
     pv_symbolizer_free(st->symbolizer);
     st->symbolizer = NULL;
+    free(st->places);
+    st->places = NULL;
     pv_record_rows_reset(cur);
 }
 
@@ -205,6 +213,55 @@ static pv_value value_if(const pv_sample *s, uint64_t bit, uint64_t v)
      COLUMN_BIT(COL_SYM_OFFSET) | COLUMN_BIT(COL_SYM_STATUS) | COLUMN_BIT(COL_SRCFILE) | \
      COLUMN_BIT(COL_SRCLINE))
 
+/* The fixed field a column reads alone, + 1 (0: none).  id reads ID, or
+ * IDENTIFIER when the event has no ID (fixed_value). */
+static const uint8_t field_of_column[] = {
+    [COL_TIME] = PV_FIELD_TIME + 1, [COL_PID] = PV_FIELD_PID + 1, [COL_TID] = PV_FIELD_TID + 1,
+    [COL_CPU] = PV_FIELD_CPU + 1, [COL_IP] = PV_FIELD_IP + 1, [COL_ADDR] = PV_FIELD_ADDR + 1,
+    [COL_PERIOD] = PV_FIELD_PERIOD + 1, [COL_ID] = PV_FIELD_ID + 1,
+    [COL_STREAM_ID] = PV_FIELD_STREAM_ID + 1, [COL_IDENTIFIER] = PV_FIELD_IDENTIFIER + 1,
+};
+
+/* The fixed fields' places of each event of the file; false when out of
+ * memory (the full decode answers then). */
+static __attribute__((noinline)) bool make_places(PvCursor *cur)
+{
+    SamplesState *st = cur->state;
+    const pv_file *f = cur->file;
+    st->places = malloc((f->nr_attrs ? f->nr_attrs : 1) * sizeof *st->places);
+    if (!st->places)
+        return false;
+    for (size_t a = 0; a < f->nr_attrs; a++)
+        pv_sample_places_init(f, a, &st->places[a]);
+    return true;
+}
+
+/* An integer fixed field read alone, without decoding the sample (a scan
+ * of a column or two reads one word per row): 1 *value is column i's, 0
+ * it is NULL, -1 the full decode answers (not such a column, a record
+ * too short). */
+static inline int fixed_int(PvCursor *cur, int i, int64_t *value)
+{
+    SamplesState *st = cur->state;
+    if ((size_t)i >= sizeof field_of_column || field_of_column[i] == 0 || st->decoded ||
+        (!st->places && !make_places(cur)))
+        return -1;
+    const pv_record *r = &st->rows.record;
+    if (st->attr_index == -2)
+        st->attr_index = pv_record_attr_index(cur->file, r);
+    if (st->attr_index < 0)
+        return 0;   /* an id no event owns: nothing but the record is known */
+    const pv_sample_places *p = &st->places[st->attr_index];
+    pv_fixed_field field = (pv_fixed_field)(field_of_column[i] - 1);
+    if (field == PV_FIELD_ID && p->at[PV_FIELD_ID] == 0)
+        field = PV_FIELD_IDENTIFIER;
+    uint64_t v;
+    int rc = pv_sample_field(cur->file, r, p, field, &v);
+    if (rc > 0)
+        *value = field == PV_FIELD_PID || field == PV_FIELD_TID ? (int64_t)(int32_t)v : (int64_t)v;
+    return rc;
+}
+
 static int samples_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
 {
     SamplesState *st = cur->state;
@@ -222,6 +279,13 @@ static int samples_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     case COL_MISC: *out = pv_int_value(r->misc); return 0;
     case COL_CPUMODE: *out = pv_text_value(pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK)); return 0;
     default: break;
+    }
+    int64_t fixed;
+    int rc = fixed_int(cur, i, &fixed);
+    if (rc >= 0) {
+        if (rc > 0)
+            *out = pv_int_value(fixed);
+        return 0;
     }
     if (decode_for(cur, i, err))
         return -1;
@@ -253,17 +317,18 @@ static int samples_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     return 0;
 }
 
-static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
+/* Every column but the integer fields read alone (samples_column). */
+static __attribute__((noinline)) int other_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     SamplesState *st = cur->state;
     const pv_record *r = &st->rows.record;
     pv_error err;
+    pv_value v;
     if (i == COL_CPUMODE) {
         pv_result_static_name(ctx, pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK));
         return SQLITE_OK;
     }
     if ((SAMPLES_VALUE_COLUMNS >> i) & 1) {
-        pv_value v;
         if (samples_value(cur, i, &v, &err))
             return pv_result_error(ctx, &err);
         pv_result_value(ctx, &v);
@@ -370,6 +435,19 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     default:
         break;
     }
+    return SQLITE_OK;
+}
+
+static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    /* the common case apart, so that it costs no more than it does: an
+     * integer field read alone */
+    int64_t v;
+    int rc = fixed_int(cur, i, &v);
+    if (rc < 0)
+        return other_column(cur, ctx, i);
+    if (rc > 0)
+        sqlite3_result_int64(ctx, v);
     return SQLITE_OK;
 }
 

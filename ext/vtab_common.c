@@ -644,7 +644,7 @@ static int pvNext(sqlite3_vtab_cursor *base)
         cur->eof = cur->entry >= cur->groups->nr_entries;
         return SQLITE_OK;
     }
-    if (cur->def->next(cur, &err) || next_file(cur, &err))
+    if (cur->def->next(cur, &err) || (cur->eof && next_file(cur, &err)))
         return cursor_error(cur, &err);
     return SQLITE_OK;
 }

@@ -180,6 +180,37 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
     return 0;
 }
 
+void pv_sample_places_init(const pv_file *f, size_t attr_index, pv_sample_places *p)
+{
+    const pv_attr *a = &f->attrs[attr_index];
+    uint64_t t = a->sample_type;
+    /* the kernel's order, as decode_fixed_words reads them */
+    static const struct { uint64_t bit; pv_fixed_field field, second; } order[] = {
+        { PV_SAMPLE_IDENTIFIER, PV_FIELD_IDENTIFIER, PV_FIXED_FIELDS },
+        { PV_SAMPLE_IP, PV_FIELD_IP, PV_FIXED_FIELDS },
+        { PV_SAMPLE_TID, PV_FIELD_PID, PV_FIELD_TID },
+        { PV_SAMPLE_TIME, PV_FIELD_TIME, PV_FIXED_FIELDS },
+        { PV_SAMPLE_ADDR, PV_FIELD_ADDR, PV_FIXED_FIELDS },
+        { PV_SAMPLE_ID, PV_FIELD_ID, PV_FIXED_FIELDS },
+        { PV_SAMPLE_STREAM_ID, PV_FIELD_STREAM_ID, PV_FIXED_FIELDS },
+        { PV_SAMPLE_CPU, PV_FIELD_CPU, PV_FIXED_FIELDS },
+        { PV_SAMPLE_PERIOD, PV_FIELD_PERIOD, PV_FIXED_FIELDS },
+    };
+    memset(p, 0, sizeof *p);
+    uint16_t at = PV_RECORD_HEADER_SIZE;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (!(t & order[i].bit))
+            continue;
+        p->at[order[i].field] = at;
+        if (order[i].second != PV_FIXED_FIELDS)
+            p->at[order[i].second] = at + 4;
+        at += 8;
+    }
+    p->end = at;
+    p->has_period = (t & PV_SAMPLE_PERIOD) || !pv_attr_flag(a, PV_ATTR_FREQ);
+    p->period = p->has_period && !(t & PV_SAMPLE_PERIOD) ? a->sample_period : 0;
+}
+
 int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
 {
     pv_cursor c;

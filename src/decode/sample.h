@@ -110,6 +110,48 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
  * read, without the cost of the rest.  Other fields are not set. */
 int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
 
+/* The fields at fixed places, one at a time: a scan that reads a column
+ * or two (count(*), sum(period)) reads those words and no others. */
+typedef enum pv_fixed_field {
+    PV_FIELD_IDENTIFIER, PV_FIELD_IP, PV_FIELD_PID, PV_FIELD_TID, PV_FIELD_TIME, PV_FIELD_ADDR,
+    PV_FIELD_ID, PV_FIELD_STREAM_ID, PV_FIELD_CPU, PV_FIELD_PERIOD, PV_FIXED_FIELDS
+} pv_fixed_field;
+
+/* Where an event's samples hold each fixed field, worked out once per
+ * event (pv_sample_places_init). */
+typedef struct pv_sample_places {
+    uint16_t at[PV_FIXED_FIELDS];   /* offset in the record (header included); 0: not sampled */
+    uint16_t end;                   /* a record shorter than this is cut */
+    bool has_period;                /* as pv_sample.has_period */
+    uint64_t period;                /* the event's own when PERIOD is not sampled */
+} pv_sample_places;
+
+void pv_sample_places_init(const pv_file *f, size_t attr_index, pv_sample_places *p);
+
+/* The field of rec (a SAMPLE of the event places describes) as
+ * pv_sample_decode_fixed reads it: 1 *value set; 0 the event does not
+ * sample it (NULL; period: none known); -1 the record is too short, and
+ * pv_sample_decode_fixed gives the error. */
+static inline int pv_sample_field(const pv_file *f, const pv_record *rec,
+                                  const pv_sample_places *p, pv_fixed_field field,
+                                  uint64_t *value)
+{
+    if (rec->size < p->end)
+        return -1;
+    uint16_t at = p->at[field];
+    if (at == 0) {
+        if (field != PV_FIELD_PERIOD || !p->has_period)
+            return 0;
+        *value = p->period;
+        return 1;
+    }
+    if (field == PV_FIELD_PID || field == PV_FIELD_TID || field == PV_FIELD_CPU)
+        *value = pv_load_u32(rec->bytes + at, f->swap);
+    else
+        *value = pv_load_u64(rec->bytes + at, f->swap);
+    return 1;
+}
+
 /* Decodes the trailer of a kernel record other than SAMPLE.  A record
  * without a trailer (sample_id_all off, or a user record type) gives
  * fields == 0. */

@@ -110,7 +110,8 @@ static void watch_rounds(pv_record_scan *scan, const pv_record *rec)
         scan->rounds_left = 2;
 }
 
-int pv_record_scan_next_any(pv_record_scan *scan, pv_record *rec, bool *passes, pv_error *err)
+int pv_record_scan_next_any_slow(pv_record_scan *scan, pv_record *rec, bool *passes,
+                                 pv_error *err)
 {
     if (scan->stopped)
         return 0;

@@ -58,7 +58,20 @@ int pv_record_scan_next(pv_record_scan *scan, pv_record *rec, pv_error *err);
  * scan reads (time_order.h: FINISHED_ROUND and the times of all records
  * decide when rows are released).  Chunks the time index skips are not
  * read at all. */
-int pv_record_scan_next_any(pv_record_scan *scan, pv_record *rec, bool *passes, pv_error *err);
+int pv_record_scan_next_any_slow(pv_record_scan *scan, pv_record *rec, bool *passes,
+                                 pv_error *err);
+/* Inline for a plain scan (no filter, no index, no rounds to watch): a
+ * time-ordered scan asks for every record. */
+static inline int pv_record_scan_next_any(pv_record_scan *scan, pv_record *rec, bool *passes,
+                                          pv_error *err)
+{
+    if (scan->filter || scan->time_index || scan->stops_by_rounds)
+        return pv_record_scan_next_any_slow(scan, rec, passes, err);
+    int rc = pv_walk_next(&scan->walk, rec, err);
+    if (rc == 1)
+        *passes = !scan->wants || scan->wants(rec->type);
+    return rc;
+}
 /* The ordinal of the record at start_offset, to add to each pv_record.index
  * of a scan that started late (0 otherwise): counted once, by walking the
  * record headers before it.  -1 on error. */

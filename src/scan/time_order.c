@@ -44,6 +44,7 @@ void pv_ordered_scan_end(pv_ordered_scan *o)
     free(o->free_blocks);
     free(o->shadow);
     free(o->limits);
+    free(o->run_starts);
     memset(o, 0, sizeof *o);
 }
 
@@ -75,72 +76,157 @@ static bool reserve_queue(pv_ordered_scan *o, uint64_t need)
 
 /* ------------------------------------------------------------------ */
 /* Sorting: stable, by key.  A round is a few runs already in order (one
- * per CPU buffer perf read, and what the last round left), so runs are
- * found and merged. */
-
-static uint64_t run_end(const pv_queue_slot *q, uint64_t from, uint64_t n)
-{
-    uint64_t i = from + 1;
-    while (i < n && q[i - 1].key <= q[i].key)
-        i++;
-    return i;
-}
+ * per CPU buffer perf read, and what the last round left): the queue
+ * notes where each begins as records come in, and they are merged. */
 
 static void merge(const pv_queue_slot *a, uint64_t na, const pv_queue_slot *b, uint64_t nb,
                   pv_queue_slot *out)
 {
     uint64_t i = 0, j = 0, k = 0;
-    while (i < na && j < nb)
-        out[k++] = b[j].key < a[i].key ? b[j++] : a[i++];   /* ties: a's first */
+    /* without a branch on the keys: runs of CPUs interleave unpredictably */
+    while (i < na && j < nb) {
+        bool take_b = b[j].key < a[i].key;      /* ties: a's first */
+        out[k++] = *(take_b ? &b[j] : &a[i]);
+        j += take_b;
+        i += !take_b;
+    }
     while (i < na)
         out[k++] = a[i++];
     while (j < nb)
         out[k++] = b[j++];
 }
 
+/* Merges the runs two by two until one is left. */
 static void sort_queue(pv_ordered_scan *o)
 {
-    uint64_t n = o->nr_queued;
-    if (n < 2 || run_end(o->slots, 0, n) == n)
+    uint64_t n = o->nr_queued, *runs = o->run_starts, k = o->nr_runs;
+    if (k <= 1)
         return;
     pv_queue_slot *src = o->slots, *dst = o->sort_buffer;
-    for (;;) {
-        uint64_t i = 0, merges = 0;
-        while (i < n) {
-            uint64_t mid = run_end(src, i, n);
-            if (mid == n) {
-                memcpy(dst + i, src + i, (size_t)(n - i) * sizeof *src);
-                break;
-            }
-            uint64_t end = run_end(src, mid, n);
-            merge(src + i, mid - i, src + mid, end - mid, dst + i);
-            merges++;
-            i = end;
+    while (k > 1) {
+        uint64_t merged = 0;
+        for (uint64_t i = 0; i < k; i += 2) {
+            uint64_t start = runs[i];
+            uint64_t mid = i + 1 < k ? runs[i + 1] : n;
+            uint64_t end = i + 2 < k ? runs[i + 2] : n;
+            if (mid < end)
+                merge(src + start, mid - start, src + mid, end - mid, dst + start);
+            else
+                memcpy(dst + start, src + start, (size_t)(end - start) * sizeof *src);
+            runs[merged++] = start;
         }
+        k = merged;
         pv_queue_slot *t = src;
         src = dst;
         dst = t;
-        /* one merge that took in every run: sorted */
-        if (merges == 1 && i == n)
-            break;
     }
     o->slots = src;
     o->sort_buffer = dst;
+    o->nr_runs = 1;
 }
 
-/* Sorts the queue and releases the records with key <= limit. */
+/* The first of slots[from, to) (in order) whose key is above limit. */
+static uint64_t first_above(const pv_queue_slot *slots, uint64_t from, uint64_t to, uint64_t limit)
+{
+    while (from < to) {
+        uint64_t mid = from + (to - from) / 2;
+        if (slots[mid].key <= limit)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
+/* Runs merged in one pass at a release; a queue of more is sorted whole. */
+#define MERGE_WAYS 8
+
+/* A few runs (what the last round left, one per CPU buffer of the new
+ * one): only their parts up to limit are merged, in one pass, into
+ * sort_buffer, and handed out from there; the rest stays as it came,
+ * moved to the front.  Each record is merged once, not again with each
+ * round it waits through. */
+static void release_runs(pv_ordered_scan *o, uint64_t limit)
+{
+    pv_queue_slot *q = o->slots, *out = o->sort_buffer;
+    uint64_t n = o->nr_queued, k = o->nr_runs;
+    /* run r: [start, end) goes out, [end, stop) stays.  The runs with
+     * some left to go out, in file order (ties go to the earlier): the
+     * next of each (at), its key, and where its part ends (last). */
+    uint64_t end[MERGE_WAYS], stop[MERGE_WAYS];
+    const pv_queue_slot *at[MERGE_WAYS], *last[MERGE_WAYS];
+    uint64_t key[MERGE_WAYS];
+    unsigned nr_live = 0;
+    for (unsigned r = 0; r < k; r++) {
+        uint64_t start = o->run_starts[r];
+        stop[r] = r + 1 < k ? o->run_starts[r + 1] : n;
+        end[r] = first_above(q, start, stop[r], limit);
+        if (start < end[r]) {
+            at[nr_live] = q + start;
+            last[nr_live] = q + end[r];
+            key[nr_live++] = q[start].key;
+        }
+    }
+    uint64_t m = 0;
+    while (nr_live > 2) {
+        unsigned best = 0;
+        for (unsigned i = 1; i < nr_live; i++)
+            if (key[i] < key[best])
+                best = i;
+        out[m++] = *at[best]++;
+        if (at[best] < last[best]) {
+            key[best] = at[best]->key;
+            continue;
+        }
+        nr_live--;
+        for (unsigned i = best; i < nr_live; i++) {
+            at[i] = at[i + 1];
+            last[i] = last[i + 1];
+            key[i] = key[i + 1];
+        }
+    }
+    if (nr_live == 2) {
+        merge(at[0], (uint64_t)(last[0] - at[0]), at[1], (uint64_t)(last[1] - at[1]), out + m);
+        m += (uint64_t)(last[0] - at[0]) + (uint64_t)(last[1] - at[1]);
+    } else if (nr_live == 1) {
+        memcpy(out + m, at[0], (size_t)(last[0] - at[0]) * sizeof *q);
+        m += (uint64_t)(last[0] - at[0]);
+    }
+    /* what stays, moved to the front, still in runs */
+    uint64_t kept = 0;
+    o->nr_runs = 0;
+    for (unsigned r = 0; r < k; r++) {
+        uint64_t len = stop[r] - end[r];
+        if (len == 0)
+            continue;
+        memmove(q + kept, q + end[r], (size_t)len * sizeof *q);
+        if (kept == 0 || q[kept].key < q[kept - 1].key)
+            o->run_starts[o->nr_runs++] = kept;
+        kept += len;
+    }
+    o->nr_queued = kept;
+    o->released = m;
+    o->released_aside = true;
+}
+
+/* Releases the records with key <= limit, in order: [next_out, released)
+ * of the slots (sorted whole first), or of sort_buffer when they were set
+ * aside (released_aside). */
 static void release_up_to(pv_ordered_scan *o, uint64_t limit)
 {
-    sort_queue(o);
-    uint64_t lo = 0, hi = o->nr_queued;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (o->slots[mid].key <= limit)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (o->nr_runs >= 2 && o->nr_runs <= MERGE_WAYS) {
+        release_runs(o, limit);
+        return;
     }
-    o->released = lo;
+    sort_queue(o);
+    o->released = first_above(o->slots, 0, o->nr_queued, limit);
+    o->released_aside = false;
+}
+
+/* Records queued and not released. */
+static uint64_t waiting(const pv_ordered_scan *o)
+{
+    return o->released_aside ? o->nr_queued : o->nr_queued - o->released;
 }
 
 /* Drops the slots handed out (hand_out gave their blocks back); the rest
@@ -149,20 +235,26 @@ static void drop_released(pv_ordered_scan *o)
 {
     if (o->released == 0)
         return;
+    if (o->released_aside) {
+        o->released = o->next_out = 0;
+        o->released_aside = false;
+        return;
+    }
     uint64_t kept = o->nr_queued - o->released;
     memmove(o->slots, o->slots + o->released, (size_t)kept * sizeof *o->slots);
     o->nr_queued = kept;
+    /* what was released was sorted: the first run */
+    for (uint64_t i = 1; i < o->nr_runs; i++)
+        o->run_starts[i] -= o->released;
+    o->nr_runs = kept ? o->nr_runs : 0;
     o->released = o->next_out = 0;
 }
 
 #define BLOCK_BYTES (256u << 10)    /* a record is at most 64 KiB */
 
-/* What a queued record keeps in a block: its pv_record, and its bytes
- * after it unless they stay in the walk's buffer, pinned (bytes points
- * there, walk_buffer >= 0). */
+/* What a copied record keeps in a block: its pv_record, then its bytes. */
 typedef struct held_record {
     pv_record rec;
-    int walk_buffer;
 } held_record;
 
 /* Its size in a block, padded to the next word. */
@@ -186,6 +278,9 @@ static bool block_for(pv_ordered_scan *o, uint32_t size)
         o->filling = o->free_blocks[--o->nr_free];
         return true;
     }
+    /* a slot tells a block by 31 bits */
+    if (o->nr_blocks >= PV_QUEUE_COPIED)
+        return false;
     size_t capacity = o->blocks_capacity;
     if (!pv_array_grow((void **)&o->blocks, &o->blocks_capacity, o->nr_blocks + 1, sizeof *o->blocks))
         return false;
@@ -201,27 +296,56 @@ static bool block_for(pv_ordered_scan *o, uint32_t size)
     return true;
 }
 
+/* Makes room in the queue for one more record. */
+static bool reserve_slot(pv_ordered_scan *o)
+{
+    return reserve_queue(o, o->nr_queued + 1) &&
+           (o->nr_runs < o->runs_capacity ||
+            pv_array_grow((void **)&o->run_starts, &o->runs_capacity, o->nr_runs + 1,
+                         sizeof *o->run_starts));
+}
+
+/* The next slot of the queue (reserve_slot made room), for a record of
+ * this key. */
+static pv_queue_slot *append_slot(pv_ordered_scan *o, uint64_t key)
+{
+    if (o->nr_queued == 0 || key < o->slots[o->nr_queued - 1].key)
+        o->run_starts[o->nr_runs++] = o->nr_queued;
+    pv_queue_slot *slot = &o->slots[o->nr_queued++];
+    slot->key = key;
+    return slot;
+}
+
 /* Queues rec.  By rounds, records leave within about two rounds: their
- * bytes stay in the walk's buffer (pinned), not copied.  Other orders may
- * hold a few records of a window for long, so they copy. */
+ * bytes stay in the walk's buffer (pinned), not copied, and the slot alone
+ * says where.  Other orders may hold a few records of a window for long,
+ * so they copy. */
 static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, bool pin,
                    pv_error *err)
 {
-    held_record held = { *rec, pin ? pv_walk_pin(&o->scan.walk, rec) : -1 };
-    uint32_t copied = held.walk_buffer >= 0 ? 0 : rec->size;
-    uint32_t size = held_size(copied);
-    if (!reserve_queue(o, o->nr_queued + 1) || !block_for(o, size)) {
-        if (held.walk_buffer >= 0)
-            pv_walk_unpin(&o->scan.walk, held.walk_buffer);
+    if (!reserve_slot(o))
         return out_of_memory(o, err);
+    pv_walk_place place;
+    if (pin && pv_walk_pin(&o->scan.walk, rec, &place)) {
+        if (place.buffer < PV_QUEUE_COPIED >> 16) {
+            pv_queue_slot *slot = append_slot(o, key);
+            slot->at = place.at;
+            slot->ref = (uint32_t)place.buffer << 16 | place.ordinal_step;
+            o->held_bytes += rec->size;
+            return 0;
+        }
+        pv_walk_unpin(&o->scan.walk, place.buffer);
     }
+    uint32_t size = held_size(rec->size);
+    if (!block_for(o, size))
+        return out_of_memory(o, err);
     pv_order_block *b = &o->blocks[o->filling];
-    pv_queue_slot *slot = &o->slots[o->nr_queued++];
-    slot->key = key;
-    slot->block = o->filling;
+    pv_queue_slot *slot = append_slot(o, key);
     slot->at = b->used;
+    slot->ref = PV_QUEUE_COPIED | o->filling;
+    held_record held = { *rec };
     memcpy(b->bytes + b->used, &held, sizeof held);
-    memcpy(b->bytes + b->used + sizeof held, rec->bytes, copied);
+    memcpy(b->bytes + b->used + sizeof held, rec->bytes, rec->size);
     b->used += size;
     b->live++;
     o->held_bytes += rec->size;
@@ -252,7 +376,7 @@ static void finish_round(pv_ordered_scan *o)
  * when the queue had run empty, as perf's is. */
 static void note_queued_time(pv_ordered_scan *o, uint64_t time)
 {
-    bool empty = o->nr_queued == o->released && o->nr_shadow == 0;
+    bool empty = waiting(o) == 0 && o->nr_shadow == 0;
     if (empty || time > o->max_time)
         o->max_time = time;
 }
@@ -313,26 +437,31 @@ static void index_reached(pv_ordered_scan *o, uint64_t index)
 
 /* ------------------------------------------------------------------ */
 
-/* The next released record.  Its block (and the walk's buffer it is
+/* The next released record.  Its block (or the walk's buffer it is
  * pinned in) is given back when this was its last record (not the block
  * being filled, which block_for reuses): its bytes stay as they are until
  * the next enqueue or window read, after the caller is done with it. */
 static void hand_out(pv_ordered_scan *o, pv_record *rec)
 {
-    const pv_queue_slot *slot = &o->slots[o->next_out++];
-    pv_order_block *b = &o->blocks[slot->block];
+    const pv_queue_slot *slot = &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out++];
+    if (!(slot->ref & PV_QUEUE_COPIED)) {
+        pv_walk_place place = { slot->at, (uint16_t)(slot->ref >> 16), (uint16_t)slot->ref };
+        pv_walk_pinned_record(&o->scan.walk, place, rec);
+        pv_walk_unpin(&o->scan.walk, place.buffer);
+        o->held_bytes -= rec->size;
+        return;
+    }
+    uint32_t block = slot->ref & ~PV_QUEUE_COPIED;
+    pv_order_block *b = &o->blocks[block];
     const uint8_t *at = b->bytes + slot->at;
     held_record held;
     memcpy(&held, at, sizeof held);
     *rec = held.rec;
-    if (held.walk_buffer >= 0)
-        pv_walk_unpin(&o->scan.walk, held.walk_buffer);
-    else
-        rec->bytes = at + sizeof held;
+    rec->bytes = at + sizeof held;
     o->held_bytes -= rec->size;
-    if (--b->live == 0 && slot->block != o->filling) {
+    if (--b->live == 0 && block != o->filling) {
         b->used = 0;
-        o->free_blocks[o->nr_free++] = slot->block;
+        o->free_blocks[o->nr_free++] = block;
     }
 }
 

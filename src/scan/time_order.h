@@ -60,21 +60,32 @@ typedef struct pv_order_block {
 } pv_order_block;
 
 /* A queued record's place in the sorted order (16 bytes, what the sort
- * moves). */
+ * moves).  A record pinned in the walk's buffer is told by its place there
+ * alone (ref: the buffer << 16 | the place's ordinal_step, at: the
+ * place's); a copied one by its block (ref: PV_QUEUE_COPIED | the block,
+ * at: where its pv_record and bytes are in it). */
 typedef struct pv_queue_slot {
     uint64_t key;           /* the time, as the order compares it */
-    uint32_t block, at;     /* where its pv_record and bytes are */
+    uint32_t at, ref;
 } pv_queue_slot;
+#define PV_QUEUE_COPIED 0x80000000u
 
 typedef struct pv_ordered_scan {
     pv_record_scan scan;
     pv_file *file;
     pv_record_order order;
     /* The slots of the queued records: [next_out, released) are handed
-     * out next, the rest wait. */
+     * out next (of sort_buffer when released_aside), the rest wait. */
     pv_queue_slot *slots, *sort_buffer;
     uint64_t nr_queued, capacity;
+    /* Where each run of the queue in order begins (a record came in
+     * below the one before it): the sort merges them, and a queue of one
+     * run is not sorted. */
+    uint64_t *run_starts;
+    uint64_t nr_runs;
+    size_t runs_capacity;
     uint64_t released, next_out;
+    bool released_aside;    /* the released are in sort_buffer */
     /* blocks[filling] takes the next record's bytes; free_blocks lists
      * the empty ones. */
     pv_order_block *blocks;

@@ -102,30 +102,6 @@ static bool unpinned_buffer(pv_walk *w)
     return true;
 }
 
-int pv_walk_pin(pv_walk *w, const pv_record *rec)
-{
-    if (rec->compressed || !w->nr_buffers || w->window != w->buffers[w->current].bytes)
-        return -1;
-    struct pv_walk_buffer *b = &w->buffers[w->current];
-    if (rec->bytes < b->bytes || (uint64_t)(rec->bytes - b->bytes) > WINDOW_CAPACITY ||
-        WINDOW_CAPACITY - (uint64_t)(rec->bytes - b->bytes) < rec->size)
-        return -1;
-    if (b->pins == 0) {
-        if (w->nr_pinned >= PV_WALK_MAX_PINNED)
-            return -1;
-        w->nr_pinned++;
-    }
-    b->pins++;
-    return (int)w->current;
-}
-
-void pv_walk_unpin(pv_walk *w, int buffer)
-{
-    struct pv_walk_buffer *b = &w->buffers[buffer];
-    if (--b->pins == 0)
-        w->nr_pinned--;
-}
-
 /* Reads the window that holds the n bytes at at (walk_bytes' slow way). */
 static const uint8_t *move_window(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
 {
@@ -148,6 +124,8 @@ static const uint8_t *move_window(pv_walk *w, uint64_t at, uint64_t n, pv_error 
     uint64_t len = w->end_offset - at < capacity ? w->end_offset - at : capacity;
     if (pv_file_read(f, w->segment, at, buffer, len, err))
         return NULL;
+    w->buffers[w->current].segment = (uint32_t)w->segment;
+    w->buffers[w->current].window_offset = at;
     w->window = buffer;
     w->window_offset = at;
     w->window_len = len;
@@ -445,36 +423,6 @@ static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
     return 1;
 }
 
-/* file_record for the common record: one that lies whole in the window,
- * of a file that is not a pipe, with nothing after it (not AUXTRACE).
- * False when file_record must look (window edges, damage, the rest). */
-static inline bool file_record_in_window(pv_walk *w, pv_record *rec)
-{
-    const pv_file *f = w->file;
-    uint64_t at = w->next_offset;
-    if (!w->window || f->pipe || at < w->window_offset || at - w->window_offset > w->window_len)
-        return false;
-    uint64_t left = w->window_len - (at - w->window_offset);
-    if (left < PV_RECORD_HEADER_SIZE)
-        return false;
-    const uint8_t *p = w->window + (at - w->window_offset);
-    uint16_t size = pv_load_u16(p + 6, f->swap);
-    uint32_t type = pv_load_u32(p, f->swap);
-    /* the window never reaches past end_offset */
-    if (size < PV_RECORD_HEADER_SIZE || left < size || type == PV_RECORD_AUXTRACE)
-        return false;
-    rec->type = type;
-    rec->misc = pv_load_u16(p + 4, f->swap);
-    rec->size = size;
-    rec->segment = (uint32_t)w->segment;
-    rec->bytes = p;
-    rec->file_offset = at;
-    rec->compressed = false;
-    rec->index = w->next_index++;
-    w->next_offset = at + size;
-    return true;
-}
-
 int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err)
 {
     for (;;) {
@@ -484,7 +432,7 @@ int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err)
     }
 }
 
-int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
+int pv_walk_next_slow(pv_walk *w, pv_record *rec, pv_error *err)
 {
     pv_unpacked *u = &w->unpacked;
     for (;;) {
@@ -493,7 +441,7 @@ int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
             if (rc != 0)
                 return rc;
         }
-        if (file_record_in_window(w, rec))
+        if (pv_walk_in_window(w, rec))
             break;
         int rc = file_record(w, rec, err);
         if (rc < 0)

@@ -173,6 +173,10 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
     sqlite3_int64 rows = (sqlite3_int64)(cost / 10);
     if (ordinal_constraint >= 0) {
         info->aConstraintUsage[ordinal_constraint].argvIndex = ++argv_index;
+        /* the lookup yields exactly the rows whose ordinal equals the
+         * value, with the column's INTEGER affinity applied as SQLite
+         * would (read_ordinal): SQLite need not test it again per row */
+        info->aConstraintUsage[ordinal_constraint].omit = 1;
         info->idxNum |= IDX_ORDINAL;
         /* a few records' headers walked, or a few kept in memory */
         cost = 20;

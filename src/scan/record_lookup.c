@@ -12,6 +12,7 @@ int pv_record_lookup_start(pv_record_lookup *l, pv_file *file, const pv_record_f
     l->filter = filter && filter->active ? filter : NULL;
     l->wants = wants;
     l->stash_limit = PV_LOOKUP_STASH_BYTES;
+    l->stash_entry_limit = PV_LOOKUP_STASH_ENTRIES;
     return pv_ordinal_index_get(file, &l->marks, err);
 }
 
@@ -31,11 +32,13 @@ static void trim_head(pv_record_lookup *l)
         l->head = l->tail = 0;
 }
 
-/* Forgets the first entry, to stay within PV_LOOKUP_STASH_BYTES. */
+/* Forgets the first entry, to stay within PV_LOOKUP_STASH_BYTES and
+ * PV_LOOKUP_STASH_ENTRIES. */
 static void evict_head(pv_record_lookup *l)
 {
     pv_stashed_record *s = &l->stash[l->head++];
-    l->stash_bytes -= s->rec.size;
+    if (s->bytes)
+        l->stash_bytes -= s->rec.size;
     free(s->bytes);
     s->bytes = NULL;
     l->known_from = s->rec.index + 1;
@@ -82,7 +85,8 @@ static int stash_add(pv_record_lookup *l, const pv_record *rec, bool keep, pv_er
         l->stash_bytes += rec->size;
     }
     l->tail++;
-    while (l->stash_bytes > l->stash_limit)
+    while (l->head < l->tail &&
+           (l->stash_bytes > l->stash_limit || l->tail - l->head > l->stash_entry_limit))
         evict_head(l);
     trim_head(l);
     return 0;

@@ -30,6 +30,11 @@
 #include "stream/record_walk.h"
 
 #define PV_LOOKUP_STASH_BYTES (16u << 20)
+/* Entries, whether they still hold bytes or only say a row was handed out:
+ * behind a row never asked for (a sample without frames, in a join of
+ * perf_callchains to perf_samples), rising ordinals would pile up entries
+ * without bytes, one per lookup, up to the file's rows. */
+#define PV_LOOKUP_STASH_ENTRIES (1u << 16)
 
 /* A row walked past: its bytes (NULL once handed out: it was a row, and
  * is read again if asked for again). */
@@ -52,6 +57,7 @@ typedef struct pv_record_lookup {
     uint64_t known_from, known_to;
     uint64_t stash_bytes;
     uint64_t stash_limit;   /* PV_LOOKUP_STASH_BYTES (a test may lower it) */
+    uint64_t stash_entry_limit;     /* PV_LOOKUP_STASH_ENTRIES (likewise) */
     /* the walk reached the end: no ordinal from end_index on */
     bool end_known;
     uint64_t end_index;

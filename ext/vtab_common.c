@@ -264,9 +264,12 @@ static bool integer_bound(sqlite3_value *v, bool lower, int64_t *out)
     }
 }
 
-/* The ordinal asked for (idxNum bit 11) from its argv value.  Not an
- * equality the lookup answers (text that is not a number, a blob): a scan,
- * and SQLite keeps the rows that are equal. */
+/* The ordinal asked for (idxNum bit 11) from its argv value, compared as
+ * SQLite compares it with the INTEGER column: numeric affinity applied to
+ * the value (sqlite3_value_numeric_type), so '5' and 5.0 are 5.  SQLite
+ * does not test the equality again (omit, see pv_vtab_best_index): a value
+ * no ordinal equals (NULL, negative, fractional, text that is not a
+ * number, a blob) is a lookup with no rows. */
 static void read_ordinal(PvCursor *cur, int idxNum, int argc, sqlite3_value **argv)
 {
     cur->by_ordinal = false;
@@ -298,6 +301,7 @@ static void read_ordinal(PvCursor *cur, int idxNum, int argc, sqlite3_value **ar
         return;
     }
     default:
+        cur->by_ordinal = cur->ordinal_none = true;
         return;
     }
 }

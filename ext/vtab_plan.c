@@ -173,9 +173,17 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
     sqlite3_int64 rows = (sqlite3_int64)(cost / 10);
     if (ordinal_constraint >= 0) {
         info->aConstraintUsage[ordinal_constraint].argvIndex = ++argv_index;
+        /* the lookup yields exactly the rows whose ordinal equals the
+         * value, with the column's INTEGER affinity applied as SQLite
+         * would (read_ordinal): SQLite need not test it again per row */
+        info->aConstraintUsage[ordinal_constraint].omit = 1;
         info->idxNum |= IDX_ORDINAL;
-        /* a few records' headers walked, or a few kept in memory */
-        cost = 20;
+        /* a few records' headers walked, or a few kept in memory; for
+         * one row, less than a probe of SQLite's automatic index, so that
+         * a join of a big subquery (SELECT DISTINCT sample, sym FROM
+         * perf_callchains) to perf_samples looks the samples up by the
+         * subquery's rising ordinals instead of indexing all its rows */
+        cost = tab->def->rows_per_ordinal_many ? 20 : 1;
         rows = tab->def->rows_per_ordinal_many ? 20 : 1;
         if (!tab->def->rows_per_ordinal_many)
             info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;

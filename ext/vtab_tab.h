@@ -54,7 +54,8 @@ typedef struct PvTab {
  *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
  *   bit 11 record = value (perf_callchains: sample = value), the next
  *          argv: the one record is looked up (record_lookup.h), not
- *          scanned for.  Such a plan pushes nothing else down: SQLite
+ *          scanned for, and SQLite does not test the equality again
+ *          (omit).  Such a plan pushes nothing else down: SQLite
  *          tests the rest on the record's rows, and a join or correlated
  *          subquery asking for one ordinal after another keeps its lookup
  *          (see pvFilter).

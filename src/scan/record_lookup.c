@@ -12,12 +12,44 @@ int pv_record_lookup_start(pv_record_lookup *l, pv_file *file, const pv_record_f
     l->filter = filter && filter->active ? filter : NULL;
     l->wants = wants;
     l->stash_limit = PV_LOOKUP_STASH_BYTES;
+    l->stash_entry_limit = PV_LOOKUP_STASH_ENTRIES;
     return pv_ordinal_index_get(file, &l->marks, err);
+}
+
+/* The size class of a record of size bytes: buffers of 64 << class bytes. */
+static unsigned size_class(uint64_t size)
+{
+    unsigned c = 0;
+    while (c + 1 < PV_LOOKUP_SIZE_CLASSES && (64u << c) < size)
+        c++;
+    return c;
+}
+
+/* A buffer for a record of size bytes: a spare one, or a new one. */
+static uint8_t *take_buffer(pv_record_lookup *l, uint64_t size)
+{
+    unsigned c = size_class(size);
+    uint8_t *b = l->spare[c];
+    if (b) {
+        memcpy(&l->spare[c], b, sizeof b);
+        return b;
+    }
+    return malloc((size_t)64 << c);
+}
+
+/* Keeps b, the buffer of a record of size bytes, for take_buffer. */
+static void give_buffer(pv_record_lookup *l, uint8_t *b, uint64_t size)
+{
+    if (!b)
+        return;
+    unsigned c = size_class(size);
+    memcpy(b, &l->spare[c], sizeof b);
+    l->spare[c] = b;
 }
 
 static void drop_handed(pv_record_lookup *l)
 {
-    free(l->handed_bytes);
+    give_buffer(l, l->handed_bytes, l->handed.size);
     l->handed_bytes = NULL;
     l->has_handed = false;
 }
@@ -31,12 +63,14 @@ static void trim_head(pv_record_lookup *l)
         l->head = l->tail = 0;
 }
 
-/* Forgets the first entry, to stay within PV_LOOKUP_STASH_BYTES. */
+/* Forgets the first entry, to stay within PV_LOOKUP_STASH_BYTES and
+ * PV_LOOKUP_STASH_ENTRIES. */
 static void evict_head(pv_record_lookup *l)
 {
     pv_stashed_record *s = &l->stash[l->head++];
-    l->stash_bytes -= s->rec.size;
-    free(s->bytes);
+    if (s->bytes)
+        l->stash_bytes -= s->rec.size;
+    give_buffer(l, s->bytes, s->rec.size);
     s->bytes = NULL;
     l->known_from = s->rec.index + 1;
     trim_head(l);
@@ -45,7 +79,7 @@ static void evict_head(pv_record_lookup *l)
 static void clear_stash(pv_record_lookup *l, uint64_t from)
 {
     for (uint64_t i = l->head; i < l->tail; i++)
-        free(l->stash[i].bytes);
+        give_buffer(l, l->stash[i].bytes, l->stash[i].rec.size);
     l->head = l->tail = 0;
     l->stash_bytes = 0;
     l->known_from = l->known_to = from;
@@ -74,7 +108,7 @@ static int stash_add(pv_record_lookup *l, const pv_record *rec, bool keep, pv_er
     s->rec.bytes = NULL;
     s->bytes = NULL;
     if (keep) {
-        s->bytes = malloc(rec->size);
+        s->bytes = take_buffer(l, rec->size);
         if (!s->bytes)
             return pv_error_set(err, "%s: out of memory for records looked up", l->file->data_path);
         memcpy(s->bytes, rec->bytes, rec->size);
@@ -82,7 +116,8 @@ static int stash_add(pv_record_lookup *l, const pv_record *rec, bool keep, pv_er
         l->stash_bytes += rec->size;
     }
     l->tail++;
-    while (l->stash_bytes > l->stash_limit)
+    while (l->head < l->tail &&
+           (l->stash_bytes > l->stash_limit || l->tail - l->head > l->stash_entry_limit))
         evict_head(l);
     trim_head(l);
     return 0;
@@ -201,6 +236,13 @@ void pv_record_lookup_end(pv_record_lookup *l)
     drop_handed(l);
     clear_stash(l, 0);
     free(l->stash);
+    for (unsigned c = 0; c < PV_LOOKUP_SIZE_CLASSES; c++) {
+        while (l->spare[c]) {
+            uint8_t *b = l->spare[c];
+            memcpy(&l->spare[c], b, sizeof b);
+            free(b);
+        }
+    }
     l->stash = NULL;
     l->capacity = 0;
     pv_walk_end(&l->walk);

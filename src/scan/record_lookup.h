@@ -30,6 +30,15 @@
 #include "stream/record_walk.h"
 
 #define PV_LOOKUP_STASH_BYTES (16u << 20)
+/* Entries, whether they still hold bytes or only say a row was handed out:
+ * behind a row never asked for (a sample without frames, in a join of
+ * perf_callchains to perf_samples), rising ordinals would pile up entries
+ * without bytes, one per lookup, up to the file's rows. */
+#define PV_LOOKUP_STASH_ENTRIES (1u << 16)
+
+/* Size classes of the stash's buffers: powers of two from 64 bytes to a
+ * record's 64 kB (its size is a u16). */
+#define PV_LOOKUP_SIZE_CLASSES 11
 
 /* A row walked past: its bytes (NULL once handed out: it was a row, and
  * is read again if asked for again). */
@@ -52,6 +61,7 @@ typedef struct pv_record_lookup {
     uint64_t known_from, known_to;
     uint64_t stash_bytes;
     uint64_t stash_limit;   /* PV_LOOKUP_STASH_BYTES (a test may lower it) */
+    uint64_t stash_entry_limit;     /* PV_LOOKUP_STASH_ENTRIES (likewise) */
     /* the walk reached the end: no ordinal from end_index on */
     bool end_known;
     uint64_t end_index;
@@ -61,6 +71,11 @@ typedef struct pv_record_lookup {
     bool has_handed;
     pv_record handed;
     uint8_t *handed_bytes;
+    /* Buffers let go of, by size class, each list linked through the
+     * buffers' first bytes: a join whose outer rows come in time order
+     * stashes nearly every record once, and takes a buffer back instead of
+     * allocating one per lookup.  Never more than the stash held at once. */
+    uint8_t *spare[PV_LOOKUP_SIZE_CLASSES];
 } pv_record_lookup;
 
 /* Starts a lookup over file; filter (may be NULL) must outlive it.  Every

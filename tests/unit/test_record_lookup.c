@@ -2,10 +2,11 @@
  * Records looked up by ordinal (src/scan/record_lookup.h) against a plain
  * walk: for the committed fixtures (file, pipe mode, compressed, a
  * directory), every ordinal from 0 to a few past the last, asked in rising,
- * falling, shuffled and repeated order, with and without a type test, and
- * with the stash of records walked past cut to a few hundred bytes, must
- * give the record the walk numbers so (same type, size and bytes) when it
- * is a row, and nothing otherwise.
+ * falling, shuffled and repeated order, and rising with rows never asked
+ * for, with and without a type test, and with the stash of records walked
+ * past cut to a few hundred bytes or a few entries, must give the record
+ * the walk numbers so (same type, size and bytes) when it is a row, and
+ * nothing otherwise; the stash never holds more entries than its limit.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -63,7 +64,7 @@ static walked *walk_all(pv_file *f, uint64_t *n, pv_error *err)
 /* Looks up the ordinals in order; the first mismatch in why. */
 static bool lookups_match(pv_file *f, const walked *all, uint64_t n, const uint64_t *order,
                           uint64_t nr_order, pv_record_type_test wants, uint64_t stash_limit,
-                          char *why, size_t why_size)
+                          uint64_t entry_limit, char *why, size_t why_size)
 {
     pv_record_lookup l;
     pv_error err;
@@ -75,6 +76,8 @@ static bool lookups_match(pv_file *f, const walked *all, uint64_t n, const uint6
     }
     if (stash_limit)
         l.stash_limit = stash_limit;
+    if (entry_limit)
+        l.stash_entry_limit = entry_limit;
     for (uint64_t i = 0; i < nr_order && ok; i++) {
         uint64_t k = order[i];
         pv_record rec;
@@ -91,6 +94,10 @@ static bool lookups_match(pv_file *f, const walked *all, uint64_t n, const uint6
                            memcmp(rec.bytes, all[k].bytes, rec.size) != 0)) {
             snprintf(why, why_size, "ordinal %" PRIu64 ": got record %" PRIu64 " type %u size %u",
                      k, rec.index, rec.type, rec.size);
+            ok = false;
+        } else if (l.tail - l.head > l.stash_entry_limit) {
+            snprintf(why, why_size, "ordinal %" PRIu64 ": %" PRIu64 " entries stashed, over %" PRIu64,
+                     k, l.tail - l.head, l.stash_entry_limit);
             ok = false;
         }
     }
@@ -117,8 +124,9 @@ static void check_file(const char *path)
     uint64_t *order = malloc(3 * nr * sizeof *order);
     if (!order)
         abort();
-    const char *names[] = {"rising", "falling", "shuffled", "each twice, rising"};
-    for (int kind = 0; kind < 4; kind++) {
+    const char *names[] = {"rising", "falling", "shuffled", "each twice, rising",
+                           "rising, every third never asked"};
+    for (int kind = 0; kind < 5; kind++) {
         uint64_t nr_order = nr;
         for (uint64_t i = 0; i < nr; i++)
             order[i] = kind == 1 ? nr - 1 - i : i;
@@ -136,15 +144,22 @@ static void check_file(const char *path)
                 order[2 * i] = order[2 * i + 1] = i;
             nr_order = 2 * nr;
         }
-        for (int variant = 0; variant < 4; variant++) {
+        if (kind == 4) {
+            nr_order = 0;
+            for (uint64_t i = 0; i < nr; i++)
+                if (i % 3 != 1)
+                    order[nr_order++] = i;
+        }
+        for (int variant = 0; variant < 8; variant++) {
             pv_record_type_test wants = variant & 1 ? samples_only : NULL;
             uint64_t limit = variant & 2 ? 300 : 0;
+            uint64_t entries = variant & 4 ? 5 : 0;
             char what[400], why[1200] = "";
-            snprintf(what, sizeof what, "%s: %" PRIu64 " records looked up %s%s%s", path, n,
+            snprintf(what, sizeof what, "%s: %" PRIu64 " records looked up %s%s%s%s", path, n,
                      names[kind], wants ? ", samples only" : "",
-                     limit ? ", stash of 300 bytes" : "");
-            check(lookups_match(f, all, n, order, nr_order, wants, limit, why, sizeof why), what,
-                  "%s", why);
+                     limit ? ", stash of 300 bytes" : "", entries ? ", stash of 5 entries" : "");
+            check(lookups_match(f, all, n, order, nr_order, wants, limit, entries, why, sizeof why),
+                  what, "%s", why);
         }
     }
     free(order);

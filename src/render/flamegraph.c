@@ -450,27 +450,31 @@ void pv_flamegraph_layout_free(pv_flamegraph_layout *layout)
 
 /* ---- SVG ---- */
 
-void pv_flamegraph_color(const char *name, size_t len, uint8_t rgb[3])
+/* Three independent-looking fractions in [0, 1) of a name, from three
+ * slices of its hash: the same name always gets the same colour. */
+static void name_fractions(const char *name, size_t len, double v[3])
 {
     uint64_t h = mix(hash_bytes(name, len));
-    /* three independent-looking fractions from three slices of the hash */
-    double v1 = (double)((h >> 8) & 0xffff) / 65536.0;
-    double v2 = (double)((h >> 24) & 0xffff) / 65536.0;
-    double v3 = (double)((h >> 40) & 0xffff) / 65536.0;
-    rgb[0] = (uint8_t)(205 + (int)(50 * v3));
-    rgb[1] = (uint8_t)(230 * v1);
-    rgb[2] = (uint8_t)(55 * v2);
+    for (int k = 0; k < 3; k++)
+        v[k] = (double)((h >> (8 + 16 * k)) & 0xffff) / 65536.0;
+}
+
+void pv_flamegraph_color(const char *name, size_t len, uint8_t rgb[3])
+{
+    double v[3];
+    name_fractions(name, len, v);
+    rgb[0] = (uint8_t)(205 + (int)(50 * v[2]));
+    rgb[1] = (uint8_t)(230 * v[0]);
+    rgb[2] = (uint8_t)(55 * v[1]);
 }
 
 void pv_flamegraph_cold_color(const char *name, size_t len, uint8_t rgb[3])
 {
-    uint64_t h = mix(hash_bytes(name, len));
-    double v1 = (double)((h >> 8) & 0xffff) / 65536.0;
-    double v2 = (double)((h >> 24) & 0xffff) / 65536.0;
-    double v3 = (double)((h >> 40) & 0xffff) / 65536.0;
-    rgb[0] = (uint8_t)(40 + (int)(70 * v1));
-    rgb[1] = (uint8_t)(90 + (int)(80 * v2));
-    rgb[2] = (uint8_t)(205 + (int)(50 * v3));
+    double v[3];
+    name_fractions(name, len, v);
+    rgb[0] = (uint8_t)(40 + (int)(70 * v[0]));
+    rgb[1] = (uint8_t)(90 + (int)(80 * v[1]));
+    rgb[2] = (uint8_t)(205 + (int)(50 * v[2]));
 }
 
 /* The code point at s[*i], advancing *i past it; U+FFFD for a byte that

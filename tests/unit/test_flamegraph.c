@@ -231,25 +231,49 @@ static void test_xml_text(void)
     pv_strbuf_free(&b);
 }
 
+typedef void color_fn(const char *name, size_t len, uint8_t rgb[3]);
+
+/* Over 1000 names: each within [lo, hi] per channel; how many differ from
+ * the previous name's colour (*distinct). */
+static bool palette_within(color_fn *color, const uint8_t lo[3], const uint8_t hi[3],
+                           int *distinct)
+{
+    bool within = true;
+    uint8_t c[3], prev[3] = {0, 0, 0};
+    char name[32];
+    *distinct = 0;
+    for (int i = 0; i < 1000; i++) {
+        int len = snprintf(name, sizeof name, "func_%d", i);
+        color(name, (size_t)len, c);
+        for (int k = 0; k < 3; k++)
+            within = within && c[k] >= lo[k] && c[k] <= hi[k];
+        *distinct += memcmp(c, prev, 3) != 0;
+        memcpy(prev, c, 3);
+    }
+    return within;
+}
+
 static void test_colors(void)
 {
     uint8_t a[3], b[3];
     pv_flamegraph_color("main", 4, a);
     pv_flamegraph_color("main", 4, b);
     check(memcmp(a, b, 3) == 0, "a name always gets the same colour", "differs");
-    bool warm = true;
-    int distinct = 0;
-    uint8_t prev[3] = {0, 0, 0};
-    char name[32];
-    for (int i = 0; i < 1000; i++) {
-        int len = snprintf(name, sizeof name, "func_%d", i);
-        pv_flamegraph_color(name, (size_t)len, a);
-        warm = warm && a[0] >= 205 && a[1] <= 230 && a[2] <= 55;
-        distinct += memcmp(a, prev, 3) != 0;
-        memcpy(prev, a, 3);
-    }
+    int distinct;
+    bool warm = palette_within(pv_flamegraph_color, (const uint8_t[3]){205, 0, 0},
+                               (const uint8_t[3]){255, 230, 55}, &distinct);
     check(warm, "colours are warm: red 205-255, green 0-230, blue 0-55", "one is not");
     check(distinct >= 990, "names that differ in one character get different colours",
+          "%d of 1000 differ from the previous", distinct);
+    pv_flamegraph_cold_color("main", 4, a);
+    pv_flamegraph_cold_color("main", 4, b);
+    check(memcmp(a, b, 3) == 0, "off-CPU: a name always gets the same blue", "differs");
+    /* disjoint from the warm ranges in red (<= 109 < 205) and blue (>= 205 > 55) */
+    bool blue = palette_within(pv_flamegraph_cold_color, (const uint8_t[3]){40, 90, 205},
+                               (const uint8_t[3]){109, 169, 254}, &distinct);
+    check(blue, "off-CPU colours are blue tones (red 40-109, green 90-169, blue 205-254), "
+                "never warm", "one is not");
+    check(distinct >= 990, "off-CPU: names that differ in one character get different blues",
           "%d of 1000 differ from the previous", distinct);
 }
 
@@ -471,37 +495,18 @@ static size_t fills_of(const char *svg, char fills[][32], size_t max)
 
 static void test_off_cpu(void)
 {
-    uint8_t a[3], b[3];
-    pv_flamegraph_cold_color("main", 4, a);
-    pv_flamegraph_cold_color("main", 4, b);
-    check(memcmp(a, b, 3) == 0, "off-CPU: a name always gets the same blue", "differs");
-    bool blue = true;
-    int distinct = 0;
-    uint8_t prev[3] = {0, 0, 0};
-    char name[32];
-    for (int i = 0; i < 1000; i++) {
-        int len = snprintf(name, sizeof name, "func_%d", i);
-        pv_flamegraph_cold_color(name, (size_t)len, a);
-        pv_flamegraph_color(name, (size_t)len, b);
-        blue = blue && a[0] >= 40 && a[0] <= 109 && a[1] >= 90 && a[1] <= 169 && a[2] >= 205 &&
-               b[0] > a[0] + 90 && b[2] + 140 < a[2];
-        distinct += memcmp(a, prev, 3) != 0;
-        memcpy(prev, a, 3);
-    }
-    check(blue, "off-CPU colours are blue tones (red 40-109, green 90-169, blue 205-254), far "
-                "from the warm ones", "one is not");
-    check(distinct >= 990, "off-CPU: names that differ in one character get different blues",
-          "%d of 1000 differ from the previous", distinct);
-
     /* "[off-cpu]" and all above it are off-CPU, wherever it is; only that
      * exact name; a marker above a marker counts once in the total */
+    static const struct {
+        const char *stack;
+        int64_t weight;
+    } rows[] = {
+        {"p;main;work", 30},    {"p;[off-cpu];main;sleep", 50}, {"q;[off-cpu]", 10},
+        {"q;x;[off-cpu];y", 5}, {"r;[off-cpu]x;z", 5},          {"r;[off-cpu];[off-cpu];z", 7},
+    };
     pv_flamegraph *fg = pv_flamegraph_new();
-    add(fg, "p;main;work", 30);
-    add(fg, "p;[off-cpu];main;sleep", 50);
-    add(fg, "q;[off-cpu]", 10);
-    add(fg, "q;x;[off-cpu];y", 5);
-    add(fg, "r;[off-cpu]x;z", 5);
-    add(fg, "r;[off-cpu];[off-cpu];z", 7);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        add(fg, rows[i].stack, rows[i].weight);
     pv_flamegraph_style style;
     pv_flamegraph_style_default(&style);
     pv_flamegraph_layout l;

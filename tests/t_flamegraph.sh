@@ -165,6 +165,21 @@ expect_error "perf_flamegraph_diff: base weights past INT64_MAX in total are an 
     "the sum of the base weights overflows a 64-bit integer" \
     "SELECT perf_flamegraph_diff(column1, 1, column2) FROM (VALUES ('a', 9223372036854775807), ('b', 1))"
 
+# ---- off-CPU frames: "[off-cpu]" and the frames above it are blue ----
+printf 'p;[off-cpu];main;sleep\t2500000\np;main;work\t1500000\nq;[off-cpu]\t700\nq;x;y\t300\n' \
+    >"$tmp/hotcold.folded"
+if sql "$tmp/hotcold.svg" "SELECT perf_flamegraph(column1, column2, 'hot/cold', 'ns') FROM (VALUES
+                               ('p;[off-cpu];main;sleep', 2500000), ('p;main;work', 1500000),
+                               ('q;[off-cpu]', 700), ('q;x;y', 300))"; then
+    python3 "$check" hotcold "hot/cold" "$tmp/hotcold.folded" "$tmp/hotcold.svg" 2500700 1500300 \
+        sleep=2500000
+    file_has "hot/cold: ns from 1 ms on read in ms too" "$tmp/hotcold.svg" \
+        '<title>main (2500000 ns = 2.50 ms, 62.48%)</title>' '<title>[off-cpu] (700 ns, 0.02%)</title>' \
+        'total 4001000 ns = 4.00 ms; off-CPU (blue) 2500700 ns = 2.50 ms, 62.50%'
+else
+    echo "not ok - perf_flamegraph with off-CPU frames: $(oneline "$tmp/err")"
+fi
+
 # ---- many rows: memory is per distinct prefix ----
 n=1000000
 case $PV_BUILD in */san) n=200000 ;; esac

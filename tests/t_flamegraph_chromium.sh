@@ -18,6 +18,9 @@
 #    the frames whose names match and reads the share they cover; a deep
 #    graph's controls stay in view when scrolled.  Skipped without
 #    chromedriver.
+# An on+off-CPU graph (sql/offcpu_flamegraph.sql on tests/fixtures/offcpu/
+# sleeper.data) gets the same checks, its off-CPU frames blue in the
+# screenshot.
 # A differential graph (sql/diff_flamegraph.sql's perf_flamegraph_diff of
 # tests/fixtures/fp.data to example.data) gets the same checks, and its
 # colours and base values are checked against both files' folded stacks.
@@ -88,8 +91,8 @@ use_it() {  # label, svg-file, folded-file, regex [, window height]
     echo "$*" >>"$tmp/interact.list"
 }
 
-render_and_check() {  # label, svg-file, folded-file
-    local label=$1 svg=$2 folded=$3
+render_and_check() {  # label, svg-file, folded-file [, unit]
+    local label=$1 svg=$2 folded=$3 unit=${4:-samples}
     chrome --dump-dom "file://$svg" >"$tmp/$label.svgdom"
     if grep -q '<svg' "$tmp/$label.svgdom" && ! grep -qi 'parsererror' "$tmp/$label.svgdom"; then
         echo "ok - $label: Chromium parses the .svg as XML"
@@ -98,7 +101,7 @@ render_and_check() {  # label, svg-file, folded-file
     fi
     page "$svg" "$tmp/$label.html"
     chrome --dump-dom "file://$tmp/$label.html" >"$tmp/$label.dom"
-    python3 "$check" dom "$label (Chromium)" "$folded" "$tmp/$label.dom"
+    python3 "$check" dom "$label (Chromium)" "$folded" "$tmp/$label.dom" "$unit"
     shoot_and_check "$label" "$label (screenshot)" "$svg" "$svg"
     # scripts off: an SVG shown as an <img> runs no script (as where a page
     # embeds it); the picture must be all there without it
@@ -208,6 +211,25 @@ if [ -s "$tmp/named.folded" ] && [ -f "$base" ]; then
     else
         echo "not ok - sql/diff_flamegraph.sql on fp.data and example.data: $(oneline "$tmp/err")"
     fi
+fi
+
+# An on+off-CPU graph: sql/offcpu_flamegraph.sql on the off-CPU fixture
+# (sleeper.data), blue frames above "[off-cpu]", weights in ns.
+hc=$PV_ROOT/tests/fixtures/offcpu
+if [ -f "$hc/sleeper.data" ] &&
+   (cd "$tmp" && sqlite3 -bail -batch -cmd ".load $PV_ROOT/build/perfvtab" \
+        -cmd "SELECT perf_symbol_path(NULL, '$hc/symbols') IS NULL" \
+        -cmd ".param set @file '$hc/sleeper.data'" :memory: \
+        ".read $PV_ROOT/sql/offcpu_flamegraph.sql" >"$tmp/hotcold.out" 2>"$tmp/err" </dev/null) &&
+   [ -s "$tmp/oncpu_offcpu.svg" ] &&
+   "$PV_SQLRUN" "SELECT perf_symbol_path(NULL, '$hc/symbols');" \
+       "$(sed "/^SELECT coalesce(@svg/,\$d; s|@file|'$hc/sleeper.data'|g; s|@event|NULL|g" \
+              "$PV_ROOT/sql/offcpu_flamegraph.sql") SELECT stack, ns FROM folded" 2>>"$tmp/err" |
+       tail -n +2 >"$tmp/hotcold.folded" && [ -s "$tmp/hotcold.folded" ]; then
+    render_and_check hotcold "$tmp/oncpu_offcpu.svg" "$tmp/hotcold.folded" ns
+    use_it hotcold "$tmp/oncpu_offcpu.svg" "$tmp/hotcold.folded" 'nanosleep$'
+else
+    echo "not ok - sql/offcpu_flamegraph.sql on tests/fixtures/offcpu/sleeper.data: $(oneline "$tmp/err")"
 fi
 
 # A deep graph: 130 levels under a 40-level fork, as a python3 interpreter's

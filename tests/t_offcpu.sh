@@ -10,6 +10,11 @@
 #     with the same prev_state and stack; system.data (-a) against perf
 #     sched timehist's per-thread wait time.
 #  3. Live recordings made now, the same checks.
+# sql/offcpu_flamegraph.sql's on+off-CPU flame graph of sleeper.data: its
+# "[off-cpu]" frames (blue, and only they and the frames above them) sum to
+# the complete intervals' durations and sleep_here's among them to its
+# intervals', the rest to the cpu-clock samples' periods: against
+# perfvtab's tables in 1, against perf script's intervals and periods in 2.
 # The bounds of the sleep sum, per sleep (nanosleep of NS in sleep_here):
 #   - at least NS - 100 us: the timer expires no earlier than NS after it
 #     was armed, and the thread leaves the CPU right after arming it (a few
@@ -115,6 +120,28 @@ timehist_checks() {
     esac
 }
 
+# hotcold_checks NAME FILE OFF_NS ON_NS SLEEP_NS [totals]: sql/offcpu_flamegraph.sql
+# on FILE (through sqlrun, whose writefile is the shell's), its picture against
+# the totals (tests/tools/flamegraph_check.py hotcold); the stacks it drew are
+# those of the query's `folded` (its text up to the final SELECT).  With
+# "totals", only the totals.
+hotcold_checks() {
+    local name=$1 f=$2 off=$3 on=$4 sleep=$5 query out
+    query=$(sed "s|@svg|$(sql_quote "$tmp/hotcold.svg")|g; s|@event|NULL|g; s|@title|NULL|g" \
+                sql/offcpu_flamegraph.sql)
+    out=$(q "$f" "$query" | tr '\t' ' ')
+    check "$name: sql/offcpu_flamegraph.sql prints the file, its size, on- and off-CPU ns and the cut intervals" \
+        "$(cut -d' ' -f1,3- <<<"$out")" "$tmp/hotcold.svg $on $off 0"
+    local folded=-
+    if [ "${6:-}" != totals ]; then
+        folded=$tmp/hotcold.folded
+        q "$f" "$(sed '/^SELECT coalesce(@svg/,$d; s|@event|NULL|g' sql/offcpu_flamegraph.sql)
+                SELECT stack, ns FROM folded" >"$folded"
+    fi
+    python3 "$root/tests/tools/flamegraph_check.py" hotcold "$name: sql/offcpu_flamegraph.sql" \
+        "$folded" "$tmp/hotcold.svg" "$off" "$on" "sleep_here=$sleep"
+}
+
 # --- 1. the committed recording
 f=$fix/sleeper.data
 read -r requested measured <"$fix/sleeper.out"
@@ -139,6 +166,10 @@ check "sql/offcpu.sql: sleep_here's off-CPU time and count are the table's" \
     "$(q "$f" "$(cat sql/offcpu.sql)" | awk -F'\t' '$1 == "sleep_here" { print $2 " " $3 }')" \
     "$(q "$f" "SELECT sum(duration) || ' ' || count(*) FROM perf_offcpu(@file)
                WHERE duration IS NOT NULL AND stack LIKE '%\"sleep_here\"%'")"
+hotcold_checks "sleeper.data" "$f" \
+    "$(q "$f" "SELECT sum(duration) FROM perf_offcpu(@file) WHERE outside IS NULL")" \
+    "$(q "$f" "SELECT sum(period) FROM perf_samples(@file) WHERE event = 'cpu-clock'")" \
+    "$(q "$f" "SELECT sum(duration) FROM perf_offcpu(@file) WHERE outside IS NULL AND stack LIKE '%\"sleep_here\"%'")"
 check "system.data (-a): outside names each cut interval: an exit's is dead or zombie" \
     "$(q "$fix/system.data" "SELECT group_concat(k, ' ') FROM (SELECT DISTINCT outside || ':' ||
                              CASE outside WHEN 'exit' THEN prev_state ELSE '' END AS k
@@ -165,6 +196,12 @@ if ! command -v perf >/dev/null; then
     exit 0
 fi
 perf_checks "sleeper.data" "$f"
+# the same picture against perf's numbers: the intervals perf script's
+# records give (all complete in sleeper.data), and cpu-clock's periods
+hotcold_checks "sleeper.data (perf's totals)" "$f" \
+    "$(awk '{ n += $3 - $2 } END { print n }' "$tmp/perf_intervals")" \
+    "$(perf script -i "$f" -F event,period 2>/dev/null | awk '$2 == "cpu-clock:" { n += $1 } END { print n }')" \
+    "$(awk '$5 ~ /(^|;)sleep_here(;|$)/ { n += $3 - $2 } END { print n }' "$tmp/perf_intervals")" totals
 perf_checks "system.data" "$fix/system.data"
 timehist_checks "system.data" "$fix/system.data"
 

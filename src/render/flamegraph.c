@@ -309,19 +309,32 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
      * them with weight 0 (only a base weight): the counts of frames not drawn */
     uint32_t *subtree = calloc(fg->count, sizeof *subtree);
     uint32_t *base_only = calloc(fg->count, sizeof *base_only);
+    /* per node, whether it is off-CPU: the marker or above one */
+    bool *off_cpu = calloc(fg->count, sizeof *off_cpu);
     pending *todo = NULL;
     size_t todo_len = 0, todo_cap = 0;
     sort_key *keys = NULL;
     size_t keys_cap = 0;
     size_t frames_cap = 0;
     uint32_t max_depth = 0;
-    bool ok = subtree != NULL && base_only != NULL;
+    bool ok = subtree != NULL && base_only != NULL && off_cpu != NULL;
 
     for (size_t i = fg->count; ok && i-- > 1;) {
         subtree[i] += 1;
         base_only[i] += fg->nodes[i].weight == 0;
         subtree[fg->nodes[i].parent] += subtree[i];
         base_only[fg->nodes[i].parent] += base_only[i];
+    }
+    /* parents come before their children */
+    for (size_t i = 1; ok && i < fg->count; i++) {
+        size_t len;
+        const char *name = node_name(fg, (uint32_t)i, &len);
+        bool mark = len == sizeof PV_FLAMEGRAPH_OFFCPU_MARK - 1 &&
+                    memcmp(name, PV_FLAMEGRAPH_OFFCPU_MARK, len) == 0;
+        bool under = off_cpu[fg->nodes[i].parent];
+        off_cpu[i] = mark || under;
+        if (mark && !under)
+            layout->off_cpu_weight += fg->nodes[i].weight;  /* <= the root's: no overflow */
     }
     double plot_width = style->width - 2 * PAD_SIDE;
     double scale = total > 0 ? plot_width / (double)total : 0;
@@ -349,6 +362,7 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
         f->depth = p.depth;
         f->weight = f->self_weight = n->weight;
         f->base_weight = f->self_base_weight = n->base_weight;
+        f->off_cpu = off_cpu[p.node];
         f->x = PAD_SIDE + (double)p.start * scale;
         f->width = width;
         if (p.depth > max_depth)
@@ -384,6 +398,7 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
     }
     free(subtree);
     free(base_only);
+    free(off_cpu);
     free(todo);
     free(keys);
     if (!ok) {
@@ -435,16 +450,31 @@ void pv_flamegraph_layout_free(pv_flamegraph_layout *layout)
 
 /* ---- SVG ---- */
 
-void pv_flamegraph_color(const char *name, size_t len, uint8_t rgb[3])
+/* Three independent-looking fractions in [0, 1) of a name, from three
+ * slices of its hash: the same name always gets the same colour. */
+static void name_fractions(const char *name, size_t len, double v[3])
 {
     uint64_t h = mix(hash_bytes(name, len));
-    /* three independent-looking fractions from three slices of the hash */
-    double v1 = (double)((h >> 8) & 0xffff) / 65536.0;
-    double v2 = (double)((h >> 24) & 0xffff) / 65536.0;
-    double v3 = (double)((h >> 40) & 0xffff) / 65536.0;
-    rgb[0] = (uint8_t)(205 + (int)(50 * v3));
-    rgb[1] = (uint8_t)(230 * v1);
-    rgb[2] = (uint8_t)(55 * v2);
+    for (int k = 0; k < 3; k++)
+        v[k] = (double)((h >> (8 + 16 * k)) & 0xffff) / 65536.0;
+}
+
+void pv_flamegraph_color(const char *name, size_t len, uint8_t rgb[3])
+{
+    double v[3];
+    name_fractions(name, len, v);
+    rgb[0] = (uint8_t)(205 + (int)(50 * v[2]));
+    rgb[1] = (uint8_t)(230 * v[0]);
+    rgb[2] = (uint8_t)(55 * v[1]);
+}
+
+void pv_flamegraph_cold_color(const char *name, size_t len, uint8_t rgb[3])
+{
+    double v[3];
+    name_fractions(name, len, v);
+    rgb[0] = (uint8_t)(40 + (int)(70 * v[0]));
+    rgb[1] = (uint8_t)(90 + (int)(80 * v[1]));
+    rgb[2] = (uint8_t)(205 + (int)(50 * v[2]));
 }
 
 /* The code point at s[*i], advancing *i past it; U+FFFD for a byte that
@@ -609,10 +639,22 @@ static void put_points(pv_strbuf *out, double delta)
     put_fixed2(out, 100 * delta);
 }
 
-static void put_share(pv_strbuf *out, int64_t weight, int64_t total, const char *unit)
+/* "N unit", and for ns from 1 ms on the same in ms or s: "N ns = 12.35 ms". */
+static void put_weight(pv_strbuf *out, int64_t weight, const char *unit)
 {
     pv_strbuf_printf(out, "%lld ", (long long)weight);
     put_text(out, unit);
+    if (strcmp(unit, "ns") != 0 || weight < 1000000)
+        return;
+    pv_strbuf_puts(out, " = ");
+    bool seconds = weight >= 1000000000;
+    put_fixed2(out, (double)weight / (seconds ? 1e9 : 1e6));
+    pv_strbuf_puts(out, seconds ? " s" : " ms");
+}
+
+static void put_share(pv_strbuf *out, int64_t weight, int64_t total, const char *unit)
+{
+    put_weight(out, weight, unit);
     pv_strbuf_puts(out, ", ");
     put_fixed2(out, total > 0 ? 100.0 * (double)weight / (double)total : 0);
     pv_strbuf_puts(out, "%");
@@ -631,6 +673,8 @@ static void put_frame(pv_strbuf *out, const pv_flamegraph_frame *f,
                                                   base_total);
     if (differential)
         pv_flamegraph_diff_color(self_delta, layout->max_self_delta, rgb);
+    else if (f->off_cpu)
+        pv_flamegraph_cold_color(f->name, f->name_len, rgb);
     else
         pv_flamegraph_color(f->name, f->name_len, rgb);
     pv_strbuf_puts(out, "<g class=\"frame\"><title>");
@@ -669,14 +713,18 @@ static void put_subtitle(pv_strbuf *out, const pv_flamegraph *fg,
                          const pv_flamegraph_layout *layout, const pv_flamegraph_style *style)
 {
     int64_t total = fg->nodes[0].weight;
-    pv_strbuf_printf(out, "total %lld ", (long long)total);
-    put_text(out, style->unit);
+    pv_strbuf_puts(out, "total ");
+    put_weight(out, total, style->unit);
     if (fg->differential) {
-        pv_strbuf_printf(out, ", base %lld ", (long long)fg->nodes[0].base_weight);
-        put_text(out, style->unit);
+        pv_strbuf_puts(out, ", base ");
+        put_weight(out, fg->nodes[0].base_weight, style->unit);
     }
     if (total == 0)
         pv_strbuf_puts(out, ": nothing to draw");
+    if (!fg->differential && layout->off_cpu_weight > 0) {
+        pv_strbuf_puts(out, "; off-CPU (blue) ");
+        put_share(out, layout->off_cpu_weight, total, style->unit);
+    }
     if (layout->hidden) {
         pv_strbuf_printf(out, "; %zu frames narrower than ", layout->hidden);
         put_fixed2(out, style->min_frame_width);

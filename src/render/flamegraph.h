@@ -25,6 +25,18 @@
  * the total) changed from base to new: red grew, blue shrank, grey equal, the
  * strongest change on the picture at full intensity -- the colouring of
  * Brendan Gregg's red/blue differential flame graphs (difffolded.pl -n).
+ *
+ * Off-CPU frames: in a graph that is not differential, a frame named exactly
+ * "[off-cpu]" (PV_FLAMEGRAPH_OFFCPU_MARK) and every frame above it are
+ * off-CPU time and drawn in blue tones, all other frames in the warm ones --
+ * Brendan Gregg's hot/cold flame graphs.  A query puts the marker right above
+ * the comm of its off-CPU stacks ("comm;[off-cpu];main;..."), so a function
+ * both on and off CPU has a frame in each tower, each of one colour.  The
+ * subtitle gives the off-CPU frames' total.  (A differential graph's colour
+ * is its change; the marker changes nothing there.)
+ *
+ * Weights in ns (unit "ns") are also shown in ms or s from 1 ms on:
+ * "name (220122678 ns = 220.12 ms, 98.99%)".
  */
 #ifndef PV_FLAMEGRAPH_H
 #define PV_FLAMEGRAPH_H
@@ -71,6 +83,7 @@ typedef struct pv_flamegraph_frame {
     int64_t self_weight;        /* weight less the children's */
     int64_t base_weight;        /* a differential graph's base weight, inclusive */
     int64_t self_base_weight;
+    bool off_cpu;               /* "[off-cpu]" or above it: drawn in blue tones */
     double x;                   /* left edge, px */
     double y;                   /* top edge, px; depth 0 is the lowest */
     double width;               /* px, proportional to weight */
@@ -87,7 +100,13 @@ typedef struct pv_flamegraph_layout {
     /* a differential graph's strongest change of a drawn frame's self share
      * (new self / new total - base self / base total), as a fraction */
     double max_self_delta;
+    /* the weight of the off-CPU frames: the "[off-cpu]" frames not above
+     * another, drawn or not */
+    int64_t off_cpu_weight;
 } pv_flamegraph_layout;
+
+/* The name that starts an off-CPU subtree. */
+#define PV_FLAMEGRAPH_OFFCPU_MARK "[off-cpu]"
 
 void pv_flamegraph_style_default(pv_flamegraph_style *style);
 
@@ -135,6 +154,9 @@ extern const char pv_flamegraph_script[];
 /* A frame's fill: the same name always gets the same warm colour
  * (red 205-255, green 0-230, blue 0-55, as flamegraph.pl's "hot"). */
 void pv_flamegraph_color(const char *name, size_t len, uint8_t rgb[3]);
+/* An off-CPU frame's fill: the same name always gets the same blue tone
+ * (red 40-109, green 90-169, blue 205-254: blue strongest, never warm). */
+void pv_flamegraph_cold_color(const char *name, size_t len, uint8_t rgb[3]);
 /* weight / total - base_weight / base_total: a share's change, as a
  * fraction (a total of 0 counts as a share of 0).  Exactly 0 when the shares
  * are equal (weights below 2^53). */

@@ -8,17 +8,25 @@
       perf_samples.callchain must give.
   flamegraph_check.py svg LABEL FOLDED SVG
       Parses SVG as XML and checks its frames against FOLDED.
-  flamegraph_check.py dom LABEL FOLDED DUMP
+  flamegraph_check.py dom LABEL FOLDED DUMP [UNIT]
       The same on the frames a page rendered in Chromium measured (the JSON
-      between <pre id="measured"> and </pre> in DUMP, from --dump-dom).
+      between <pre id="measured"> and </pre> in DUMP, from --dump-dom);
+      weights counted in UNIT (default samples).
   flamegraph_check.py diff LABEL NEW_FOLDED BASE_FOLDED SVG
       A differential SVG: the svg checks on NEW_FOLDED, and every title's
       base count and share, and every frame's colour (red: self share grew,
       blue: shrank, grey: equal) against both.
   flamegraph_check.py png LABEL PNG FRAMES_JSON
       Decodes a screenshot (zlib, no other module) and checks it is not blank,
-      that its pixels are warm where frames are, and that the root's and a
-      wide frame's colour runs are as wide as their rects.
+      that its pixels are warm (blue for off-CPU frames) where frames are,
+      and that the root's and a wide frame's colour runs are as wide as their
+      rects.
+  flamegraph_check.py hotcold LABEL FOLDED SVG OFF_NS ON_NS [FUNC=NS]...
+      An on+off-CPU graph (sql/offcpu_flamegraph.sql, weights in ns): the svg
+      checks on FOLDED; every frame at or above an "[off-cpu]" frame is blue,
+      every other warm; the outermost "[off-cpu]" frames sum to OFF_NS (and
+      the subtitle's off-CPU total says so), the rest of the root to ON_NS;
+      the outermost frames named FUNC above an "[off-cpu]" frame to NS.
 
 FOLDED holds "stack<TAB>count" lines.  A frame's place in the tree is not in
 the SVG's nesting (every frame is a flat <g>), so it is found from geometry:
@@ -38,9 +46,13 @@ import zlib
 
 SVG_NS = '{http://www.w3.org/2000/svg}'
 # "name (N unit, P%)"; a differential graph's titles go on with
-# "; base M unit, Q%; +D points, self +S points"
-TITLE_RE = re.compile(r'^(.*) \((\d+) (\S+), (\d+\.\d\d)%(?:; base (\d+) \S+, (\d+\.\d\d)%; '
-                      r'([+-]?\d+\.\d\d) points, self ([+-]?\d+\.\d\d) points)?\)$', re.S)
+# "; base M unit, Q%; +D points, self +S points"; ns from 1 ms on read
+# "N ns = X ms" (or s)
+TIME = r'(?: = \d+\.\d\d m?s)?'
+TITLE_RE = re.compile(r'^(.*) \((\d+) (\S+)' + TIME + r', (\d+\.\d\d)%(?:; base (\d+) \S+' + TIME +
+                      r', (\d+\.\d\d)%; ([+-]?\d+\.\d\d) points, self ([+-]?\d+\.\d\d) '
+                      r'points)?\)$', re.S)
+OFFCPU_MARK = '[off-cpu]'
 MIN_WIDTH = 0.1
 TOL = 0.02          # the SVG's numbers have two decimals
 
@@ -206,7 +218,7 @@ def check_frames(label, frames, prefixes, total, unit='samples'):
     return parsed
 
 
-def cmd_svg(label, folded, svg):
+def cmd_svg(label, folded, svg, unit='samples'):
     try:
         root, frames = svg_frames(svg)
     except ET.ParseError as e:
@@ -215,16 +227,16 @@ def cmd_svg(label, folded, svg):
     say(root.tag == SVG_NS + 'svg', '%s: the SVG parses as XML, root element <svg>' % label,
         root.tag)
     prefixes, total = read_folded(folded)
-    check_frames(label, frames, prefixes, total)
+    return check_frames(label, frames, prefixes, total, unit), root
 
 
-def cmd_dom(label, folded, dump):
+def cmd_dom(label, folded, dump, unit='samples'):
     frames = dom_frames(dump)
     if not say(frames is not None, '%s: the page script listed the frames' % label,
                'no <pre id="measured"> in the dumped DOM'):
         return
     prefixes, total = read_folded(folded)
-    parsed = check_frames(label, frames, prefixes, total)
+    parsed = check_frames(label, frames, prefixes, total, unit)
     if not parsed:
         return
     # the browser's own measure of each name's text: inside its frame
@@ -291,6 +303,13 @@ def warm(px):
     return r >= 200 and g <= 235 and b <= 60
 
 
+def cold(px):
+    """An off-CPU frame's blue (pv_flamegraph_cold_color: red 40-109, green
+    90-169, blue 205-254)."""
+    r, g, b = px
+    return r <= 115 and g <= 175 and b >= 200
+
+
 def run_length(row, x0, colour, tol=6):
     """Pixels of row around x0 within tol of colour, left and right."""
     def near(px):
@@ -328,11 +347,11 @@ def cmd_png(label, png, frames_json):
             continue
         checked += 1
         fill = tuple(int(v) for v in re.findall(r'\d+', f['fill']))
-        if not warm(rows[cy][cx]) or max(abs(rows[cy][cx][k] - fill[k]) for k in range(3)) > 6:
+        if not (warm(rows[cy][cx]) or cold(rows[cy][cx])) or max(abs(rows[cy][cx][k] - fill[k]) for k in range(3)) > 6:
             bad.append('%s at (%d,%d) is %s, fill %s' % (f['title'][:30], cx, cy,
                                                         rows[cy][cx], fill))
-    say(checked > 0 and not bad, '%s: the screenshot has each wide frame\'s warm fill where '
-        'its rect is (%d frames)' % (label, checked), '; '.join(bad[:3]))
+    say(checked > 0 and not bad, '%s: the screenshot has each wide frame\'s fill (warm, or '
+        'blue off-CPU) where its rect is (%d frames)' % (label, checked), '; '.join(bad[:3]))
     # the root is at the bottom; the widest frames' colour runs measure as
     # wide as their rects
     root = max((f for f in frames if f['title'].startswith('all (')),
@@ -391,6 +410,54 @@ def cmd_diff(label, new_folded, base_folded, svg):
         '; '.join(bad[:3]))
 
 
+def cmd_hotcold(label, folded, svg, off_ns, on_ns, *funcs):
+    """sql/offcpu_flamegraph.sql's picture: colours by the "[off-cpu]" rule,
+    and the on-CPU, off-CPU and per-function totals.  FOLDED "-": the totals
+    only."""
+    if folded == '-':
+        root, frames = svg_frames(svg)
+        parsed, _ = parse_titles(frames)
+        if root_of(parsed):
+            place(parsed, root_of(parsed))
+    else:
+        parsed, root = cmd_svg(label, folded, svg, 'ns') or (None, None)
+    placed = [f for f in parsed or [] if 'path' in f]
+    if not placed:
+        say(False, '%s: the SVG\'s frames are placed' % label, 'none')
+        return
+    bad, n_cold, n_warm = [], 0, 0
+    for f in placed:
+        px = tuple(int(v) for v in re.findall(r'\d+', f['fill']))
+        off = OFFCPU_MARK in f['path']
+        if off != cold(px) or off == warm(px):
+            bad.append('%s: %s' % (';'.join(f['path'])[-50:], f['fill']))
+        n_cold += off
+        n_warm += not off
+    if folded != '-':
+        say(not bad, '%s: the %d frames at or above "[off-cpu]" are blue, the other %d warm'
+            % (label, n_cold, n_warm), '; '.join(bad[:3]))
+
+    def outermost(name):
+        """Frames named name above "[off-cpu]", not above another such frame."""
+        return sum(f['count'] for f in placed if f['path'] and f['path'][-1] == name and
+                   OFFCPU_MARK in f['path'][:-1] and name not in f['path'][:-1])
+    off = sum(f['count'] for f in placed if f['path'] and f['path'][-1] == OFFCPU_MARK and
+              OFFCPU_MARK not in f['path'][:-1])
+    total = max(f['count'] for f in placed)
+    subtitle = root.find('.//%stext[@id="subtitle"]' % SVG_NS)
+    m = re.search(r'off-CPU \(blue\) (\d+) ns', subtitle.text or '') if subtitle is not None else None
+    say(off == int(off_ns) and m is not None and int(m.group(1)) == off,
+        '%s: the "[off-cpu]" frames sum to %s ns, as the subtitle says' % (label, off_ns),
+        'frames %d, subtitle %r' % (off, subtitle.text if subtitle is not None else None))
+    say(total - off == int(on_ns), '%s: the other frames sum to %s ns (on-CPU)' % (label, on_ns),
+        'root %d - off-CPU %d = %d' % (total, off, total - off))
+    for spec in funcs:
+        name, want = spec.rsplit('=', 1)
+        got = outermost(name)
+        say(got == int(want), '%s: %s above "[off-cpu]" sums to %s ns' % (label, name, want),
+            'got %d' % got)
+
+
 def self_counts(path):
     """{stack tuple: its own count}: the samples whose stack ends there."""
     counts = {}
@@ -407,8 +474,10 @@ def main(argv):
         fold_samples(argv[2])
     elif len(argv) == 5 and argv[1] == 'svg':
         cmd_svg(*argv[2:])
-    elif len(argv) == 5 and argv[1] == 'dom':
+    elif len(argv) in (5, 6) and argv[1] == 'dom':
         cmd_dom(*argv[2:])
+    elif len(argv) >= 7 and argv[1] == 'hotcold':
+        cmd_hotcold(*argv[2:])
     elif len(argv) == 6 and argv[1] == 'diff':
         cmd_diff(*argv[2:])
     elif len(argv) == 5 and argv[1] == 'png':

@@ -1,7 +1,8 @@
 /*
  * Unit tests of the flame graph (src/render/flamegraph.c): merging stacks into a
  * tree, the layout (widths, order, hiding narrow frames, root at the
- * bottom), XML escaping and cutting of names, colours, and the SVG text;
+ * bottom), XML escaping and cutting of names, colours (warm, off-CPU blue,
+ * differential), ns shown in ms, and the SVG text;
  * and the joining of one call stack's frames (src/render/folded_stack.c).
  * Output: one line per check, "ok - what" or "not ok - what: why".
  */
@@ -230,25 +231,49 @@ static void test_xml_text(void)
     pv_strbuf_free(&b);
 }
 
+typedef void color_fn(const char *name, size_t len, uint8_t rgb[3]);
+
+/* Over 1000 names: each within [lo, hi] per channel; how many differ from
+ * the previous name's colour (*distinct). */
+static bool palette_within(color_fn *color, const uint8_t lo[3], const uint8_t hi[3],
+                           int *distinct)
+{
+    bool within = true;
+    uint8_t c[3], prev[3] = {0, 0, 0};
+    char name[32];
+    *distinct = 0;
+    for (int i = 0; i < 1000; i++) {
+        int len = snprintf(name, sizeof name, "func_%d", i);
+        color(name, (size_t)len, c);
+        for (int k = 0; k < 3; k++)
+            within = within && c[k] >= lo[k] && c[k] <= hi[k];
+        *distinct += memcmp(c, prev, 3) != 0;
+        memcpy(prev, c, 3);
+    }
+    return within;
+}
+
 static void test_colors(void)
 {
     uint8_t a[3], b[3];
     pv_flamegraph_color("main", 4, a);
     pv_flamegraph_color("main", 4, b);
     check(memcmp(a, b, 3) == 0, "a name always gets the same colour", "differs");
-    bool warm = true;
-    int distinct = 0;
-    uint8_t prev[3] = {0, 0, 0};
-    char name[32];
-    for (int i = 0; i < 1000; i++) {
-        int len = snprintf(name, sizeof name, "func_%d", i);
-        pv_flamegraph_color(name, (size_t)len, a);
-        warm = warm && a[0] >= 205 && a[1] <= 230 && a[2] <= 55;
-        distinct += memcmp(a, prev, 3) != 0;
-        memcpy(prev, a, 3);
-    }
+    int distinct;
+    bool warm = palette_within(pv_flamegraph_color, (const uint8_t[3]){205, 0, 0},
+                               (const uint8_t[3]){255, 230, 55}, &distinct);
     check(warm, "colours are warm: red 205-255, green 0-230, blue 0-55", "one is not");
     check(distinct >= 990, "names that differ in one character get different colours",
+          "%d of 1000 differ from the previous", distinct);
+    pv_flamegraph_cold_color("main", 4, a);
+    pv_flamegraph_cold_color("main", 4, b);
+    check(memcmp(a, b, 3) == 0, "off-CPU: a name always gets the same blue", "differs");
+    /* disjoint from the warm ranges in red (<= 109 < 205) and blue (>= 205 > 55) */
+    bool blue = palette_within(pv_flamegraph_cold_color, (const uint8_t[3]){40, 90, 205},
+                               (const uint8_t[3]){109, 169, 254}, &distinct);
+    check(blue, "off-CPU colours are blue tones (red 40-109, green 90-169, blue 205-254), "
+                "never warm", "one is not");
+    check(distinct >= 990, "off-CPU: names that differ in one character get different blues",
           "%d of 1000 differ from the previous", distinct);
 }
 
@@ -451,6 +476,129 @@ static void test_differential(void)
           "red %u,%u,%u blue %u,%u,%u", want[0], want[1], want[2], half[0], half[1], half[2]);
 }
 
+/* The fills of svg's frames, in document order, as "rgb(r,g,b)" strings
+ * into fills[] (at most max); returns how many. */
+static size_t fills_of(const char *svg, char fills[][32], size_t max)
+{
+    size_t n = 0;
+    for (const char *at = svg; n < max && (at = strstr(at, "<g class=\"frame\">")); n++) {
+        const char *f = strstr(at, "fill=\"");
+        const char *end = f ? strchr(f + 6, '"') : NULL;
+        if (!end || end - f - 6 >= 32)
+            break;
+        memcpy(fills[n], f + 6, (size_t)(end - f - 6));
+        fills[n][end - f - 6] = 0;
+        at = end;
+    }
+    return n;
+}
+
+static void test_off_cpu(void)
+{
+    /* "[off-cpu]" and all above it are off-CPU, wherever it is; only that
+     * exact name; a marker above a marker counts once in the total */
+    static const struct {
+        const char *stack;
+        int64_t weight;
+    } rows[] = {
+        {"p;main;work", 30},    {"p;[off-cpu];main;sleep", 50}, {"q;[off-cpu]", 10},
+        {"q;x;[off-cpu];y", 5}, {"r;[off-cpu]x;z", 5},          {"r;[off-cpu];[off-cpu];z", 7},
+    };
+    pv_flamegraph *fg = pv_flamegraph_new();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        add(fg, rows[i].stack, rows[i].weight);
+    pv_flamegraph_style style;
+    pv_flamegraph_style_default(&style);
+    pv_flamegraph_layout l;
+    if (!pv_flamegraph_layout_make(fg, &style, &l)) {
+        check(false, "off-CPU layout", "out of memory");
+        pv_flamegraph_free(fg);
+        return;
+    }
+    const pv_flamegraph_frame *on_main = find(&l, "main", 2), *off_main = find(&l, "main", 3);
+    const pv_flamegraph_frame *mark = find(&l, PV_FLAMEGRAPH_OFFCPU_MARK, 2);
+    const pv_flamegraph_frame *sleep = find(&l, "sleep", 4), *work = find(&l, "work", 3);
+    const pv_flamegraph_frame *x = find(&l, "x", 2), *y = find(&l, "y", 4);
+    const pv_flamegraph_frame *near_miss = find(&l, "[off-cpu]x", 2);
+    check(on_main && off_main && mark && sleep && work && x && y && near_miss &&
+              !l.frames[0].off_cpu && !find(&l, "p", 1)->off_cpu && !on_main->off_cpu &&
+              !work->off_cpu && mark->off_cpu && off_main->off_cpu && sleep->off_cpu &&
+              !x->off_cpu && y->off_cpu && !near_miss->off_cpu && !find(&l, "z", 3)->off_cpu,
+          "off-CPU frames: '[off-cpu]' and every frame above it, no other; main is in two "
+          "towers, one of each", "flags not as expected");
+    check(l.off_cpu_weight == 50 + 10 + 5 + 7,
+          "the off-CPU total sums the outermost '[off-cpu]' frames (72)", "got %lld",
+          (long long)l.off_cpu_weight);
+    char *svg = svg_of(fg, &style);
+    char fills[32][32];
+    size_t n = svg ? fills_of(svg, fills, 32) : 0;
+    size_t wrong = 0;
+    for (size_t i = 0; i < l.count; i++) {
+        uint8_t want[3];
+        char want_fill[32];
+        if (l.frames[i].off_cpu)
+            pv_flamegraph_cold_color(l.frames[i].name, l.frames[i].name_len, want);
+        else
+            pv_flamegraph_color(l.frames[i].name, l.frames[i].name_len, want);
+        snprintf(want_fill, sizeof want_fill, "rgb(%u,%u,%u)", want[0], want[1], want[2]);
+        wrong += i >= n || strcmp(fills[i], want_fill) != 0;
+    }
+    check(n == l.count && wrong == 0,
+          "the SVG fills off-CPU frames blue and the others warm, each by its name",
+          "%zu frames, %zu fills, %zu wrong", l.count, n, wrong);
+    check(svg && strstr(svg, "total 107 samples; off-CPU (blue) 72 samples, 67.29%"),
+          "the subtitle gives the off-CPU total and share", "not found");
+    free(svg);
+    pv_flamegraph_layout_free(&l);
+    pv_flamegraph_free(fg);
+
+    /* no marker: no off-CPU words; a differential graph keeps its colours */
+    fg = pv_flamegraph_new();
+    add(fg, "a;b", 3);
+    svg = svg_of(fg, &style);
+    check(svg && !strstr(svg, "off-CPU"), "without a marker the subtitle says nothing of off-CPU",
+          "it does");
+    free(svg);
+    pv_flamegraph_free(fg);
+    fg = pv_flamegraph_new_differential();
+    pv_flamegraph_add_diff(fg, "p;[off-cpu];s", 13, 5, 5);
+    pv_flamegraph_add_diff(fg, "p;w", 3, 5, 5);
+    svg = svg_of(fg, &style);
+    char fill[32];
+    check(svg && strcmp(fill_of(svg, "[off-cpu]", fill, sizeof fill), "rgb(220,220,220)") == 0 &&
+              strcmp(fill_of(svg, "s", fill, sizeof fill), "rgb(220,220,220)") == 0 &&
+              !strstr(svg, "off-CPU"),
+          "a differential graph colours '[off-cpu]' frames by their change, as any other",
+          "fill '%s'", fill);
+    free(svg);
+    pv_flamegraph_free(fg);
+}
+
+/* Weights in ns read in ms or s too, from 1 ms on; other units do not. */
+static void test_ns_titles(void)
+{
+    pv_flamegraph *fg = pv_flamegraph_new();
+    add(fg, "short", 999999);
+    add(fg, "milli", 2500000);
+    add(fg, "long", 3000000000);
+    pv_flamegraph_style style;
+    pv_flamegraph_style_default(&style);
+    style.unit = "ns";
+    char *svg = svg_of(fg, &style);
+    check(svg && strstr(svg, "<title>short (999999 ns, 0.03%)</title>") &&
+              strstr(svg, "<title>milli (2500000 ns = 2.50 ms, 0.08%)</title>") &&
+              strstr(svg, "<title>long (3000000000 ns = 3.00 s, 99.88%)</title>") &&
+              strstr(svg, "total 3003499999 ns = 3.00 s"),
+          "ns weights from 1 ms on also read in ms or s (titles and subtitle)", "not found");
+    free(svg);
+    style.unit = "samples";
+    svg = svg_of(fg, &style);
+    check(svg && strstr(svg, "<title>milli (2500000 samples, 0.08%)</title>"),
+          "other units are shown as they are", "not found");
+    free(svg);
+    pv_flamegraph_free(fg);
+}
+
 static void test_script(void)
 {
     check(strstr(pv_flamegraph_script, "]]>") == NULL,
@@ -591,6 +739,8 @@ int main(void)
     test_colors();
     test_svg();
     test_differential();
+    test_off_cpu();
+    test_ns_titles();
     test_script();
     test_deep_levels();
     test_many_rows();

@@ -72,6 +72,15 @@ static bool plausible_header(pv_walk *w)
            (h.type != PV_RECORD_FINISHED_ROUND || h.size == PV_RECORD_HEADER_SIZE);
 }
 
+/* A trailer perf record synthesized (the MMAPs, COMMs, KSYMBOLs of what ran
+ * before it started, a few hundred KiB on a busy machine): its id and time
+ * are 0, an id perf reads as its first event's.  Not accepted, a probe
+ * landing there finds no boundary and the seek gives up. */
+static bool synthesized(const pv_sample_id *id)
+{
+    return id->id == 0 && id->identifier == 0 && id->time == 0;
+}
+
 /* Whether rec can be a true record; *timed and *time: the time perf
  * queues it by, when it has one that is not perf's "none" (0 or ~0). */
 static bool plausible(const pv_file *f, const pv_record *rec, bool *timed, uint64_t *time)
@@ -97,7 +106,8 @@ static bool plausible(const pv_file *f, const pv_record *rec, bool *timed, uint6
     }
     if (pv_sample_id_decode(f, rec, &id, &ignored))
         return false;
-    if ((id.fields & (PV_SAMPLE_ID | PV_SAMPLE_IDENTIFIER)) && id.attr_index < 0)
+    if ((id.fields & (PV_SAMPLE_ID | PV_SAMPLE_IDENTIFIER)) && id.attr_index < 0 &&
+        !synthesized(&id))
         return false;
     if (id.fields & PV_SAMPLE_TIME) {
         *timed = id.time != 0 && id.time != UINT64_MAX;

@@ -22,7 +22,8 @@
  * the first candidate whose records are all plausible (a known type, a
  * size that is a multiple of 8 within the data section, a SAMPLE that
  * decodes with the id of a known event, a trailer that decodes with a
- * known id, a FINISHED_ROUND of 8 bytes): 16 records for a steering probe;
+ * known id, or with id and time 0 as perf synthesizes them, a
+ * FINISHED_ROUND of 8 bytes): 16 records for a steering probe;
  * for a round proof, at least 8 records and 64 KiB (or a FINISHED_ROUND
  * already passed) before F, then F's round and the next, whose times must
  * keep the rule against the records before F.

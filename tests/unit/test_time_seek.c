@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "byte_builder.h"
+#include "decode/sample.h"
 #include "format/perf_abi.h"
 #include "scan/record_scan.h"
 #include "scan/time_seek.h"
@@ -332,6 +333,57 @@ static void damaged(const stream *s)
     free(copy);
 }
 
+/* tests/fixtures/synth_start/synth_start.data: a system-wide recording
+ * whose first 190 KiB are records perf synthesized (id 0, time 0).  A
+ * probe landing among them proves a boundary, and the
+ * seek for a window at the start answers "from the beginning, stopping by
+ * rounds" (1), not "no proof" (0, a full pass). */
+static void synthesized_start(void)
+{
+    uint64_t size;
+    uint8_t *bytes = slurp("tests/fixtures/synth_start/synth_start.data", &size);
+    if (!bytes) {
+        printf("skip - time seek, synthesized records: the fixture is absent\n");
+        return;
+    }
+    pv_file *f = NULL;
+    pv_error err;
+    if (pv_file_open_memory("synth_start", bytes, size, &f, &err)) {
+        check(false, "synthesized records: open", "%s", err.msg);
+        free(bytes);
+        return;
+    }
+    uint64_t begin = f->data_section.offset;
+    pv_walk w;
+    pv_walk_start(&w, f);
+    uint64_t proven = 0, tried = 0, first_time = 0;
+    for (uint64_t at = begin + 8; at < begin + (128u << 10); at += 4096 + 8) {
+        pv_time_probe p;
+        tried++;
+        if (pv_time_probe_at(f, &w, at, &p, &err) == 0 && p.proven && !p.timed)
+            proven++;
+    }
+    /* the first sample's time: the window's start */
+    pv_walk_seek(&w, 0, begin, 0);
+    pv_record rec;
+    while (!first_time && pv_walk_next(&w, &rec, &err) == 1) {
+        pv_sample s;
+        if (rec.type == PV_RECORD_SAMPLE && pv_sample_decode(f, &rec, &s, &err) == 0)
+            first_time = s.time;
+    }
+    pv_walk_end(&w);
+    check(tried > 0 && proven == tried,
+          "synthesized records: probes landing among them prove a boundary, untimed",
+          "%llu of %llu", (unsigned long long)proven, (unsigned long long)tried);
+    uint64_t start = 1;
+    int rc = first_time ? pv_time_seek_start(f, first_time, &start, &err) : -2;
+    check(rc == 1 && start == begin,
+          "synthesized records: a window at the first sample starts at the beginning by rounds",
+          "rc %d start %llu", rc, (unsigned long long)start);
+    pv_file_close(f);
+    free(bytes);
+}
+
 int main(void)
 {
     uint64_t base_size;
@@ -359,6 +411,7 @@ int main(void)
     windows("rounds against the rule", &straggly, -1);
     adversarial_probes(&fakes);
     damaged(&plain);
+    synthesized_start();
 
     pv_file *f = NULL;
     pv_error err;

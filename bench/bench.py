@@ -239,6 +239,7 @@ def scan_part(f, tag, samples, r):
            % (scan, scan_rss, floor / raw, floor))
     report(tag + 'perf script -F tid,time,ip,period time / SQL scan', script / scan, 30, 'high',
            '(perf script %.2f s, %.0f MB)' % (script, script_rss))
+    return scan, scan_rss
 
 
 def scan_only_part(f, label, r):
@@ -268,15 +269,9 @@ def workload_part(f, label, args, r):
     line('%-72s %8s' % ('measure', 'ratio'))
     tag = '[%s] ' % label
 
-    scan_part(f, tag, samples, r)
+    scan, scan_rss = scan_part(f, tag, samples, r)
 
     # 2. Flat profile: perf_profile (sql/flat_profile.sql) and plain GROUP BY
-
-    scan, scan_rss = measure(sql_cmd(f, 'SELECT count(*), sum(period) FROM perf_samples(@file)'), r)
-    floor, _ = measure(sql_cmd(f, 'SELECT count(*), sum(value) FROM generate_series(1, %d)' % samples), r)
-    script, script_rss = measure(['perf', 'script', '-i', f, '-F', 'tid,time,ip,period'], r)
-    report(tag + 'count(*),sum(period) time / raw C walk', scan / raw, 3, 'low',
-           '(%.0f MB; generate_series over as many rows: %.2fx the walk)' % (scan_rss, floor / raw))
     flat_sql = sql_file('flat_profile.sql')
     flat_rss = None
     report_flat, report_flat_rss = measure(

@@ -25,13 +25,21 @@ static unsigned size_class(uint64_t size)
     return c;
 }
 
+/* A spare buffer's first bytes link to the next spare of its class. */
+static uint8_t *spare_link(const uint8_t *b)
+{
+    uint8_t *next;
+    memcpy(&next, b, sizeof next);
+    return next;
+}
+
 /* A buffer for a record of size bytes: a spare one, or a new one. */
 static uint8_t *take_buffer(pv_record_lookup *l, uint64_t size)
 {
     unsigned c = size_class(size);
     uint8_t *b = l->spare[c];
     if (b) {
-        memcpy(&l->spare[c], b, sizeof b);
+        l->spare[c] = spare_link(b);
         return b;
     }
     return malloc((size_t)64 << c);
@@ -43,7 +51,8 @@ static void give_buffer(pv_record_lookup *l, uint8_t *b, uint64_t size)
     if (!b)
         return;
     unsigned c = size_class(size);
-    memcpy(b, &l->spare[c], sizeof b);
+    uint8_t *next = l->spare[c];
+    memcpy(b, &next, sizeof next);
     l->spare[c] = b;
 }
 
@@ -239,7 +248,7 @@ void pv_record_lookup_end(pv_record_lookup *l)
     for (unsigned c = 0; c < PV_LOOKUP_SIZE_CLASSES; c++) {
         while (l->spare[c]) {
             uint8_t *b = l->spare[c];
-            memcpy(&l->spare[c], b, sizeof b);
+            l->spare[c] = spare_link(b);
             free(b);
         }
     }

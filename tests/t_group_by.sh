@@ -74,24 +74,24 @@ check "grouped scans give what SQLite's own grouping gives ($compared queries ov
 # the plans: grouped path (no temp b-tree for the GROUP BY), and not taken
 f=$(sql_quote tests/fixtures/fp.data)
 plan() { sql "EXPLAIN QUERY PLAN $1" | cut -f4 | tr '\n' ';'; }
-p=$(plan "SELECT dso, sym, sum(period) FROM perf_samples($f) GROUP BY dso, sym")
-check "GROUP BY dso, sym over perf_samples needs no temp b-tree" \
-    "$(grep -q 'TEMP B-TREE' <<<"$p" || echo none)" none
-p=$(plan "SELECT sym, count(*) FROM perf_callchains($f) GROUP BY sym")
-check "GROUP BY sym over perf_callchains needs no temp b-tree" \
-    "$(grep -q 'TEMP B-TREE' <<<"$p" || echo none)" none
-p=$(plan "SELECT DISTINCT comm FROM perf_samples($f) ORDER BY comm")
-check "DISTINCT comm ORDER BY comm needs no temp b-tree" \
-    "$(grep -q 'TEMP B-TREE' <<<"$p" || echo none)" none
-p=$(plan "SELECT sym, max(record) FROM perf_samples($f) GROUP BY sym")
-check "a GROUP BY that reads record is left to SQLite (groups would copy every row)" \
-    "$(grep -o 'USE TEMP B-TREE FOR GROUP BY' <<<"$p")" "USE TEMP B-TREE FOR GROUP BY"
-p=$(plan "SELECT sym, length(callchain) FROM perf_samples($f) GROUP BY sym")
-check "a GROUP BY that reads a column the table does not group (callchain) is left to SQLite" \
-    "$(grep -o 'USE TEMP B-TREE FOR GROUP BY' <<<"$p")" "USE TEMP B-TREE FOR GROUP BY"
-p=$(plan "SELECT s.sym, count(*), sum(m.n) FROM perf_samples($f) s JOIN (SELECT 1 AS n UNION ALL SELECT 2) m GROUP BY s.sym")
-check "GROUP BY over a join, the table outermost, needs no temp b-tree" \
-    "$(grep -q 'TEMP B-TREE' <<<"$p" || echo none)" none
+# no_btree LABEL SQL: the plan sorts nothing; sqlite_groups LABEL SQL: the
+# plan leaves the GROUP BY to SQLite's temp b-tree
+no_btree() { check "$1" "$(grep -q 'TEMP B-TREE' <<<"$(plan "$2")" || echo none)" none; }
+sqlite_groups() {
+    check "$1" "$(grep -o 'USE TEMP B-TREE FOR GROUP BY' <<<"$(plan "$2")")" "USE TEMP B-TREE FOR GROUP BY"
+}
+no_btree "GROUP BY dso, sym over perf_samples needs no temp b-tree" \
+    "SELECT dso, sym, sum(period) FROM perf_samples($f) GROUP BY dso, sym"
+no_btree "GROUP BY sym over perf_callchains needs no temp b-tree" \
+    "SELECT sym, count(*) FROM perf_callchains($f) GROUP BY sym"
+no_btree "DISTINCT comm ORDER BY comm needs no temp b-tree" \
+    "SELECT DISTINCT comm FROM perf_samples($f) ORDER BY comm"
+sqlite_groups "a GROUP BY that reads record is left to SQLite (groups would copy every row)" \
+    "SELECT sym, max(record) FROM perf_samples($f) GROUP BY sym"
+sqlite_groups "a GROUP BY that reads a column the table does not group (callchain) is left to SQLite" \
+    "SELECT sym, length(callchain) FROM perf_samples($f) GROUP BY sym"
+no_btree "GROUP BY over a join, the table outermost, needs no temp b-tree" \
+    "SELECT s.sym, count(*), sum(m.n) FROM perf_samples($f) s JOIN (SELECT 1 AS n UNION ALL SELECT 2) m GROUP BY s.sym"
 p=$(plan "SELECT record, sym FROM perf_samples($f)")
 check "a query without GROUP BY is a plain scan, rows in time order" \
     "$(grep -o 'INDEX 1:' <<<"$p")" "INDEX 1:"

@@ -457,11 +457,37 @@ static int next_file(PvCursor *cur, pv_error *err)
     return 0;
 }
 
+/* The path an xFilter is given, as bytes (NULL: none). */
+typedef struct PathArg {
+    const char *bytes;
+    size_t len;
+} PathArg;
+
+/* A text argument's bytes are taken as they are: sqlite3_value_text
+ * copies a bound text that has no NUL after it, once per outer row of a
+ * join, only to compare it with the path of the row before. */
+static PathArg path_arg(const PvTab *tab, int idxNum, int argc, sqlite3_value **argv)
+{
+    PathArg p = { tab->default_path, tab->default_path ? strlen(tab->default_path) : 0 };
+    if (!(idxNum & 1) || argc == 0)
+        return p;
+    if (sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
+        const char *bytes = sqlite3_value_blob(argv[0]);
+        p.len = (size_t)sqlite3_value_bytes(argv[0]);
+        p.bytes = bytes ? bytes : "";
+        return p;
+    }
+    p.bytes = (const char *)sqlite3_value_text(argv[0]);
+    p.len = p.bytes ? strlen(p.bytes) : 0;
+    return p;
+}
+
 /* Whether cur's lookup serves a filter of idxNum, idxStr over path. */
-static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, const char *path)
+static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, PathArg path)
 {
     return cur->file && cur->by_ordinal && cur->nr_paths == 0 && idxNum == cur->ordinal_idx_num &&
-           path && cur->ordinal_path && strcmp(path, cur->ordinal_path) == 0 && idxStr &&
+           path.bytes && cur->ordinal_path && path.len == cur->ordinal_path_len &&
+           memcmp(path.bytes, cur->ordinal_path, path.len) == 0 && idxStr &&
            cur->ordinal_idx_str && strcmp(idxStr, cur->ordinal_idx_str) == 0;
 }
 
@@ -474,8 +500,7 @@ static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, c
  * cursor if it is closed (then its statement most likely still runs; else
  * the file may have changed since).  The two swap what they hold.
  */
-static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxStr,
-                        const char *path)
+static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxStr, PathArg path)
 {
     PvCursor *keeper = tab->keeper;
     if (!keeper || keeper == cur || !keeper->eof || !lookup_serves(keeper, idxNum, idxStr, path))
@@ -575,16 +600,14 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
-    const char *path = tab->default_path;
-    if ((idxNum & 1) && argc > 0)
-        path = (const char *)sqlite3_value_text(argv[0]);
+    PathArg asked = path_arg(tab, idxNum, argc, argv);
     pv_error err;
     if ((idxNum & IDX_ORDINAL) && !cur->file)
-        take_lookup(tab, cur, idxNum, idxStr, path);
+        take_lookup(tab, cur, idxNum, idxStr, asked);
     /* The next ordinal of a join or correlated subquery, of the same file:
      * the lookup goes on from where it is, and the table keeps what it
      * built (the symbolizer's maps) */
-    if (lookup_serves(cur, idxNum, idxStr, path)) {
+    if (lookup_serves(cur, idxNum, idxStr, asked)) {
         read_ordinal(cur, idxNum, argc, argv);
         if (cur->by_ordinal) {
             cur->eof = false;
@@ -594,6 +617,9 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         }
     }
     cursor_reset(cur);
+    const char *path = tab->default_path;
+    if ((idxNum & 1) && argc > 0)
+        path = (const char *)sqlite3_value_text(argv[0]);
     if (!path || !*path) {
         pv_error_set(&err, "%s: needs the path of a perf.data file or directory, "
                      "e.g. SELECT * FROM %s('perf.data')", tab->def->name, tab->def->name);
@@ -612,6 +638,7 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         cur->ordinal_idx_num = idxNum;
         /* NULL: no going on */
         cur->ordinal_path = sqlite3_mprintf("%s", path);
+        cur->ordinal_path_len = strlen(path);
         cur->ordinal_idx_str = idxStr ? sqlite3_mprintf("%s", idxStr) : NULL;
     }
     struct stat st;
@@ -740,6 +767,9 @@ int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache)
 int pv_record_rows_start(PvCursor *cur, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
+    if (rows->board)
+        pv_record_board_withdraw(rows->board, rows);
+    rows->board = NULL;
     if (cur->by_ordinal) {
         if (!rows->lookup_started) {
             rows->lookup_started = true;
@@ -750,8 +780,12 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err)
         rows->ordinal_pending = !cur->ordinal_none;
         return 0;
     }
-    return pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants,
-                                 cur->order, err);
+    if (pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants, cur->order,
+                              err))
+        return -1;
+    if (!rows->scan.scan.late_start && pv_record_board_get(cur->file, &rows->board, err))
+        return -1;
+    return 0;
 }
 
 int pv_record_rows_next(PvCursor *cur, pv_error *err)
@@ -769,9 +803,13 @@ int pv_record_rows_next(PvCursor *cur, pv_error *err)
         rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
     }
     if (rc <= 0) {
+        if (rows->board)
+            pv_record_board_withdraw(rows->board, rows);
         cur->eof = rc == 0;
         return rc;
     }
+    if (rows->board)
+        pv_record_board_post(rows->board, rows, &rows->record);
     cur->rowid = (sqlite3_int64)rows->record.index;
     cur->rowid_relative = rows->scan.scan.late_start;
     return cur->def->decode ? cur->def->decode(cur, err) : 0;
@@ -797,6 +835,9 @@ int pv_record_rows_ordinal(PvCursor *cur, uint64_t *ordinal, pv_error *err)
 void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
+    if (rows->board)
+        pv_record_board_withdraw(rows->board, rows);
+    rows->board = NULL;
     pv_ordered_scan_end(&rows->scan);
     if (rows->lookup_started)
         pv_record_lookup_end(&rows->lookup);

@@ -19,6 +19,7 @@
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
 #include "scan/record_filter.h"
+#include "scan/record_board.h"
 #include "scan/record_lookup.h"
 #include "scan/record_scan.h"
 #include "scan/time_order.h"
@@ -61,6 +62,7 @@ typedef struct PvCursor {
     uint64_t ordinal;
     int ordinal_idx_num;
     char *ordinal_path, *ordinal_idx_str;
+    size_t ordinal_path_len;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
     /* A grouped scan (see pv_vtab_best_index): every row read in xFilter into
@@ -163,6 +165,10 @@ typedef struct PvRecordRows {
      * still to be handed out. */
     bool lookup_started, ordinal_pending;
     pv_record_lookup lookup;
+    /* Where a scan posts the record it stands on for the file's lookups
+     * (record_board.h); NULL: it does not post (a lookup, or a scan that
+     * started late, whose ordinals are not the stream's). */
+    pv_record_board *board;
 } PvRecordRows;
 
 /* Starts the scan without moving to a row (for a first() of its own). */

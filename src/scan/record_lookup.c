@@ -13,7 +13,10 @@ int pv_record_lookup_start(pv_record_lookup *l, pv_file *file, const pv_record_f
     l->wants = wants;
     l->stash_limit = PV_LOOKUP_STASH_BYTES;
     l->stash_entry_limit = PV_LOOKUP_STASH_ENTRIES;
-    return pv_ordinal_index_get(file, &l->marks, err);
+    if (pv_ordinal_index_get(file, &l->marks, err) || pv_record_board_get(file, &l->board, err))
+        return -1;
+    pv_record_board_add_reader(l->board);
+    return 0;
 }
 
 /* The size class of a record of size bytes: buffers of 64 << class bytes. */
@@ -211,6 +214,25 @@ static int walk_to(pv_record_lookup *l, uint64_t ordinal, pv_record *rec, pv_err
     }
 }
 
+/* Hands out a copy of posted, the record of a scan of the file, if a row. */
+static int take_posted(pv_record_lookup *l, const pv_record *posted, pv_record *rec,
+                       pv_error *err)
+{
+    int row = is_row(l, posted, err);
+    if (row <= 0)
+        return row;
+    uint8_t *copy = take_buffer(l, posted->size);
+    if (!copy)
+        return pv_error_set(err, "%s: out of memory for records looked up", l->file->data_path);
+    memcpy(copy, posted->bytes, posted->size);
+    l->handed = *posted;
+    l->handed.bytes = copy;
+    l->handed_bytes = copy;
+    l->has_handed = true;
+    *rec = l->handed;
+    return 1;
+}
+
 int pv_record_lookup_find(pv_record_lookup *l, uint64_t ordinal, pv_record *rec, pv_error *err)
 {
     if (l->has_handed && l->handed.index == ordinal) {
@@ -237,11 +259,17 @@ int pv_record_lookup_find(pv_record_lookup *l, uint64_t ordinal, pv_record *rec,
         }
         /* a row handed out before: read again */
     }
+    const pv_record *posted = l->board ? pv_record_board_find(l->board, ordinal) : NULL;
+    if (posted)
+        return take_posted(l, posted, rec, err);
     return walk_to(l, ordinal, rec, err);
 }
 
 void pv_record_lookup_end(pv_record_lookup *l)
 {
+    if (l->board)
+        pv_record_board_remove_reader(l->board);
+    l->board = NULL;
     drop_handed(l);
     clear_stash(l, 0);
     free(l->stash);

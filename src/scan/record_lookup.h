@@ -12,6 +12,9 @@
  * kept is found from the mark before it (ordinal_index.h), or, past the
  * first container of a compressed stream, by walking again from the start.
  *
+ * The record a scan of the same file has just handed out (the outer row
+ * of a join) is copied from that scan (record_board.h) without walking.
+ *
  * Whatever the order of the ordinals, the answer is the record the walk
  * numbers so, if it is a row: exactly what a scan with the same type test
  * and filter yields.
@@ -25,6 +28,7 @@
 #include "base/pv_error.h"
 #include "format/perf_file.h"
 #include "scan/ordinal_index.h"
+#include "scan/record_board.h"
 #include "scan/record_filter.h"
 #include "scan/record_scan.h"
 #include "stream/record_walk.h"
@@ -53,6 +57,9 @@ typedef struct pv_record_lookup {
     const pv_record_filter *filter;     /* NULL: none */
     pv_record_type_test wants;
     pv_ordinal_index *marks;
+    /* The records the file's scans stand on: one asked for is copied from
+     * there, not walked to (record_board.h). */
+    pv_record_board *board;
     /* Every row with an ordinal in [known_from, known_to) is in
      * stash[head, tail), in rising order; an ordinal of that range that is
      * not there is not a row. */

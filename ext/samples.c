@@ -83,6 +83,11 @@ typedef struct SamplesState {
      * column, and the event of the current sample (-2: not looked up). */
     pv_sample_places *places;
     int attr_index;
+    /* The integer column read last on this row (-1: none), and its value:
+     * a join reads the outer row's column once per inner row. */
+    int last_column;
+    int last_rc;
+    int64_t last_value;
 } SamplesState;
 
 static bool samples_wants(uint32_t type)
@@ -97,6 +102,7 @@ static int samples_decode(PvCursor *cur, pv_error *err)
     SamplesState *st = cur->state;
     st->decoded = 0;
     st->attr_index = -2;
+    st->last_column = -1;
     st->keyed = false;
     st->located = false;
     pv_source_forget(&st->source);
@@ -442,10 +448,20 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     /* the common case apart, so that it costs no more than it does: an
      * integer field read alone */
+    SamplesState *st = cur->state;
     int64_t v;
-    int rc = fixed_int(cur, i, &v);
-    if (rc < 0)
-        return other_column(cur, ctx, i);
+    int rc;
+    if (st->last_column == i) {
+        rc = st->last_rc;
+        v = st->last_value;
+    } else {
+        rc = fixed_int(cur, i, &v);
+        if (rc < 0)
+            return other_column(cur, ctx, i);
+        st->last_column = i;
+        st->last_rc = rc;
+        st->last_value = v;
+    }
     if (rc > 0)
         sqlite3_result_int64(ctx, v);
     return SQLITE_OK;

@@ -1,7 +1,6 @@
 #include "symbols/symtab.h"
 #include "base/pv_array.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +144,15 @@ const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr)
     return NULL;
 }
 
+/* Each byte's value as a hex digit plus one, 0 for any other byte: a
+ * kallsyms file has a 16-digit address on each of its 100,000 lines or
+ * more. */
+static const uint8_t hex_value_plus_one[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+    ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static bool parse_hex(const char **p, uint64_t *out)
 {
     const char *s = *p;
@@ -152,16 +160,8 @@ static bool parse_hex(const char **p, uint64_t *out)
         s += 2;     /* some JITs write 0x */
     uint64_t v = 0;
     int digits = 0;
-    for (; digits < 17; s++, digits++) {
-        unsigned c = (unsigned char)*s, d;
-        if (c - '0' < 10)
-            d = c - '0';
-        else if ((c | 0x20) - 'a' < 6)
-            d = (c | 0x20) - 'a' + 10;
-        else
-            break;
-        v = v * 16 + d;
-    }
+    for (unsigned d; digits < 17 && (d = hex_value_plus_one[(unsigned char)*s]) != 0; s++, digits++)
+        v = v * 16 + (d - 1);
     if (digits == 0 || digits > 16)
         return false;
     *p = s;
@@ -240,7 +240,8 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         while (is_blank(*p))
             p++;
         char raw_type = *p;
-        char type = (char)toupper((unsigned char)raw_type);
+        bool lower = raw_type >= 'a' && raw_type <= 'z';
+        char type = lower ? (char)(raw_type - 'a' + 'A') : raw_type;
         if (!raw_type)
             continue;
         p++;
@@ -259,7 +260,7 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         while (is_blank(*rest))
             rest++;
         bool module = *rest == '[';
-        uint8_t binding = islower((unsigned char)raw_type) ? PV_BIND_LOCAL : PV_BIND_GLOBAL;
+        uint8_t binding = lower ? PV_BIND_LOCAL : PV_BIND_GLOBAL;
         if (type == 'W')
             binding = PV_BIND_WEAK;
         any_address |= addr != 0;

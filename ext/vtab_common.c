@@ -457,6 +457,15 @@ static int next_file(PvCursor *cur, pv_error *err)
     return 0;
 }
 
+/* The path an xFilter is given: its argument, or the table's default;
+ * NULL: none. */
+static const char *path_text(const PvTab *tab, int idxNum, int argc, sqlite3_value **argv)
+{
+    if ((idxNum & 1) && argc > 0)
+        return (const char *)sqlite3_value_text(argv[0]);
+    return tab->default_path;
+}
+
 /* The path an xFilter is given, as bytes (NULL: none). */
 typedef struct PathArg {
     const char *bytes;
@@ -468,16 +477,14 @@ typedef struct PathArg {
  * join, only to compare it with the path of the row before. */
 static PathArg path_arg(const PvTab *tab, int idxNum, int argc, sqlite3_value **argv)
 {
-    PathArg p = { tab->default_path, tab->default_path ? strlen(tab->default_path) : 0 };
-    if (!(idxNum & 1) || argc == 0)
-        return p;
-    if (sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
+    PathArg p;
+    if ((idxNum & 1) && argc > 0 && sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
         const char *bytes = sqlite3_value_blob(argv[0]);
         p.len = (size_t)sqlite3_value_bytes(argv[0]);
         p.bytes = bytes ? bytes : "";
         return p;
     }
-    p.bytes = (const char *)sqlite3_value_text(argv[0]);
+    p.bytes = path_text(tab, idxNum, argc, argv);
     p.len = p.bytes ? strlen(p.bytes) : 0;
     return p;
 }
@@ -617,9 +624,7 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         }
     }
     cursor_reset(cur);
-    const char *path = tab->default_path;
-    if ((idxNum & 1) && argc > 0)
-        path = (const char *)sqlite3_value_text(argv[0]);
+    const char *path = path_text(tab, idxNum, argc, argv);
     if (!path || !*path) {
         pv_error_set(&err, "%s: needs the path of a perf.data file or directory, "
                      "e.g. SELECT * FROM %s('perf.data')", tab->def->name, tab->def->name);
@@ -764,12 +769,18 @@ int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache)
     return sqlite3_create_module_v2(db, def->name, &pv_module, pair, free_pair);
 }
 
-int pv_record_rows_start(PvCursor *cur, pv_error *err)
+/* The scan's post goes from the board, and it posts no more. */
+static void stop_posting(PvRecordRows *rows)
 {
-    PvRecordRows *rows = cur->state;
     if (rows->board)
         pv_record_board_withdraw(rows->board, rows);
     rows->board = NULL;
+}
+
+int pv_record_rows_start(PvCursor *cur, pv_error *err)
+{
+    PvRecordRows *rows = cur->state;
+    stop_posting(rows);
     if (cur->by_ordinal) {
         if (!rows->lookup_started) {
             rows->lookup_started = true;
@@ -803,8 +814,7 @@ int pv_record_rows_next(PvCursor *cur, pv_error *err)
         rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
     }
     if (rc <= 0) {
-        if (rows->board)
-            pv_record_board_withdraw(rows->board, rows);
+        stop_posting(rows);
         cur->eof = rc == 0;
         return rc;
     }
@@ -835,9 +845,7 @@ int pv_record_rows_ordinal(PvCursor *cur, uint64_t *ordinal, pv_error *err)
 void pv_record_rows_reset(PvCursor *cur)
 {
     PvRecordRows *rows = cur->state;
-    if (rows->board)
-        pv_record_board_withdraw(rows->board, rows);
-    rows->board = NULL;
+    stop_posting(rows);
     pv_ordered_scan_end(&rows->scan);
     if (rows->lookup_started)
         pv_record_lookup_end(&rows->lookup);

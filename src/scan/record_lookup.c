@@ -59,6 +59,29 @@ static void give_buffer(pv_record_lookup *l, uint8_t *b, uint64_t size)
     l->spare[c] = b;
 }
 
+/* A copy of rec's bytes in a buffer of the lookup's, or NULL with err set. */
+static uint8_t *copy_bytes(pv_record_lookup *l, const pv_record *rec, pv_error *err)
+{
+    uint8_t *copy = take_buffer(l, rec->size);
+    if (!copy) {
+        pv_error_set(err, "%s: out of memory for records looked up", l->file->data_path);
+        return NULL;
+    }
+    memcpy(copy, rec->bytes, rec->size);
+    return copy;
+}
+
+/* Hands out the record meta says, its bytes in the lookup's buffer bytes,
+ * which it keeps until the next call. */
+static void hand_over(pv_record_lookup *l, const pv_record *meta, uint8_t *bytes, pv_record *rec)
+{
+    l->handed = *meta;
+    l->handed.bytes = bytes;
+    l->handed_bytes = bytes;
+    l->has_handed = true;
+    *rec = l->handed;
+}
+
 static void drop_handed(pv_record_lookup *l)
 {
     give_buffer(l, l->handed_bytes, l->handed.size);
@@ -120,10 +143,8 @@ static int stash_add(pv_record_lookup *l, const pv_record *rec, bool keep, pv_er
     s->rec.bytes = NULL;
     s->bytes = NULL;
     if (keep) {
-        s->bytes = take_buffer(l, rec->size);
-        if (!s->bytes)
-            return pv_error_set(err, "%s: out of memory for records looked up", l->file->data_path);
-        memcpy(s->bytes, rec->bytes, rec->size);
+        if (!(s->bytes = copy_bytes(l, rec, err)))
+            return -1;
         s->rec.bytes = s->bytes;
         l->stash_bytes += rec->size;
     }
@@ -221,15 +242,10 @@ static int take_posted(pv_record_lookup *l, const pv_record *posted, pv_record *
     int row = is_row(l, posted, err);
     if (row <= 0)
         return row;
-    uint8_t *copy = take_buffer(l, posted->size);
+    uint8_t *copy = copy_bytes(l, posted, err);
     if (!copy)
-        return pv_error_set(err, "%s: out of memory for records looked up", l->file->data_path);
-    memcpy(copy, posted->bytes, posted->size);
-    l->handed = *posted;
-    l->handed.bytes = copy;
-    l->handed_bytes = copy;
-    l->has_handed = true;
-    *rec = l->handed;
+        return -1;
+    hand_over(l, posted, copy, rec);
     return 1;
 }
 
@@ -248,13 +264,10 @@ int pv_record_lookup_find(pv_record_lookup *l, uint64_t ordinal, pv_record *rec,
             return 0;
         if (s->bytes) {
             /* handed out from memory: the stash lets go of the bytes */
-            l->handed = s->rec;
-            l->handed_bytes = s->bytes;
-            l->has_handed = true;
+            hand_over(l, &s->rec, s->bytes, rec);
             l->stash_bytes -= s->rec.size;
             s->bytes = NULL;
             trim_head(l);
-            *rec = l->handed;
             return 1;
         }
         /* a row handed out before: read again */

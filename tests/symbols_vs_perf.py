@@ -2,7 +2,8 @@
 """Compares perfvtab's symbol columns and profile queries with perf, live.
 
     symbols_vs_perf.py SQLRUN ROOT NAME PERF_DATA [--frames] [--profiles]
-                       [--symfs DIR] [--symdir DIR] [--perf-cache DIR]
+                       [--symfs DIR] [--symdir DIR] [--buildid-dir DIR]
+                       [--perf-cache DIR]
                        [--status DSO_SUFFIX TEXT]
 
 Runs perf report / perf script on PERF_DATA now (symbols depend on this
@@ -17,6 +18,9 @@ machine's binaries, so expected values cannot be committed) and checks:
     against sql/inclusive_profile.sql, to 0.01 percentage points.
   --symfs DIR: perf runs with --symfs DIR, perfvtab after perf_symbol_path(DIR).
   --symdir DIR: perfvtab runs after perf_symbol_path(NULL, DIR).
+  --buildid-dir DIR: perf runs as `perf --buildid-dir DIR` and perfvtab after
+    perf_symbol_path(NULL, DIR): both read a build-id cache, the committed
+    fixtures' tests/fixtures/symbols.
   --perf-cache DIR: perf's outputs are kept in DIR and reused when there, so a
     later run can compare with what perf said before the binaries moved.
   --status DSO_SUFFIX TEXT: the samples in dsos ending with DSO_SUFFIX have
@@ -44,10 +48,13 @@ parser.add_argument("--frames", action="store_true")
 parser.add_argument("--profiles", action="store_true")
 parser.add_argument("--symfs")
 parser.add_argument("--symdir")
+parser.add_argument("--buildid-dir")
 parser.add_argument("--perf-cache")
 parser.add_argument("--status", nargs=2)
 parser.add_argument("--report-g", default="none")
 opts = parser.parse_args()
+if opts.buildid_dir and not opts.symdir:
+    opts.symdir = opts.buildid_dir
 sqlrun, root, name, data = opts.sqlrun, opts.root, opts.name, opts.data
 profiles, frames_too = opts.profiles, opts.frames
 failures = 0
@@ -71,7 +78,8 @@ def perf(*args):
         saved = os.path.join(opts.perf_cache, digest)
         if os.path.exists(saved):
             return open(saved).read()
-    r = subprocess.run(["perf", *args, "-i", data], capture_output=True, text=True)
+    cache = ["--buildid-dir", opts.buildid_dir] if opts.buildid_dir else []
+    r = subprocess.run(["perf", *cache, *args, "-i", data], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"not ok - {name}: perf {' '.join(args)} failed: {r.stderr.strip()[:300]}")
     if saved:

@@ -203,6 +203,16 @@ check "sleeper.data: its kernel frames are named from the symbol dir's kallsyms"
               "SELECT count(*) || ' ' || count(CASE WHEN sym GLOB 'x_*' THEN 1 END)
                FROM perf_callchains($(sql_quote "$fix/sleeper.data")) WHERE cpumode = 'kernel'" | tail -n 1)" \
     "$(q "$f" "SELECT count(*) || ' ' || count(*) FROM perf_callchains(@file) WHERE cpumode = 'kernel' AND sym IS NOT NULL")"
+# ... and from perf's build-id cache (~/.debug, the same layout) when the
+# symbol dir has none
+mkdir -p "$tmp/cachehome" "$tmp/nokernel"
+cp -r "$tmp/prefixed" "$tmp/cachehome/.debug"
+cp -r "$symdir/.build-id" "$tmp/nokernel/"
+check "sleeper.data: without them in the symbol dir, its kernel frames are named from ~/.debug's kallsyms" \
+    "$(HOME=$tmp/cachehome sqlrun "SELECT perf_symbol_path(NULL, $(sql_quote "$tmp/nokernel"));" \
+              "SELECT count(*) || ' ' || count(CASE WHEN sym GLOB 'x_*' THEN 1 END)
+               FROM perf_callchains($(sql_quote "$fix/sleeper.data")) WHERE cpumode = 'kernel'" | tail -n 1)" \
+    "$(q "$f" "SELECT count(*) || ' ' || count(*) FROM perf_callchains(@file) WHERE cpumode = 'kernel' AND sym IS NOT NULL")"
 check "system.data (-a): outside names each cut interval: an exit's is dead or zombie" \
     "$(q "$fix/system.data" "SELECT group_concat(k, ' ') FROM (SELECT DISTINCT outside || ':' ||
                              CASE outside WHEN 'exit' THEN prev_state ELSE '' END AS k

@@ -87,12 +87,18 @@ all: build/perfvtab.so
 
 # --exclude-libs: the static archives linked in (libiberty's xmalloc,
 # cplus_demangle, ...) are hidden too.
+SO_LIBS = -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
+# The ASan+UBSan extension, for programs built with the sanitizers that load
+# it (tests/tools/load_sweep.c, load_cycles.c), or any host run with
+# LD_PRELOAD=$(shell $(CC) -print-file-name=libasan.so).
+build/san/perfvtab.so: $(patsubst ext/%.c,build/san/ext/%.o,$(EXT_SRC)) build/san/libpvreader.a
+	$(CC) -shared $(CFLAGS) $(SANITIZE) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
-sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
+sanitized: build/san/perfvtab.so build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
 
 test: plain sanitized check-layers
 	@bash tests/run.sh

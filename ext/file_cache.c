@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "base/json_writer.h"
+#include "function_defs.h"
 #include "stream/file_open.h"
 #include "symbols/stack_memo.h"
 #include "unwind/debug_cache.h"
@@ -30,6 +31,7 @@ struct PvCache {
     uint64_t clock;
     PvCacheEntry slots[CACHE_SLOTS];
     pv_debug_cache *debug_info;     /* made on first use */
+    char *sysroot, *symdir;         /* perf_symbol_path's setting */
 };
 
 PvCache *pv_cache_new(void)
@@ -57,7 +59,43 @@ void pv_cache_release(PvCache *cache)
         sqlite3_free(cache->slots[i].path);
     }
     pv_debug_cache_free(cache->debug_info);
+    sqlite3_free(cache->sysroot);
+    sqlite3_free(cache->symdir);
     sqlite3_free(cache);
+}
+
+static char *copy_setting(const char *text, bool *failed)
+{
+    char *copy = text ? sqlite3_mprintf("%s", text) : NULL;
+    *failed = *failed || (text && !copy);
+    return copy;
+}
+
+int pv_cache_set_symbol_paths(PvCache *cache, const char *sysroot, const char *symdir)
+{
+    bool failed = false;
+    char *new_sysroot = copy_setting(sysroot, &failed);
+    char *new_symdir = copy_setting(symdir, &failed);
+    if (failed) {
+        sqlite3_free(new_sysroot);
+        sqlite3_free(new_symdir);
+        return -1;
+    }
+    sqlite3_free(cache->sysroot);
+    sqlite3_free(cache->symdir);
+    cache->sysroot = new_sysroot;
+    cache->symdir = new_symdir;
+    return 0;
+}
+
+const char *pv_cache_sysroot(const PvCache *cache)
+{
+    return cache->sysroot;
+}
+
+const char *pv_cache_symdir(const PvCache *cache)
+{
+    return cache->symdir;
 }
 
 static bool same_file_on_disk(const pv_file *f)
@@ -224,16 +262,7 @@ static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value *
     pv_strbuf_free(&out);
 }
 
-static void release_for_function(void *p)
-{
-    pv_cache_release(p);
-}
-
-int pv_register_cache_stats(sqlite3 *db, PvCache *cache)
-{
-    pv_cache_retain(cache);
-    /* create_function_v2 calls the destructor itself when it fails */
-    return sqlite3_create_function_v2(db, "perf_cache_stats", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                      cache, cache_stats_function, NULL, NULL,
-                                      release_for_function);
-}
+const PvFunctionDef pv_cache_stats_functions[] = {
+    {"perf_cache_stats", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, cache_stats_function, NULL, NULL},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

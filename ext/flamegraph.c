@@ -47,6 +47,7 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
+#include "function_defs.h"
 #include "render/flamegraph.h"
 #include "render/folded_stack.h"
 
@@ -295,23 +296,23 @@ static void flamegraph_final(sqlite3_context *ctx)
     }
 }
 
-int pv_register_flamegraph(sqlite3 *db)
-{
-    /* deterministic: both results depend on the multiset of rows, not on
-     * their order (frames are ordered by depth, children by name) */
-    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-    int rc = sqlite3_create_function(db, "perf_folded", 2, flags, NULL, NULL, folded_step,
-                                     folded_final);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_create_function(db, "perf_frame_name", 3, flags, NULL, frame_name_func,
-                                     NULL, NULL);
-    for (int argc = 1; argc <= 4 && rc == SQLITE_OK; argc++)
-        rc = sqlite3_create_function(db, "perf_flamegraph", argc, flags, NULL, NULL,
-                                     flamegraph_step, flamegraph_final);
-    /* user data marks the differential aggregate for xFinal */
-    static int differential_mark;
-    for (int argc = 3; argc <= 5 && rc == SQLITE_OK; argc++)
-        rc = sqlite3_create_function(db, "perf_flamegraph_diff", argc, flags, &differential_mark,
-                                     NULL, flamegraph_diff_step, flamegraph_final);
-    return rc;
-}
+/* Deterministic: both results depend on the multiset of rows, not on their
+ * order (frames are ordered by depth, children by name). */
+#define PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
+/* user data marks the differential aggregate for xFinal */
+static int differential_mark;
+const PvFunctionDef pv_flamegraph_functions[] = {
+    {"perf_folded", 2, PURE, false, NULL, NULL, folded_step, folded_final},
+    {"perf_frame_name", 3, PURE, false, NULL, frame_name_func, NULL, NULL},
+    {"perf_flamegraph", 1, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph", 2, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph", 3, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph", 4, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph_diff", 3, PURE, false, &differential_mark, NULL, flamegraph_diff_step,
+     flamegraph_final},
+    {"perf_flamegraph_diff", 4, PURE, false, &differential_mark, NULL, flamegraph_diff_step,
+     flamegraph_final},
+    {"perf_flamegraph_diff", 5, PURE, false, &differential_mark, NULL, flamegraph_diff_step,
+     flamegraph_final},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

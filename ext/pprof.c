@@ -13,7 +13,9 @@
  * the encoding (protobuf-c, zlib): src/render/pprof_encode.c.
  *
  * Registered SQLITE_DIRECTONLY: it reads files, so a schema (a view, a
- * trigger) must not be able to call it.
+ * trigger) must not be able to call it; and refused in a statement that
+ * writes, where SQLite 3.40 would let a CHECK constraint call it
+ * (ext/schema_guard.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 #include "analysis/pprof_profile.h"
 #include "format/event_names.h"
 #include "file_cache.h"
+#include "function_defs.h"
+#include "schema_guard.h"
 #include "symbol_paths.h"
 #include "vtab_common.h"
 
@@ -36,9 +40,15 @@ static void list_events(pv_file *f, pv_strbuf *out)
 static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     PvCache *cache = sqlite3_user_data(ctx);
+    if (pv_refused_while_writing(ctx, "perf_pprof"))
+        return;
     const char *path = (const char *)sqlite3_value_text(argv[0]);
     if (!path || !*path) {
         sqlite3_result_error(ctx, "perf_pprof: the first argument is the perf.data path", -1);
+        return;
+    }
+    if (strlen(path) != (size_t)sqlite3_value_bytes(argv[0])) {
+        sqlite3_result_error(ctx, "perf_pprof: a path with a NUL byte in it", -1);
         return;
     }
     const char *event = argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
@@ -87,19 +97,8 @@ static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pv_cache_release_file(cache, file);
 }
 
-static void release_cache(void *p)
-{
-    pv_cache_release(p);
-}
-
-int pv_register_pprof(sqlite3 *db, PvCache *cache)
-{
-    int rc = SQLITE_OK;
-    for (int argc = 1; argc <= 2 && rc == SQLITE_OK; argc++) {
-        pv_cache_retain(cache);
-        /* create_function_v2 calls the destructor itself when it fails */
-        rc = sqlite3_create_function_v2(db, "perf_pprof", argc, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                        cache, pprof_function, NULL, NULL, release_cache);
-    }
-    return rc;
-}
+const PvFunctionDef pv_pprof_functions[] = {
+    {"perf_pprof", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, pprof_function, NULL, NULL},
+    {"perf_pprof", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, pprof_function, NULL, NULL},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

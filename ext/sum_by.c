@@ -17,6 +17,7 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
+#include "function_defs.h"
 #include "render/hash_groups.h"
 #include "base/json_writer.h"
 #include "base/pv_strbuf.h"
@@ -160,9 +161,8 @@ static void sum_by_final(sqlite3_context *ctx)
     agg->started = false;
 }
 
-int pv_register_sum_by(sqlite3 *db)
-{
-    /* not deterministic: the groups come in the order they were met */
-    return sqlite3_create_function(db, "perf_sum_by", -1, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL,
-                                   NULL, sum_by_step, sum_by_final);
-}
+/* not deterministic: the groups come in the order they were met */
+const PvFunctionDef pv_sum_by_functions[] = {
+    {"perf_sum_by", -1, SQLITE_UTF8 | SQLITE_INNOCUOUS, false, NULL, NULL, sum_by_step, sum_by_final},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

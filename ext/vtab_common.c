@@ -78,6 +78,16 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                                   def->name);
         return SQLITE_ERROR;
     }
+    /* A table kept in a database file with a path would read the file the
+     * database's author named, for whoever opens the database. */
+    if (argc == 4 && strcmp(argv[1], "temp") != 0) {
+        *errmsg = sqlite3_mprintf("%s: a table that names its file is made in the temp schema "
+                                  "(CREATE VIRTUAL TABLE temp.%s USING %s(...)), not in '%s': "
+                                  "there it would read the file the database's author named for "
+                                  "whoever opens the database",
+                                  def->name, argv[2], def->name, argv[1]);
+        return SQLITE_ERROR;
+    }
     char *schema = sqlite3_mprintf("CREATE TABLE x(%s, path HIDDEN)", def->columns);
     if (!schema)
         return SQLITE_NOMEM;
@@ -624,6 +634,11 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         }
     }
     cursor_reset(cur);
+    /* a C path would end at the NUL: another file than the one named */
+    if (asked.bytes && memchr(asked.bytes, 0, asked.len)) {
+        pv_error_set(&err, "%s: a path with a NUL byte in it", tab->def->name);
+        return cursor_error(cur, &err);
+    }
     const char *path = path_text(tab, idxNum, argc, argv);
     if (!path || !*path) {
         pv_error_set(&err, "%s: needs the path of a perf.data file or directory, "

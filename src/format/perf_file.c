@@ -60,8 +60,12 @@ static char *resolve_data_path(const char *path, pv_error *err)
     struct stat st;
     if (stat(path, &st) != 0)
         return pv_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
-    if (S_ISREG(st.st_mode))
-        return dup_string(path);
+    if (S_ISREG(st.st_mode)) {
+        char *copy = dup_string(path);
+        if (!copy)
+            pv_error_set(err, "%s: out of memory", path);
+        return copy;
+    }
     if (!S_ISDIR(st.st_mode)) {
         pv_error_set(err, "%s: not a regular file or a perf.data directory", path);
         return NULL;

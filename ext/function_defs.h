@@ -1,0 +1,30 @@
+/*
+ * The SQL functions of the extension, described as data so that the entry
+ * point (ext/perfvtab.c) registers them from one list and can take back
+ * exactly what it registered when a later step fails.  Each ext/ file with
+ * functions exports a list ending with an entry whose name is NULL.
+ */
+#ifndef PV_FUNCTION_DEFS_H
+#define PV_FUNCTION_DEFS_H
+
+#include <sqlite3ext.h>
+#include <stdbool.h>
+
+typedef struct PvFunctionDef {
+    const char *name;
+    int nargs;          /* -1: any number */
+    int flags;          /* SQLITE_UTF8 | SQLITE_DIRECTONLY ... */
+    bool connection_data;   /* user data: the connection's state (PvCache) */
+    void *data;             /* else this user data */
+    void (*func)(sqlite3_context *, int, sqlite3_value **);
+    void (*step)(sqlite3_context *, int, sqlite3_value **);
+    void (*final)(sqlite3_context *);
+} PvFunctionDef;
+
+extern const PvFunctionDef pv_cache_stats_functions[];   /* ext/file_cache.c */
+extern const PvFunctionDef pv_pprof_functions[];         /* ext/pprof.c */
+extern const PvFunctionDef pv_symbol_path_functions[];   /* ext/symbol_paths.c */
+extern const PvFunctionDef pv_flamegraph_functions[];    /* ext/flamegraph.c */
+extern const PvFunctionDef pv_sum_by_functions[];        /* ext/sum_by.c */
+
+#endif

@@ -25,6 +25,7 @@
 #include "file_cache.h"
 #include "function_defs.h"
 #include "schema_guard.h"
+#include "stop_probe.h"
 #include "symbol_paths.h"
 #include "vtab_common.h"
 
@@ -37,7 +38,7 @@ static void list_events(pv_file *f, pv_strbuf *out)
     }
 }
 
-static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void pprof_profile(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     PvCache *cache = sqlite3_user_data(ctx);
     if (pv_refused_while_writing(ctx, "perf_pprof"))
@@ -52,7 +53,7 @@ static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         return;
     }
     const char *event = argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
-    pv_error err = {{0}};
+    pv_error err = {0};
     pv_file *file = NULL;
     if (pv_cache_acquire_file(cache, path, &file, &err)) {
         pv_result_error(ctx, &err);
@@ -95,6 +96,17 @@ static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pv_pprof_tables_free(&tables);
     pv_symbolizer_free(sym);
     pv_cache_release_file(cache, file);
+}
+
+/* The profile is built with the statement's interrupt and progress handler
+ * watching (ext/stop_probe.h). */
+static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    PvStopProbe stop = {0};
+    pv_stop_probe_enter(&stop, sqlite3_context_db_handle(ctx));
+    pprof_profile(ctx, argc, argv);
+    pv_stop_probe_leave(&stop);
+    pv_stop_probe_finish(&stop);
 }
 
 const PvFunctionDef pv_pprof_functions[] = {

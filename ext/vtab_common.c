@@ -1,11 +1,11 @@
 #include "vtab_common.h"
 
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "file_cache.h"
+#include "path_glob.h"
 #include "row_values.h"
 #include "vtab_tab.h"
 
@@ -101,6 +101,7 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     if (!tab)
         return SQLITE_NOMEM;
     memset(tab, 0, sizeof *tab);
+    tab->db = db;
     tab->def = def;
     tab->cache = cache;
     tab->path_column = count_columns(def->columns);
@@ -221,6 +222,7 @@ static void cursor_reset(PvCursor *cur)
 }
 static void cursor_free(PvCursor *cur)
 {
+    pv_stop_probe_finish(&cur->stop);
     cursor_reset(cur);
     pv_strbuf_free(&cur->text);
     sqlite3_free(cur->state);
@@ -231,6 +233,8 @@ static int pvClose(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
+    /* even for a cursor kept on: a live statement makes sqlite3_close wait */
+    pv_stop_probe_finish(&cur->stop);
     if (tab->keeper == cur) {
         if (cur->by_ordinal && file_shared(cur)) {
             tab->keeper_closed = true;
@@ -247,7 +251,7 @@ static int cursor_error(PvCursor *cur, const pv_error *err)
     sqlite3_free(cur->base.pVtab->zErrMsg);
     cur->base.pVtab->zErrMsg = sqlite3_mprintf("%s", err->msg);
     cur->eof = true;
-    return SQLITE_ERROR;
+    return pv_error_code(err);
 }
 
 /* An integer bound from a constraint's value; false when the value is not
@@ -401,41 +405,9 @@ static int apply_filter(PvCursor *cur, pv_error *err)
     return 0;
 }
 
-static bool has_glob_characters(const char *path)
-{
-    return strpbrk(path, "*?[") != NULL;
-}
-
-/* A path with wildcards that names no file itself: the files it matches. */
 static int expand_glob(PvCursor *cur, const char *pattern, pv_error *err)
 {
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    int rc = glob(pattern, 0, NULL, &g);
-    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
-        globfree(&g);
-        return pv_error_set(err, "%s: no such file, and no file matches it as a pattern", pattern);
-    }
-    if (rc != 0) {
-        globfree(&g);
-        return pv_error_set(err, "%s: cannot expand the pattern", pattern);
-    }
-    cur->paths = sqlite3_malloc64(g.gl_pathc * sizeof *cur->paths);
-    if (!cur->paths) {
-        globfree(&g);
-        return pv_error_set(err, "%s: out of memory", pattern);
-    }
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        cur->paths[i] = sqlite3_mprintf("%s", g.gl_pathv[i]);
-        if (!cur->paths[i]) {
-            cur->nr_paths = i;
-            globfree(&g);
-            return pv_error_set(err, "%s: out of memory", pattern);
-        }
-    }
-    cur->nr_paths = g.gl_pathc;
-    globfree(&g);
-    return 0;
+    return pv_glob_expand(pattern, &cur->paths, &cur->nr_paths, err);
 }
 
 static void free_paths(PvCursor *cur)
@@ -528,7 +500,7 @@ static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxSt
         return;
     }
     PvCursor held = *keeper;
-    size_t head = sizeof keeper->base;
+    size_t head = offsetof(PvCursor, def);
     memcpy((char *)keeper + head, (char *)cur + head, sizeof *cur - head);
     memcpy((char *)cur + head, (char *)&held + head, sizeof *cur - head);
     if (tab->keeper_closed)
@@ -612,8 +584,8 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
     return SQLITE_OK;
 }
 
-static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
-                    int argc, sqlite3_value **argv)
+static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+                       int argc, sqlite3_value **argv)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
@@ -662,7 +634,7 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         cur->ordinal_idx_str = idxStr ? sqlite3_mprintf("%s", idxStr) : NULL;
     }
     struct stat st;
-    if (has_glob_characters(path) && stat(path, &st) != 0) {
+    if (pv_glob_is_pattern(path) && stat(path, &st) != 0) {
         if (expand_glob(cur, path, &err))
             return cursor_error(cur, &err);
         if ((idxNum & IDX_ORDER_CONSUMED) && cur->nr_paths > 1) {
@@ -681,7 +653,7 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     return SQLITE_OK;
 }
 
-static int pvNext(sqlite3_vtab_cursor *base)
+static int next_row(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     pv_error err;
@@ -700,12 +672,33 @@ static int pvNext(sqlite3_vtab_cursor *base)
     return SQLITE_OK;
 }
 
+/* xFilter, xNext and xColumn do their work with the statement's interrupt
+ * and progress handler watching (ext/stop_probe.h). */
+static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv)
+{
+    PvCursor *cur = (PvCursor *)base;
+    pv_stop_probe_enter(&cur->stop, ((PvTab *)base->pVtab)->db);
+    int rc = filter_rows(base, idxNum, idxStr, argc, argv);
+    pv_stop_probe_leave(&cur->stop);
+    return rc;
+}
+
+static int pvNext(sqlite3_vtab_cursor *base)
+{
+    PvCursor *cur = (PvCursor *)base;
+    pv_stop_probe_enter(&cur->stop, ((PvTab *)base->pVtab)->db);
+    int rc = next_row(base);
+    pv_stop_probe_leave(&cur->stop);
+    return rc;
+}
+
 static int pvEof(sqlite3_vtab_cursor *base)
 {
     return ((PvCursor *)base)->eof;
 }
 
-static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+static int column_value(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
@@ -748,6 +741,15 @@ static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
     }
     *rowid = cur->rowid;
     return SQLITE_OK;
+}
+
+static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+{
+    PvCursor *cur = (PvCursor *)base;
+    pv_stop_probe_enter(&cur->stop, ((PvTab *)base->pVtab)->db);
+    int rc = column_value(base, ctx, i);
+    pv_stop_probe_leave(&cur->stop);
+    return rc;
 }
 
 static const sqlite3_module pv_module = {

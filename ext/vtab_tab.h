@@ -17,6 +17,7 @@ enum {
 
 typedef struct PvTab {
     sqlite3_vtab base;      /* must be first */
+    sqlite3 *db;            /* the connection, for its interrupt (stop_probe.h) */
     const PvTableDef *def;
     PvCache *cache;
     int path_column;        /* index of the hidden path column */

@@ -10,6 +10,7 @@
 
 #include "format/attr.h"
 #include "base/pv_cursor.h"
+#include "base/pv_stop.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -139,6 +140,10 @@ static int read_fd(int fd, const char *path, uint64_t offset, uint8_t *buf, uint
 int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
                  pv_error *err)
 {
+    /* every read of a recording's bytes is a point where long work (a scan,
+     * building an index or a profile) stops when asked */
+    if (pv_stop_check_point(f->path, err))
+        return -1;
     if (segment > 0) {
         const pv_segment *s = &f->segments[segment - 1];
         return read_fd(s->fd, s->path, offset, buf, n, err);

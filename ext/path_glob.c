@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/pv_stop.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -162,6 +161,7 @@ static bool has_wildcard(const char *component, size_t len)
 
 typedef struct Walk {
     const char *pattern;
+    const pv_stop *stop;
     uint64_t visited;
     pv_error *err;
 } Walk;
@@ -170,7 +170,7 @@ typedef struct Walk {
 static int read_level(Walk *w, const char *prefix, const char *sep, size_t sep_len,
                       const char *component, size_t len, Paths *next)
 {
-    if (pv_stop_check_point(w->pattern, w->err))
+    if (pv_stop_check_point(w->stop, w->pattern, w->err))
         return -1;
     /* the directory: prefix and the slashes after it ("/" for a pattern's
      * root), or "." for a relative pattern's first component */
@@ -189,7 +189,7 @@ static int read_level(Walk *w, const char *prefix, const char *sep, size_t sep_l
             return pv_error_set(w->err, "%s: the pattern reads over %u directory entries; "
                                 "name fewer directories", w->pattern, PV_GLOB_MAX_VISITED);
         }
-        if ((w->visited & 1023) == 0 && pv_stop_check_point(w->pattern, w->err)) {
+        if ((w->visited & 1023) == 0 && pv_stop_check_point(w->stop, w->pattern, w->err)) {
             closedir(dir);
             return -1;
         }
@@ -217,7 +217,8 @@ static int compare_paths(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int pv_glob_expand(const char *pattern, char ***paths, size_t *count, pv_error *err)
+int pv_glob_expand(const char *pattern, const pv_stop *stop, char ***paths, size_t *count,
+                   pv_error *err)
 {
     *paths = NULL;
     *count = 0;
@@ -234,7 +235,7 @@ int pv_glob_expand(const char *pattern, char ***paths, size_t *count, pv_error *
     if (wild > PV_GLOB_MAX_COMPONENTS)
         return pv_error_set(err, "%.64s...: a pattern with %zu components that have wildcards; "
                             "at most %u", pattern, wild, PV_GLOB_MAX_COMPONENTS);
-    Walk w = {pattern, 0, err};
+    Walk w = {pattern, stop, 0, err};
     Paths level = {0}, next = {0};
     if (!paths_add(&level, "", "", 0, "", 0))
         return pv_error_set_kind(err, PV_ERROR_NOMEM, "%s: out of memory", pattern);

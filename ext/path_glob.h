@@ -10,7 +10,7 @@
  * 3,000-component pattern overflowed the stack) and walks a whole file
  * tree for `/[star]/[star]/...` without a way to stop it.  Here the walk is a loop
  * over one level at a time, the pattern's size is bounded, the walk stops
- * when the statement is interrupted (base/pv_stop.h) and when it has
+ * when stop says so (base/pv_stop.h) and when it has
  * visited too many paths, each with an error that says so.
  */
 #ifndef PV_PATH_GLOB_H
@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "base/pv_error.h"
+#include "base/pv_stop.h"
 
 #define PV_GLOB_MAX_PATTERN 4096        /* bytes: PATH_MAX */
 #define PV_GLOB_MAX_COMPONENTS 64       /* components with a wildcard */
@@ -31,7 +32,8 @@ int pv_glob_is_pattern(const char *path);
 /* The paths matching pattern, sorted, as sqlite3_malloc'd strings in a
  * sqlite3_malloc'd array (free with pv_glob_free); 0, or -1 with err set:
  * no match, a bound passed, interrupted, or out of memory. */
-int pv_glob_expand(const char *pattern, char ***paths, size_t *count, pv_error *err);
+int pv_glob_expand(const char *pattern, const pv_stop *stop, char ***paths, size_t *count,
+                   pv_error *err);
 void pv_glob_free(char **paths, size_t count);
 
 #endif

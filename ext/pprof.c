@@ -38,7 +38,7 @@ static void list_events(pv_file *f, pv_strbuf *out)
     }
 }
 
-static void pprof_profile(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     PvCache *cache = sqlite3_user_data(ctx);
     if (pv_refused_while_writing(ctx, "perf_pprof"))
@@ -59,6 +59,10 @@ static void pprof_profile(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         pv_result_error(ctx, &err);
         return;
     }
+    /* the profile is built with the statement's interrupt and progress
+     * handler watching (ext/stop_probe.h) */
+    PvStopProbe stop = {0};
+    pv_file_set_stop(file, pv_stop_probe_arm(&stop, sqlite3_context_db_handle(ctx)));
     int attr_index = event ? pv_pprof_find_event(file, event) : pv_pprof_default_event(file);
     if (attr_index < 0) {
         pv_strbuf msg = {0};
@@ -71,6 +75,8 @@ static void pprof_profile(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         pv_strbuf_printf(&msg, ")");
         sqlite3_result_error(ctx, pv_strbuf_text(&msg), -1);
         pv_strbuf_free(&msg);
+        pv_file_clear_stop(file, &stop.stop);
+        pv_stop_probe_finish(&stop);
         pv_cache_release_file(cache, file);
         return;
     }
@@ -95,18 +101,9 @@ static void pprof_profile(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
     pv_pprof_tables_free(&tables);
     pv_symbolizer_free(sym);
-    pv_cache_release_file(cache, file);
-}
-
-/* The profile is built with the statement's interrupt and progress handler
- * watching (ext/stop_probe.h). */
-static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    PvStopProbe stop = {0};
-    pv_stop_probe_enter(&stop, sqlite3_context_db_handle(ctx));
-    pprof_profile(ctx, argc, argv);
-    pv_stop_probe_leave(&stop);
+    pv_file_clear_stop(file, &stop.stop);
     pv_stop_probe_finish(&stop);
+    pv_cache_release_file(cache, file);
 }
 
 const PvFunctionDef pv_pprof_functions[] = {

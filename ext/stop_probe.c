@@ -4,7 +4,7 @@
 
 SQLITE_EXTENSION_INIT3
 
-static bool must_stop(void *arg)
+bool pv_stop_probe_must_stop(void *arg)
 {
     PvStopProbe *probe = arg;
     if (probe->stopped)
@@ -26,18 +26,6 @@ static bool must_stop(void *arg)
     sqlite3_reset(probe->stmt);
     probe->stopped = rc == SQLITE_INTERRUPT;
     return probe->stopped;
-}
-
-void pv_stop_probe_enter(PvStopProbe *probe, sqlite3 *db)
-{
-    probe->db = db;
-    probe->stopped = false;
-    pv_stop_enter(&probe->scope, must_stop, probe);
-}
-
-void pv_stop_probe_leave(PvStopProbe *probe)
-{
-    pv_stop_leave(&probe->scope);
 }
 
 void pv_stop_probe_finish(PvStopProbe *probe)

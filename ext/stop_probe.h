@@ -5,10 +5,11 @@
  * own opcodes, which do not run while the extension works; and SQLite 3.40
  * has no sqlite3_is_interrupted.  So the reader's stop points
  * (base/pv_stop.h) step a tiny statement of the same connection: SQLite
- * answers it SQLITE_INTERRUPT when the connection was interrupted, and runs
- * the progress handler for its opcodes, which can stop it the same way.
- * The statement is kept while its holder (a cursor) lives, and finalized
- * before the holder goes, so that it never keeps sqlite3_close waiting.
+ * answers it SQLITE_INTERRUPT when the connection was interrupted (or
+ * refuses to prepare it), and runs the progress handler for its opcodes,
+ * which can stop it the same way.  The statement is kept while its holder
+ * (a cursor) lives, and finalized before the holder goes, so that it never
+ * keeps sqlite3_close waiting.
  */
 #ifndef PV_STOP_PROBE_H
 #define PV_STOP_PROBE_H
@@ -19,17 +20,27 @@
 #include "base/pv_stop.h"
 
 typedef struct PvStopProbe {
+    pv_stop stop;           /* what the reader asks: must_stop(probe) */
     sqlite3 *db;
     sqlite3_stmt *stmt;     /* prepared at the first stop point */
     bool stopped;
-    pv_stop_scope scope;
 } PvStopProbe;
 
-/* Makes db's interrupt and progress handler stop the reader's work on this
- * thread until pv_stop_probe_leave. */
-void pv_stop_probe_enter(PvStopProbe *probe, sqlite3 *db);
-void pv_stop_probe_leave(PvStopProbe *probe);
-/* Finalizes the statement; the probe may be entered again. */
+bool pv_stop_probe_must_stop(void *probe);
+
+/* Readies probe to ask db, from the calling thread (again after the
+ * statement moved to another thread).  Returns &probe->stop.  Inline: a
+ * scan arms it for every row. */
+static inline const pv_stop *pv_stop_probe_arm(PvStopProbe *probe, sqlite3 *db)
+{
+    probe->db = db;
+    probe->stopped = false;
+    probe->stop.check = pv_stop_probe_must_stop;
+    probe->stop.arg = probe;
+    probe->stop.thread = pthread_self();
+    return &probe->stop;
+}
+/* Finalizes the statement; the probe may be armed again. */
 void pv_stop_probe_finish(PvStopProbe *probe);
 
 #endif

@@ -186,14 +186,34 @@ static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
 static void free_paths(PvCursor *cur);
 
 /* Lets go of the current file and what the table decoded from it. */
+/* The reads of cur's file (its scan's, its symbolizer's) stop when the
+ * statement is interrupted (ext/stop_probe.h): armed when the scan starts,
+ * from the thread that runs it. */
+static void arm_stop(PvCursor *cur)
+{
+    const pv_stop *stop = pv_stop_probe_arm(&cur->stop, ((PvTab *)cur->base.pVtab)->db);
+    if (cur->file)
+        pv_file_set_stop(cur->file, stop);
+}
+
+/* Per row: armed again when another cursor of the connection, sharing the
+ * file, took the file's stop over (or dropped it when it closed). */
+static inline void keep_stop(PvCursor *cur)
+{
+    if (cur->file && pv_file_stop(cur->file) != &cur->stop.stop)
+        pv_file_set_stop(cur->file, &cur->stop.stop);
+}
+
 static void cursor_release_file(PvCursor *cur)
 {
     if (cur->def->reset)
         cur->def->reset(cur);
     if (cur->state)
         memset(cur->state, 0, state_zero_size(cur->def));
-    if (cur->file)
+    if (cur->file) {
+        pv_file_clear_stop(cur->file, &cur->stop.stop);
         pv_cache_release_file(cur->cache, cur->file);
+    }
     cur->file = NULL;
     cur->eof = true;
 }
@@ -407,7 +427,8 @@ static int apply_filter(PvCursor *cur, pv_error *err)
 
 static int expand_glob(PvCursor *cur, const char *pattern, pv_error *err)
 {
-    return pv_glob_expand(pattern, &cur->paths, &cur->nr_paths, err);
+    const pv_stop *stop = pv_stop_probe_arm(&cur->stop, ((PvTab *)cur->base.pVtab)->db);
+    return pv_glob_expand(pattern, stop, &cur->paths, &cur->nr_paths, err);
 }
 
 static void free_paths(PvCursor *cur)
@@ -422,7 +443,10 @@ static void free_paths(PvCursor *cur)
 /* Opens path and positions the cursor on its first row. */
 static int start_file(PvCursor *cur, const char *path, pv_error *err)
 {
-    if (pv_cache_acquire_file(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
+    if (pv_cache_acquire_file(cur->cache, path, &cur->file, err))
+        return -1;
+    arm_stop(cur);
+    if (apply_filter(cur, err))
         return -1;
     cur->eof = false;
     return cur->def->first(cur, err);
@@ -584,8 +608,8 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
     return SQLITE_OK;
 }
 
-static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
-                       int argc, sqlite3_value **argv)
+static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
@@ -653,9 +677,10 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
     return SQLITE_OK;
 }
 
-static int next_row(sqlite3_vtab_cursor *base)
+static int pvNext(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
+    keep_stop(cur);
     pv_error err;
     if (cur->groups) {
         /* rows equal in every column read are one entry, handed out
@@ -672,35 +697,15 @@ static int next_row(sqlite3_vtab_cursor *base)
     return SQLITE_OK;
 }
 
-/* xFilter, xNext and xColumn do their work with the statement's interrupt
- * and progress handler watching (ext/stop_probe.h). */
-static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
-                    int argc, sqlite3_value **argv)
-{
-    PvCursor *cur = (PvCursor *)base;
-    pv_stop_probe_enter(&cur->stop, ((PvTab *)base->pVtab)->db);
-    int rc = filter_rows(base, idxNum, idxStr, argc, argv);
-    pv_stop_probe_leave(&cur->stop);
-    return rc;
-}
-
-static int pvNext(sqlite3_vtab_cursor *base)
-{
-    PvCursor *cur = (PvCursor *)base;
-    pv_stop_probe_enter(&cur->stop, ((PvTab *)base->pVtab)->db);
-    int rc = next_row(base);
-    pv_stop_probe_leave(&cur->stop);
-    return rc;
-}
-
 static int pvEof(sqlite3_vtab_cursor *base)
 {
     return ((PvCursor *)base)->eof;
 }
 
-static int column_value(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
+    keep_stop(cur);
     PvTab *tab = (PvTab *)base->pVtab;
     if (cur->groups) {
         int cell = i >= 0 && i < 64 ? cur->cell_of[i] : -1;
@@ -741,15 +746,6 @@ static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
     }
     *rowid = cur->rowid;
     return SQLITE_OK;
-}
-
-static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
-{
-    PvCursor *cur = (PvCursor *)base;
-    pv_stop_probe_enter(&cur->stop, ((PvTab *)base->pVtab)->db);
-    int rc = column_value(base, ctx, i);
-    pv_stop_probe_leave(&cur->stop);
-    return rc;
 }
 
 static const sqlite3_module pv_module = {

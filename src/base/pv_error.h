@@ -2,7 +2,7 @@
  * The reader's error: one message buffer, filled once with what went wrong,
  * where (file and byte offset) and why, and what kind of failure it is, so
  * that the SQL layer (ext/) can hand it on as the statement's error with
- * the right code (SQLITE_NOMEM, SQLITE_INTERRUPT, ...).  The reader knows
+ * the right code (out of memory, interrupted, ...).  The reader knows
  * nothing of SQL.
  */
 #ifndef PV_ERROR_H

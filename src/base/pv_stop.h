@@ -1,37 +1,32 @@
 /*
- * Long work stops when its caller asks.  The reader calls
- * pv_stop_requested() between units of work (each read of a file's bytes,
- * each directory a pattern reads, a batch of frames rendered), and fails
- * with a PV_ERROR_STOPPED error when it says so.  The caller installs, for
- * the thread that does the work, a check of its own: ext/ asks SQLite
- * whether the statement was interrupted (sqlite3_interrupt) or its
- * progress handler wants it to stop.  Without a check installed nothing
- * stops.  Scopes nest: the innermost check is asked.
+ * Long work stops when its caller asks.  The caller hands the reader a
+ * pv_stop (on a file: pv_file_set_stop; to a pattern's walk), and the reader
+ * asks it between units of work: before each read of a recording's bytes,
+ * each decompressed block, each directory a pattern reads.  ext/ makes the
+ * check ask whether the statement was interrupted or its progress handler
+ * wants it to stop (ext/stop_probe.h).
+ *
+ * A check is asked only on the thread it was made for: a recording's bytes
+ * are also read by the thread that decompresses them (stream/unpack.c),
+ * which must not run the caller's check, and is stopped by the walk that
+ * waits for it instead.
  */
 #ifndef PV_STOP_H
 #define PV_STOP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "base/pv_error.h"
 
-typedef bool pv_stop_check(void *arg);
-
-typedef struct pv_stop_scope {
-    pv_stop_check *check;
+typedef struct pv_stop {
+    bool (*check)(void *arg);   /* true: stop */
     void *arg;
-    struct pv_stop_scope *outer;
-} pv_stop_scope;
+    pthread_t thread;           /* the only thread that asks it */
+} pv_stop;
 
-/* Installs check(arg) for this thread until pv_stop_leave(scope). */
-void pv_stop_enter(pv_stop_scope *scope, pv_stop_check *check, void *arg);
-void pv_stop_leave(pv_stop_scope *scope);
-
-/* True when the installed check asks the work to stop. */
-bool pv_stop_requested(void);
-
-/* pv_stop_requested(), as an error: -1 with err set ("what: stopped") when
- * the work must stop, else 0. */
-int pv_stop_check_point(const char *what, pv_error *err);
+/* -1 with err set ("what: interrupted", PV_ERROR_STOPPED) when stop, asked
+ * on its own thread, says the work must stop; else 0 (also for NULL). */
+int pv_stop_check_point(const pv_stop *stop, const char *what, pv_error *err);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include "format/attr.h"
 #include "base/pv_cursor.h"
-#include "base/pv_stop.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -142,7 +141,7 @@ int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, u
 {
     /* every read of a recording's bytes is a point where long work (a scan,
      * building an index or a profile) stops when asked */
-    if (pv_stop_check_point(f->path, err))
+    if (pv_stop_check_point(f->stop, f->path, err))
         return -1;
     if (segment > 0) {
         const pv_segment *s = &f->segments[segment - 1];

@@ -9,7 +9,6 @@
 #include "format/perf_abi.h"
 #include "format/user_records.h"
 #include "stream/record_walk.h"
-#include "base/pv_stop.h"
 
 /* Decompressed bytes per block: big enough that handing a block over costs
  * nothing next to filling it, small enough that the blocks stay in cache
@@ -285,7 +284,7 @@ int pv_unpacker_next_block(pv_unpacker *u, const pv_unpack_block **out, pv_error
 {
     /* the walk of a compressed file reads no file bytes itself: each
      * block is where it stops when asked */
-    if (pv_stop_check_point(u->path, err))
+    if (pv_stop_check_point(u->file->stop, u->path, err))
         return -1;
     if (!u->threaded) {
         pv_unpack_block *b = &u->blocks[0];

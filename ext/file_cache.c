@@ -98,15 +98,6 @@ const char *pv_cache_symdir(const PvCache *cache)
     return cache->symdir;
 }
 
-static bool same_file_on_disk(const pv_file *f)
-{
-    struct stat st;
-    if (stat(f->data_path, &st) != 0)
-        return false;
-    uint64_t mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
-           mtime == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
-}
 
 static void clear_slot(PvCacheEntry *e)
 {
@@ -123,7 +114,7 @@ int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_er
     for (int i = 0; i < CACHE_SLOTS; i++) {
         PvCacheEntry *e = &cache->slots[i];
         if (e->file && strcmp(e->path, path) == 0) {
-            if (same_file_on_disk(e->file)) {
+            if (pv_file_unchanged_on_disk(e->file)) {
                 e->users++;
                 e->last_used = ++cache->clock;
                 *out = e->file;

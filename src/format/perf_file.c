@@ -83,6 +83,11 @@ static char *resolve_data_path(const char *path, pv_error *err)
     return NULL;
 }
 
+static uint64_t mtime_of(const struct stat *st)
+{
+    return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+}
+
 /* Opens a regular file for reading; its size in *size. */
 static int open_regular(const char *path, int *fd, uint64_t *size, struct stat *st_out,
                         pv_error *err)
@@ -108,14 +113,35 @@ static int open_file(pv_file *f, pv_error *err)
         return -1;
     f->dev = (uint64_t)st.st_dev;
     f->ino = (uint64_t)st.st_ino;
-    f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    f->mtime_ns = mtime_of(&st);
     if (f->file_size == 0)
         return pv_error_set(err, "%s: empty file (offset 0x0): not a perf.data file", f->data_path);
     return 0;
 }
 
-static int read_fd(int fd, const char *path, uint64_t offset, uint8_t *buf, uint64_t n,
-                   pv_error *err)
+/*
+ * Whether fd is still the file as opened.  A file rewritten in place keeps
+ * its inode but not its modification time or size: the kernel updates the
+ * time before a write changes the bytes, so a read that finds it unchanged
+ * afterwards read the bytes as they were.  Rows therefore come wholly from
+ * one version of the file; the first read after a change is an error.
+ */
+static int check_unchanged(int fd, const char *path, uint64_t size, uint64_t mtime_ns,
+                           pv_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return pv_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
+    if ((uint64_t)st.st_size != size || mtime_of(&st) != mtime_ns)
+        return pv_error_set(err, "%s: the file changed while it was being read (now %llu bytes, "
+                            "%llu when opened): the rows before this error came from it as it "
+                            "was; query it again to read it as it is now", path,
+                            (unsigned long long)st.st_size, (unsigned long long)size);
+    return 0;
+}
+
+static int read_fd(int fd, const char *path, uint64_t size, uint64_t mtime_ns, uint64_t offset,
+                   uint8_t *buf, uint64_t n, pv_error *err)
 {
     uint64_t done = 0;
     while (done < n) {
@@ -133,7 +159,7 @@ static int read_fd(int fd, const char *path, uint64_t offset, uint8_t *buf, uint
                                 (unsigned long long)(n - done));
         done += (uint64_t)got;
     }
-    return 0;
+    return check_unchanged(fd, path, size, mtime_ns, err);
 }
 
 int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
@@ -145,7 +171,7 @@ int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, u
         return -1;
     if (segment > 0) {
         const pv_segment *s = &f->segments[segment - 1];
-        return read_fd(s->fd, s->path, offset, buf, n, err);
+        return read_fd(s->fd, s->path, s->file_size, s->mtime_ns, offset, buf, n, err);
     }
     if (f->memory) {
         if (offset > f->file_size || f->file_size - offset < n)
@@ -155,7 +181,16 @@ int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, u
         memcpy(buf, f->memory + offset, (size_t)n);
         return 0;
     }
-    return read_fd(f->fd, f->data_path, offset, buf, n, err);
+    return read_fd(f->fd, f->data_path, f->file_size, f->mtime_ns, offset, buf, n, err);
+}
+
+bool pv_file_unchanged_on_disk(const pv_file *f)
+{
+    struct stat st;
+    if (f->memory || stat(f->data_path, &st) != 0)
+        return f->memory != NULL;
+    return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
+           mtime_of(&st) == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
 }
 
 /* n bytes at offset into a new buffer the caller frees. */
@@ -363,8 +398,10 @@ static int open_segments(pv_file *f, pv_error *err)
         memset(s, 0, sizeof *s);
         s->path = path;
         s->fd = -1;
-        if (open_regular(path, &s->fd, &s->file_size, NULL, err))
+        struct stat st;
+        if (open_regular(path, &s->fd, &s->file_size, &st, err))
             return -1;
+        s->mtime_ns = mtime_of(&st);
         s->data_offset = 0;
         s->data_end = s->file_size;
     }

@@ -50,6 +50,7 @@ typedef struct pv_segment {
     char *path;
     int fd;
     uint64_t file_size;
+    uint64_t mtime_ns;          /* when opened: a change shows in each read */
     uint64_t data_offset;
     uint64_t data_end;
 } pv_segment;
@@ -162,6 +163,10 @@ static inline void pv_file_clear_stop(pv_file *f, const pv_stop *stop)
     if (f->stop == stop)
         f->stop = NULL;
 }
+
+/* Whether f's file (its data file: the data.N files are checked as they are
+ * read) is still the one opened: device, inode, modification time, size. */
+bool pv_file_unchanged_on_disk(const pv_file *f);
 
 int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
                  pv_error *err);

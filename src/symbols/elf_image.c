@@ -91,7 +91,7 @@ bool pv_elf_probe(const char *path, pv_elf_image *img, char *why, size_t why_siz
         snprintf(why, why_size, "cannot open %s", path);
         return false;
     }
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok)
         probe_elf(elf, img);
@@ -267,7 +267,7 @@ static bool with_elf(const char *path, void (*fn)(Elf *, pv_symtree *), pv_symtr
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok)
         fn(elf, t);

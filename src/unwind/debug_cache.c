@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "unwind/elf_snapshot.h"
 #include "unwind/inline_frames.h"
 
 /* One file: its libdwfl session, or the memory that it is no ELF file. */
@@ -44,7 +46,7 @@ pv_debug_cache *pv_debug_cache_new(size_t max_files)
     c->generation = 1;
     /* as the unwinding sessions find files (dwarf_unwind.c) */
     c->callbacks.find_elf = dwfl_build_id_find_elf;
-    c->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    c->callbacks.find_debuginfo = pv_elf_snapshot_find_debuginfo;
     c->callbacks.section_address = dwfl_offline_section_address;
     c->callbacks.debuginfo_path = &c->debuginfo_path;
     return c;
@@ -144,9 +146,14 @@ static bool open_file(pv_debug_cache *c, debug_file *f, const char *path)
     f->dwfl = dwfl_begin(&c->callbacks);
     if (!f->dwfl)
         return true;
+    /* libdwfl maps what it is given: a snapshot (unwind/elf_snapshot.h) */
+    char why[256];
+    int fd = pv_elf_snapshot(path, -1, why, sizeof why);
     dwfl_report_begin(f->dwfl);
-    f->mod = dwfl_report_elf(f->dwfl, path, path, -1, 0, true);
+    f->mod = fd >= 0 ? dwfl_report_elf(f->dwfl, path, path, fd, 0, true) : NULL;
     dwfl_report_end(f->dwfl, NULL, NULL);
+    if (!f->mod && fd >= 0)
+        close(fd);
     if (!f->mod) {
         dwfl_end(f->dwfl);
         f->dwfl = NULL;

@@ -1,5 +1,7 @@
 #include "unwind/dwarf_unwind.h"
 
+#include "unwind/elf_snapshot.h"
+
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
@@ -125,8 +127,8 @@ static int find_debug_frame_file(Dwfl_Module *mod, void **userdata, const char *
     if (u && u->debug_cache && file_name &&
         !pv_debug_cache_has_debug_frame(u->debug_cache, file_name))
         return -1;
-    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                        debuglink_crc, debuginfo_file_name);
+    return pv_elf_snapshot_find_debuginfo(mod, userdata, modname, base, file_name,
+                                          debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
 pv_unwinder *pv_unwinder_new(const char *arch)
@@ -412,7 +414,7 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
     /* The bias needs the program headers: read them from a handle of our
      * own, then let libdwfl open the file for the module. */
     int fd = open(map.path, O_RDONLY | O_CLOEXEC);
-    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
     GElf_Ehdr ehdr_mem, *ehdr = elf ? gelf_getehdr(elf, &ehdr_mem) : NULL;
     if (!ehdr) {
         if (elf)
@@ -437,9 +439,14 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
                       (unsigned long long)pc, map.path, machine, u->abi->name);
         return NULL;
     }
+    /* libdwfl maps what it is given: a snapshot (unwind/elf_snapshot.h) */
+    char why[256];
+    int snapshot = pv_elf_snapshot(map.path, -1, why, sizeof why);
     dwfl_report_begin_add(p->dwfl);
-    mod = dwfl_report_elf(p->dwfl, map.path, map.path, -1, bias, true);
+    mod = snapshot >= 0 ? dwfl_report_elf(p->dwfl, map.path, map.path, snapshot, bias, true) : NULL;
     dwfl_report_end(p->dwfl, NULL, NULL);
+    if (!mod && snapshot >= 0)
+        close(snapshot);
     void **userdata = NULL;
     if (mod)
         dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);

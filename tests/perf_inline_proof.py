@@ -41,8 +41,9 @@ import subprocess
 # perf script -F ip,sym,symoff,dso frame lines; sym+off or [unknown]; dso
 # names may hold spaces and parentheses, symbol names spaces
 FRAME_RE = re.compile(r"^\s*([0-9a-f]+) (.*?\+0x[0-9a-f]+|\[unknown\]) \((.*)\)$")
-# a sample's line: [comm tid] time: [period]
-HEAD_RE = re.compile(r"^(?:(\S.*?)\s+(\d+)\s+)?\s*(\d+\.\d+):\s*(\d+)?\s*$")
+# a sample's line: [comm tid] time: [period] [its frame, with -G]
+HEAD_RE = re.compile(r"^\s*(?:(\S.*?)\s+(\d+)\s+)?(\d+\.\d+):\s*(\d+)?"
+                     r"(?:\s+([0-9a-f]+) (.*?\+0x[0-9a-f]+|\[unknown\]) \((.*)\))?\s*$")
 
 
 def ns(text):
@@ -57,7 +58,7 @@ class Sample:
 
 
 def parse_samples(text):
-    """perf script --ns -F [comm,tid,]time[,period],ip,sym,symoff,dso: [Sample]."""
+    """perf script --ns [-G] -F [comm,tid,]time[,period],ip,sym,symoff,dso: [Sample]."""
     samples = []
     for line in text.splitlines():
         m = FRAME_RE.match(line)
@@ -68,6 +69,8 @@ def parse_samples(text):
         if head:
             samples.append(Sample(head.group(1), head.group(2) and int(head.group(2)),
                                   ns(head.group(3)), head.group(4) and int(head.group(4))))
+            if head.group(5):
+                samples[-1].frames.append(head.group(5, 6, 7))
     return samples
 
 

@@ -187,8 +187,9 @@ if corrected.unproven:
           "; ".join(corrected.unproven[:3]))
 elif corrected.frames:
     proofs = sorted(corrected.proofs.values())
-    check(True, f"perf 6.1 is wrong on {corrected.frames} frames at {len(proofs)} addresses, "
-          f"proven by their DIE tags: {proofs[0]}")
+    check(True, f"perf 6.1 marks {corrected.frames} frames at {len(proofs)} addresses "
+          f"\"(inlined)\" wrongly ({', '.join(sorted(corrected.symbols))}), proven by their "
+          f"DIE tags, e.g. {proofs[0]}")
 check(len(expected) > 0 and expected == got,
       f"{frames} callchain frames of {len(expected)} samples equal perf script's"
       + (" (corrected as proven)" if corrected.frames else ""),

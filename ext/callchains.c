@@ -31,7 +31,6 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "format/event_names.h"
 #include "decode/callchain.h"

@@ -40,6 +40,7 @@ Prints "ok - ..." / "not ok - ..." lines; exit status 1 on a failure.
 import os
 import re
 import subprocess
+import sqlite3
 import sys
 import tempfile
 
@@ -327,7 +328,10 @@ def callers_callees(rec, target):
     for rel, _, period, dso, sym in pairs:
         c, p = rows.get((rel, sym, dso), (0, 0))
         rows[(rel, sym, dso)] = (c + 1, p + period)
-    return {(rel, sym, dso, str(c), str(p), f"{round(100.0 * c / total, 2)}")
+    # rounded as SQLite's round() does (half away from zero), not Python's
+    sqlite_round = sqlite3.connect(":memory:")
+    return {(rel, sym, dso, str(c), str(p),
+             str(sqlite_round.execute("SELECT round(100.0 * ? / ?, 2)", (c, total)).fetchone()[0]))
             for (rel, sym, dso), (c, p) in rows.items()}
 
 

@@ -93,9 +93,11 @@ TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcar
 all: build/perfvtab.so
 
 # --exclude-libs: the static archives linked in (libiberty's xmalloc,
-# cplus_demangle, ...) are hidden too.
+# cplus_demangle, ...) are hidden too.  The SONAME is the file's name: a
+# shared object in /usr/lib has one (Debian's lintian holds its absence an
+# error); SQLite loads it by path or name either way.
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))

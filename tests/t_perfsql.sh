@@ -230,3 +230,18 @@ mkdir "$tmp/runs"
 cp "$fx/fp.data" "$example" "$tmp/runs/"
 ps -m tsv "$tmp/runs/*.data" "SELECT count(DISTINCT path) FROM perf_samples(@file)"
 check "FILE as a pattern reads each file it matches" "$rc $(tail -n 1 "$tmp/out")" "0 2"
+# at a terminal (script(1) gives it one), an error does not end the session;
+# from a pipe it does, with exit 1
+printf 'SELECT nonsense;\nSELECT 40 + 2 AS answer;\n.quit\n' >"$tmp/session.sql"
+if command -v script >/dev/null 2>&1; then
+    script -qec "$perfsql -m tsv $example" /dev/null <"$tmp/session.sql" >"$tmp/out" 2>&1
+    if grep -q '^42' "$tmp/out" && grep -q 'no such column: nonsense' "$tmp/out"; then
+        ok "interactive at a terminal: the session goes on after an error"
+    else
+        not_ok "interactive at a terminal" "$(oneline "$tmp/out")"
+    fi
+else
+    ok "interactive at a terminal # SKIP script(1) is not installed (util-linux)"
+fi
+"$perfsql" -m tsv "$example" <"$tmp/session.sql" >"$tmp/out" 2>"$tmp/err"
+check "SQL from a pipe stops at the first error, exit 1" "$? $(grep -c '^42' "$tmp/out")" "1 0"

@@ -245,3 +245,7 @@ else
 fi
 "$perfsql" -m tsv "$example" <"$tmp/session.sql" >"$tmp/out" 2>"$tmp/err"
 check "SQL from a pipe stops at the first error, exit 1" "$? $(grep -c '^42' "$tmp/out")" "1 0"
+# through a symbolic link to the clone, a ready query is still checked
+ln -s "$PV_ROOT" "$tmp/link"
+perfsql=$tmp/link/scripts/perfsql fails_with "a clone reached through a symlink: an unknown parameter" 2 \
+    "overview takes no parameter" -p nope=1 "$example" overview

@@ -1,9 +1,7 @@
 #include "vtab_common.h"
 
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "file_cache.h"
 #include "row_values.h"
@@ -93,6 +91,7 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     memset(tab, 0, sizeof *tab);
     tab->def = def;
     tab->cache = cache;
+    tab->db = db;
     tab->path_column = count_columns(def->columns);
     bool by_time = def->pushdown & PV_PUSHDOWN_TIME;
     bool by_identity = def->pushdown & PV_PUSHDOWN_IDENTITY;
@@ -391,50 +390,10 @@ static int apply_filter(PvCursor *cur, pv_error *err)
     return 0;
 }
 
-static bool has_glob_characters(const char *path)
-{
-    return strpbrk(path, "*?[") != NULL;
-}
-
-/* A path with wildcards that names no file itself: the files it matches. */
-static int expand_glob(PvCursor *cur, const char *pattern, pv_error *err)
-{
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    int rc = glob(pattern, 0, NULL, &g);
-    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
-        globfree(&g);
-        return pv_error_set(err, "%s: no such file, and no file matches it as a pattern", pattern);
-    }
-    if (rc != 0) {
-        globfree(&g);
-        return pv_error_set(err, "%s: cannot expand the pattern", pattern);
-    }
-    cur->paths = sqlite3_malloc64(g.gl_pathc * sizeof *cur->paths);
-    if (!cur->paths) {
-        globfree(&g);
-        return pv_error_set(err, "%s: out of memory", pattern);
-    }
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        cur->paths[i] = sqlite3_mprintf("%s", g.gl_pathv[i]);
-        if (!cur->paths[i]) {
-            cur->nr_paths = i;
-            globfree(&g);
-            return pv_error_set(err, "%s: out of memory", pattern);
-        }
-    }
-    cur->nr_paths = g.gl_pathc;
-    globfree(&g);
-    return 0;
-}
-
 static void free_paths(PvCursor *cur)
 {
-    for (size_t i = 0; i < cur->nr_paths; i++)
-        sqlite3_free(cur->paths[i]);
-    sqlite3_free(cur->paths);
-    cur->paths = NULL;
-    cur->nr_paths = cur->next_path = 0;
+    pv_path_list_free(&cur->paths);
+    cur->next_path = 0;
 }
 
 /* Opens path and positions the cursor on its first row. */
@@ -446,12 +405,13 @@ static int start_file(PvCursor *cur, const char *path, pv_error *err)
     return cur->def->first(cur, err);
 }
 
-/* At the end of one file of a pattern, goes on with the next that has rows. */
+/* At the end of one file of a pattern or list, goes on with the next that has
+ * rows. */
 static int next_file(PvCursor *cur, pv_error *err)
 {
-    while (cur->eof && cur->next_path < cur->nr_paths) {
+    while (cur->eof && cur->next_path < cur->paths.nr) {
         cursor_release_file(cur);
-        if (start_file(cur, cur->paths[cur->next_path++], err))
+        if (start_file(cur, cur->paths.paths[cur->next_path++], err))
             return -1;
     }
     return 0;
@@ -492,7 +452,7 @@ static PathArg path_arg(const PvTab *tab, int idxNum, int argc, sqlite3_value **
 /* Whether cur's lookup serves a filter of idxNum, idxStr over path. */
 static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, PathArg path)
 {
-    return cur->file && cur->by_ordinal && cur->nr_paths == 0 && idxNum == cur->ordinal_idx_num &&
+    return cur->file && cur->by_ordinal && cur->paths.nr == 0 && idxNum == cur->ordinal_idx_num &&
            path.bytes && cur->ordinal_path && path.len == cur->ordinal_path_len &&
            memcmp(path.bytes, cur->ordinal_path, path.len) == 0 && idxStr &&
            cur->ordinal_idx_str && strcmp(idxStr, cur->ordinal_idx_str) == 0;
@@ -646,18 +606,17 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         cur->ordinal_path_len = strlen(path);
         cur->ordinal_idx_str = idxStr ? sqlite3_mprintf("%s", idxStr) : NULL;
     }
-    struct stat st;
-    if (has_glob_characters(path) && stat(path, &st) != 0) {
-        if (expand_glob(cur, path, &err))
-            return cursor_error(cur, &err);
-        if ((idxNum & IDX_ORDER_CONSUMED) && cur->nr_paths > 1) {
+    if (pv_path_expand(tab->db, path, &cur->paths, &err))
+        return cursor_error(cur, &err);
+    if (cur->paths.nr > 0) {
+        if ((idxNum & IDX_ORDER_CONSUMED) && cur->paths.nr > 1) {
             pv_error_set(&err, "%s: ORDER BY %s over the files of a pattern (%s) needs the "
                          "pattern written in the query, not bound: then SQLite sorts the rows "
-                         "of all the files", tab->def->name,
+                         "of all the files (a list of paths likewise)", tab->def->name,
                          (idxNum & IDX_ORDER_TIME) ? "time" : "record", path);
             return cursor_error(cur, &err);
         }
-        path = cur->paths[cur->next_path++];
+        path = cur->paths.paths[cur->next_path++];
     }
     if ((idxNum & IDX_GROUPED) && idxStr && strchr(idxStr, ':'))
         return group_rows(cur, tab, path, strchr(idxStr, ':') + 1);

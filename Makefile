@@ -1,7 +1,9 @@
 # perfvtab: a SQLite extension that reads perf.data files.
 #   make            build/perfvtab.so
 #   make test       unit, SQL and perf-oracle tests, then again under ASan+UBSan
-#   make install    $(DESTDIR)$(PREFIX)/lib/perfvtab.so, PREFIX=/usr by default
+#   make install    the extension, perfsql, the ready queries, the docs and the
+#                   man pages under $(DESTDIR)$(PREFIX), PREFIX=/usr by default;
+#                   make uninstall removes them
 #   make demo       the sqlite3 shell on the bundled example profile
 #   make bench      SQL against perf script / perf report on a big recording (ratios)
 
@@ -13,6 +15,11 @@
 
 PREFIX ?= /usr
 LIBDIR ?= $(PREFIX)/lib
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/perfvtab
+SQLDIR = $(DATADIR)/perfvtab/sql
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
 # Reader headers are included by layer folder ("base/pv_cursor.h");
@@ -86,15 +93,17 @@ TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcar
 all: build/perfvtab.so
 
 # --exclude-libs: the static archives linked in (libiberty's xmalloc,
-# cplus_demangle, ...) are hidden too.
+# cplus_demangle, ...) are hidden too.  The SONAME is the file's name: a
+# shared object in /usr/lib has one (Debian's lintian holds its absence an
+# error); SQLite loads it by path or name either way.
 SO_LIBS = -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
 # The ASan+UBSan extension, for programs built with the sanitizers that load
 # it (tests/tools/load_sweep.c, load_cycles.c), or any host run with
 # LD_PRELOAD=$(shell $(CC) -print-file-name=libasan.so).
 build/san/perfvtab.so: $(patsubst ext/%.c,build/san/ext/%.o,$(EXT_SRC)) build/san/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(SANITIZE) $(LDFLAGS) -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
+	$(CC) -shared $(CFLAGS) $(SANITIZE) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
@@ -110,9 +119,47 @@ check-layers:
 demo: build/perfvtab.so
 	@bash scripts/demo.sh
 
-install: build/perfvtab.so
-	install -d $(DESTDIR)$(LIBDIR)
+# The man pages are made from docs/*.md (scripts/mkman.py), perfsql's with
+# the ready queries its --list prints.
+MAN_PAGES = build/man/perfsql.1 build/man/perfvtab.7
+build/man/perfsql.1: docs/perfsql.md scripts/mkman.py scripts/perfsql $(wildcard sql/*.sql)
+	@mkdir -p $(dir $@)
+	python3 scripts/mkman.py $< perfsql 1 "perfsql - run SQL on perf.data files with the perfvtab SQLite extension" \
+		--queries scripts/perfsql >$@.tmp && mv $@.tmp $@
+build/man/perfvtab.7: docs/schema.md scripts/mkman.py
+	@mkdir -p $(dir $@)
+	python3 scripts/mkman.py $< perfvtab 7 "perfvtab - SQL tables and functions of Linux perf.data files (a SQLite extension)" \
+		>$@.tmp && mv $@.tmp $@
+man: $(MAN_PAGES)
+
+# What install puts, and uninstall removes: every file below, and the
+# directories of perfvtab's own (SQLDIR, its parent, DOCDIR), not the shared
+# ones (bin/, lib/, man1/, ...).  perfsql is told where its queries and the
+# extension are relative to BINDIR, so that the tree works under DESTDIR or
+# unpacked anywhere.
+SQL_FILES = $(sort $(wildcard sql/*.sql))
+DOC_FILES = README.md docs/schema.md docs/perfsql.md docs/architecture.md docs/fleet.md
+INSTALLED = $(DESTDIR)$(LIBDIR)/perfvtab.so $(DESTDIR)$(BINDIR)/perfsql \
+	$(addprefix $(DESTDIR)$(SQLDIR)/,$(notdir $(SQL_FILES))) \
+	$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES))) \
+	$(DESTDIR)$(MANDIR)/man1/perfsql.1 $(DESTDIR)$(MANDIR)/man7/perfvtab.7
+install: build/perfvtab.so $(MAN_PAGES)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(SQLDIR) $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 644 build/perfvtab.so $(DESTDIR)$(LIBDIR)/perfvtab.so
+	sed -e 's|^installed_sqldir=.*|installed_sqldir=$(shell realpath -m --relative-to=$(BINDIR) $(SQLDIR))|' \
+	    -e 's|^installed_ext=.*|installed_ext=$(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR))/perfvtab.so|' \
+	    -e '1s|^#!/usr/bin/env bash$$|#!/bin/bash|' \
+	    scripts/perfsql >build/perfsql.installed
+	install -m 755 build/perfsql.installed $(DESTDIR)$(BINDIR)/perfsql
+	install -m 644 $(SQL_FILES) $(DESTDIR)$(SQLDIR)
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)
+	install -m 644 build/man/perfsql.1 $(DESTDIR)$(MANDIR)/man1/perfsql.1
+	install -m 644 build/man/perfvtab.7 $(DESTDIR)$(MANDIR)/man7/perfvtab.7
+
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(DESTDIR)$(SQLDIR) $(DESTDIR)$(DATADIR)/perfvtab $(DESTDIR)$(DOCDIR)
 
 build/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
@@ -152,5 +199,5 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-.PHONY: all plain sanitized test check-layers demo install bench clean fuzz tsan
+.PHONY: all plain sanitized test check-layers demo man install uninstall bench clean fuzz tsan
 .SECONDARY:

@@ -2,10 +2,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "file_cache.h"
-#include "path_glob.h"
 #include "row_values.h"
 #include "vtab_tab.h"
 
@@ -425,19 +423,10 @@ static int apply_filter(PvCursor *cur, pv_error *err)
     return 0;
 }
 
-static int expand_glob(PvCursor *cur, const char *pattern, pv_error *err)
-{
-    const pv_stop *stop = pv_stop_probe_arm(&cur->stop, ((PvTab *)cur->base.pVtab)->db);
-    return pv_glob_expand(pattern, stop, &cur->paths, &cur->nr_paths, err);
-}
-
 static void free_paths(PvCursor *cur)
 {
-    for (size_t i = 0; i < cur->nr_paths; i++)
-        sqlite3_free(cur->paths[i]);
-    sqlite3_free(cur->paths);
-    cur->paths = NULL;
-    cur->nr_paths = cur->next_path = 0;
+    pv_path_list_free(&cur->paths);
+    cur->next_path = 0;
 }
 
 /* Opens path and positions the cursor on its first row. */
@@ -452,12 +441,13 @@ static int start_file(PvCursor *cur, const char *path, pv_error *err)
     return cur->def->first(cur, err);
 }
 
-/* At the end of one file of a pattern, goes on with the next that has rows. */
+/* At the end of one file of a pattern or list, goes on with the next that has
+ * rows. */
 static int next_file(PvCursor *cur, pv_error *err)
 {
-    while (cur->eof && cur->next_path < cur->nr_paths) {
+    while (cur->eof && cur->next_path < cur->paths.nr) {
         cursor_release_file(cur);
-        if (start_file(cur, cur->paths[cur->next_path++], err))
+        if (start_file(cur, cur->paths.paths[cur->next_path++], err))
             return -1;
     }
     return 0;
@@ -498,7 +488,7 @@ static PathArg path_arg(const PvTab *tab, int idxNum, int argc, sqlite3_value **
 /* Whether cur's lookup serves a filter of idxNum, idxStr over path. */
 static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, PathArg path)
 {
-    return cur->file && cur->by_ordinal && cur->nr_paths == 0 && idxNum == cur->ordinal_idx_num &&
+    return cur->file && cur->by_ordinal && cur->paths.nr == 0 && idxNum == cur->ordinal_idx_num &&
            path.bytes && cur->ordinal_path && path.len == cur->ordinal_path_len &&
            memcmp(path.bytes, cur->ordinal_path, path.len) == 0 && idxStr &&
            cur->ordinal_idx_str && strcmp(idxStr, cur->ordinal_idx_str) == 0;
@@ -657,18 +647,18 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         cur->ordinal_path_len = strlen(path);
         cur->ordinal_idx_str = idxStr ? sqlite3_mprintf("%s", idxStr) : NULL;
     }
-    struct stat st;
-    if (pv_glob_is_pattern(path) && stat(path, &st) != 0) {
-        if (expand_glob(cur, path, &err))
-            return cursor_error(cur, &err);
-        if ((idxNum & IDX_ORDER_CONSUMED) && cur->nr_paths > 1) {
+    const pv_stop *stop = pv_stop_probe_arm(&cur->stop, tab->db);
+    if (pv_path_expand(tab->db, path, stop, &cur->paths, &err))
+        return cursor_error(cur, &err);
+    if (cur->paths.nr > 0) {
+        if ((idxNum & IDX_ORDER_CONSUMED) && cur->paths.nr > 1) {
             pv_error_set(&err, "%s: ORDER BY %s over the files of a pattern (%s) needs the "
                          "pattern written in the query, not bound: then SQLite sorts the rows "
-                         "of all the files", tab->def->name,
+                         "of all the files (a list of paths likewise)", tab->def->name,
                          (idxNum & IDX_ORDER_TIME) ? "time" : "record", path);
             return cursor_error(cur, &err);
         }
-        path = cur->paths[cur->next_path++];
+        path = cur->paths.paths[cur->next_path++];
     }
     if ((idxNum & IDX_GROUPED) && idxStr && strchr(idxStr, ':'))
         return group_rows(cur, tab, path, strchr(idxStr, ':') + 1);

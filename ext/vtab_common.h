@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "file_cache.h"
+#include "path_args.h"
 #include "format/perf_file.h"
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
@@ -52,9 +53,10 @@ typedef struct PvCursor {
      * each file (event names resolve per file); event_name is the cursor's. */
     pv_record_filter wanted;
     char *event_name;
-    /* A glob argument: the matching paths, read one after another. */
-    char **paths;
-    size_t nr_paths, next_path;
+    /* A pattern or a list of paths (path_args.h): the files, read one
+     * after another; none when the argument names one file. */
+    PvPathList paths;
+    size_t next_path;
     /* The order rows come in (time_order.h): perf's unless the query's
      * ORDER BY was consumed (see pv_vtab_best_index). */
     pv_record_order order;

@@ -37,8 +37,9 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
 
 
 /* Whether the rows may come from several files: a path, known while
- * planning, that is a pattern.  A bound path is not known: it is taken
- * for one file, and xFilter refuses a pattern then (see pvFilter). */
+ * planning, that is a pattern or a JSON list (path_args.h; "[" is in both).
+ * A bound path is not known: it is taken for one file, and xFilter refuses
+ * a pattern or list then (see pvFilter). */
 static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
 {
     const char *path = tab->default_path;

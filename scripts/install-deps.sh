@@ -41,12 +41,18 @@
 #                        tags that prove perf 6.1 wrong where it prints a clone
 #                        "(inlined)"; tests/t_frame_names.sh checks the reader's
 #                        inlined flags against them
+#   dpkg-dev debhelper   dpkg-buildpackage and dh: tests/t_deb.sh builds the
+#                        Debian package from debian/
+#   lintian              checks that package (tests/t_deb.sh: no error)
+#   man-db bsdextrautils man and col: the tests open the man pages make
+#                        install puts (perfsql(1), perfvtab(7)) and read them
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
           linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
-          libclang-rt-14-dev rustc golang-go llvm strace)
+          libclang-rt-14-dev rustc golang-go llvm dpkg-dev debhelper lintian man-db bsdextrautils
+          strace)
 
 installed() {
     local status

@@ -1,4 +1,7 @@
--- annotate.sql: the source lines of the function @sym (default: the function
+-- annotate.sql: the source lines of function @sym with their samples, as perf annotate -l
+-- @param sym text optional: the function (default: the one with the most samples)
+--
+-- The source lines of the function @sym (default: the function
 -- with the most samples) with their samples, the line-level half of
 -- `perf annotate`: each line's share of the function's period (perf's
 -- "percent: local period").  location is perf's label, the file's name and
@@ -18,6 +21,29 @@
 --     .param set @file 'perf.data'
 --     .param set @sym 'main'
 --     .read sql/annotate.sql
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        WHEN @sym IS NOT NULL AND NOT EXISTS (
+                 SELECT 1 FROM perf_samples(@file)
+                 WHERE coalesce(sym, printf('0x%016x', coalesce(dso_offset, ip))) = @sym)
+            THEN 'no samples in function ' || quote(@sym) || coalesce('; functions like it: ' ||
+                          (SELECT group_concat(name, ', ') FROM (
+                               SELECT DISTINCT sym AS name FROM perf_samples(@file)
+                               WHERE name LIKE '%' || @sym || '%' ORDER BY name LIMIT 5)),
+                          '; sql/flat_profile.sql lists the functions with samples')
+        END AS note
+) WHERE note IS NOT NULL;
 
 WITH samples AS MATERIALIZED (
     SELECT event, coalesce(sym, printf('0x%016x', coalesce(dso_offset, ip))) AS sym, dso,

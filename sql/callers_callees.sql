@@ -1,4 +1,7 @@
--- callers_callees.sql: who calls the function @sym and what it calls, from
+-- callers_callees.sql: who calls function @sym and what it calls, from the callchains
+-- @param sym text optional: the function (default: the one with the most samples)
+--
+-- Who calls the function @sym and what it calls, from
 -- the samples' callchains (default @sym: the function with the most samples).
 -- relation 'self': the samples whose ip is in @sym; 'caller': the frames one
 -- deeper than a frame of @sym; 'callee': the frames one shallower.  samples
@@ -17,6 +20,36 @@
 --     .param set @file 'perf.data'
 --     .param set @sym 'malloc'
 --     .read sql/callers_callees.sql
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        WHEN @sym IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM perf_samples(@file)
+                             WHERE coalesce(sym, printf('0x%016x', coalesce(dso_offset, ip))) = @sym)
+             AND NOT EXISTS (SELECT 1 FROM perf_callchains(@file)
+                             WHERE coalesce(sym, printf('0x%016x', coalesce(dso_offset, ip))) = @sym)
+            THEN 'no function ' || quote(@sym) || ' in the samples or their callchains' || coalesce('; functions like it: ' ||
+                          (SELECT group_concat(name, ', ') FROM (
+                               SELECT DISTINCT sym AS name FROM perf_samples(@file)
+                               WHERE name LIKE '%' || @sym || '%' ORDER BY name LIMIT 5)),
+                          '; sql/flat_profile.sql lists the functions with samples')
+        END AS note
+    UNION ALL
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE sample_type LIKE '%CALLCHAIN%')
+            THEN 'no callers or callees, only self: the file has no callchains; record with `perf record -g`'
+        END AS note
+) WHERE note IS NOT NULL;
 
 WITH samples AS MATERIALIZED (
     SELECT record AS sample, coalesce(period, 1) AS period, dso,

@@ -1,4 +1,7 @@
--- diff.sql: what changed between two profiles, as `perf diff @base @file`
+-- diff.sql: what changed from @base to @file per function, as perf diff
+-- @param base path required: the recording to compare with (before; @file is after)
+--
+-- What changed between two profiles, as `perf diff @base @file`
 -- (compute delta, its default delta-abs order): per event and function,
 --   baseline  the function's share of @base's period, in percent;
 --   delta     its share of @file's period minus baseline, in points;
@@ -15,6 +18,30 @@
 --     .param set @base 'old.data'
 --     .param set @file 'new.data'
 --     .read sql/diff.sql
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN @base IS NULL THEN 'the base recording is not set: the parameter base names it (perfsql -p base=old.data)'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@base)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@base) WHERE name = 'STAT')
+                    THEN 'no samples in the base recording: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@base) WHERE severity = 'error')
+                    THEN 'no samples could be read from the base recording: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@base) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in the base recording: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in the base recording: record some with `perf record -F 999 -g -- PROGRAM`' END
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        END AS note
+) WHERE note IS NOT NULL;
 
 WITH base AS (
     SELECT event, dso AS dso_path, sym, sum(samples) AS samples, sum(period) AS period

@@ -1,4 +1,11 @@
--- diff_flamegraph.sql: writes the differential flame graph of two recordings,
+-- diff_flamegraph.sql: writes the differential flame graph of @base to @file to an SVG file (diff.svg)
+-- @param base path optional: the recording before (default: @file itself, all grey)
+-- @param event text optional: the event whose samples are drawn (default: each file's first sample's)
+-- @param weight samples|period optional: what a frame's width counts (default: samples)
+-- @param svg text optional: the SVG file to write (default: diff.svg)
+-- @param title text optional: the title (default: Differential Flame Graph: BASE to FILE)
+--
+-- Writes the differential flame graph of two recordings,
 -- @base (before) and @file (after), to diff.svg unless @svg names another, and
 -- prints its size:
 --     scripts/perfsql -p "base='old.data'" new.data diff_flamegraph
@@ -21,6 +28,46 @@
 -- or by period with -p "weight='period'"; @title sets the title.  The two
 -- totals may differ (a longer run, another frequency): perf_flamegraph_diff
 -- compares shares.
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(coalesce(@base, @file))) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(coalesce(@base, @file)) WHERE name = 'STAT')
+                    THEN 'no samples in the base recording: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(coalesce(@base, @file)) WHERE severity = 'error')
+                    THEN 'no samples could be read from the base recording: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(coalesce(@base, @file)) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in the base recording: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in the base recording: record some with `perf record -F 999 -g -- PROGRAM`' END
+        WHEN @event IS NOT NULL AND NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE name = @event)
+            THEN 'no event ' || quote(@event) || ' in ' || @file || '; its events: ' ||
+                 (SELECT group_concat(name, ', ') FROM perf_events(@file))
+        WHEN @event IS NOT NULL AND NOT EXISTS (SELECT 1 FROM perf_samples(@file) WHERE event = @event)
+            THEN 'no samples of event ' || quote(@event) || ' in ' || @file
+        WHEN @event IS NOT NULL AND NOT EXISTS (SELECT 1 FROM perf_events(coalesce(@base, @file)) WHERE name = @event)
+            THEN 'no event ' || quote(@event) || ' in ' || coalesce(@base, @file) || '; its events: ' ||
+                 (SELECT group_concat(name, ', ') FROM perf_events(coalesce(@base, @file)))
+        WHEN @event IS NOT NULL AND NOT EXISTS (SELECT 1 FROM perf_samples(coalesce(@base, @file)) WHERE event = @event)
+            THEN 'no samples of event ' || quote(@event) || ' in ' || coalesce(@base, @file)
+        WHEN @weight IS NOT NULL AND @weight NOT IN ('samples', 'period')
+            THEN 'weight must be ''samples'' or ''period'', not ' || quote(@weight)
+        END AS note
+    UNION ALL
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE sample_type LIKE '%CALLCHAIN%')
+            THEN 'each stack is its sample''s own function alone: the file has no callchains; record with `perf record -g`'
+        END AS note
+) WHERE note IS NOT NULL;
 
 WITH files(side, path) AS (
     VALUES ('base', coalesce(@base, @file)), ('new', @file)

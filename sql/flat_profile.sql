@@ -1,4 +1,6 @@
--- flat_profile.sql: each function's share of the samples, as
+-- flat_profile.sql: each function's share of the samples, as perf report --no-children
+--
+-- Each function's share of the samples, as
 -- `perf report --no-children --sort dso,sym` computes it: per event, the
 -- period of the samples whose ip falls in the function, over all samples'.
 -- dso is perf's short name (the file name; [kernel.kallsyms], [module],
@@ -14,6 +16,21 @@
 --     .load build/perfvtab
 --     .param set @file 'perf.data'
 --     .read sql/flat_profile.sql
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        END AS note
+) WHERE note IS NOT NULL;
 
 SELECT event,
        CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)

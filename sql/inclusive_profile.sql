@@ -1,4 +1,6 @@
--- inclusive_profile.sql: each function's share of the samples counting the
+-- inclusive_profile.sql: each function's share with its callees (children) and alone (self), as perf report --children
+--
+-- Each function's share of the samples counting the
 -- samples it was on the stack for, as `perf report --children --sort sym`:
 -- "children" is the period of the samples whose ip or callchain holds the
 -- function (each sample once, however often the function recurs), "self"
@@ -29,6 +31,26 @@
 --         UNION ALL
 --         SELECT sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END, dso, period
 --         FROM perf_callchains(@file) WHERE repeated = 0))) g
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        END AS note
+    UNION ALL
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE sample_type LIKE '%CALLCHAIN%')
+            THEN 'children equals self: the file has no callchains; record with `perf record -g`'
+        END AS note
+) WHERE note IS NOT NULL;
 
 SELECT event,
        coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END,

@@ -1,4 +1,6 @@
--- offcpu.sql: off-CPU time per function, as hotspot's off-CPU view: for
+-- offcpu.sql: off-CPU time per function on the stacks threads left the CPU with (hotspot's off-CPU view)
+--
+-- Off-CPU time per function, as hotspot's off-CPU view: for
 -- each function on the stacks threads left the CPU with, the time they
 -- spent off CPU with it on the stack (ns, each interval once per function,
 -- however often it recurs), the number of those intervals, and its share
@@ -13,6 +15,25 @@
 --     .load build/perfvtab
 --     .param set @file 'perf.data'
 --     .read sql/offcpu.sql
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE name = 'sched:sched_switch')
+            THEN 'no sched:sched_switch samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM`'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file) WHERE event = 'sched:sched_switch')
+            THEN 'no sched:sched_switch samples: the event was recorded but no thread left a CPU'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_switches(@file) WHERE direction = 'in')
+             AND NOT EXISTS (SELECT 1 FROM perf_offcpu(@file) WHERE duration IS NOT NULL)
+            THEN 'no off-CPU interval has both ends: no switch-in was recorded; record with --switch-events (or system-wide, -a)'
+        END AS note
+    UNION ALL
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE sample_type LIKE '%CALLCHAIN%')
+            THEN 'every interval is [no stack]: the file has no callchains; record with `perf record -g`'
+        END AS note
+) WHERE note IS NOT NULL;
 
 WITH intervals AS MATERIALIZED (
     SELECT record, duration, stack FROM perf_offcpu(@file) WHERE duration IS NOT NULL

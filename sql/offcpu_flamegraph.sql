@@ -1,4 +1,9 @@
--- offcpu_flamegraph.sql: writes one flame graph of where threads ran and where
+-- offcpu_flamegraph.sql: writes one flame graph of on-CPU and off-CPU time to an SVG file (oncpu_offcpu.svg)
+-- @param event text optional: the on-CPU time event, cpu-clock or task-clock (default: the file's first)
+-- @param svg text optional: the SVG file to write (default: oncpu_offcpu.svg)
+-- @param title text optional: the title
+--
+-- Writes one flame graph of where threads ran and where
 -- they waited -- on-CPU and off-CPU time together, both in ns, off-CPU frames
 -- in blue tones, on-CPU frames warm (Brendan Gregg's hot/cold flame graphs) --
 -- to oncpu_offcpu.svg unless @svg names another, and prints the file, its
@@ -31,6 +36,34 @@
 -- title and in the `cut_intervals` column.
 -- Hovering a frame shows "name (N ns = X ms, P%)"; the subtitle gives the
 -- total and the off-CPU part.  @title sets the title.
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE name = 'sched:sched_switch')
+            THEN 'no sched:sched_switch samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM`'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file) WHERE event = 'sched:sched_switch')
+            THEN 'no sched:sched_switch samples: the event was recorded but no thread left a CPU'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_switches(@file) WHERE direction = 'in')
+             AND NOT EXISTS (SELECT 1 FROM perf_offcpu(@file) WHERE duration IS NOT NULL)
+            THEN 'no off-CPU interval has both ends: no switch-in was recorded; record with --switch-events (or system-wide, -a)'
+        END AS note
+    UNION ALL
+    SELECT CASE
+        WHEN @event IS NOT NULL AND NOT EXISTS (SELECT 1 FROM perf_events(@file)
+                                                WHERE name = @event AND type = 1 AND config IN (0, 1))
+            THEN 'no on-CPU part: ' || quote(@event) || ' is not a cpu-clock or task-clock event of this file; its events: ' ||
+                 (SELECT group_concat(name, ', ') FROM perf_events(@file))
+        WHEN @event IS NULL AND NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE type = 1 AND config IN (0, 1))
+            THEN 'no on-CPU part: no cpu-clock or task-clock event; record with `-e cpu-clock` too'
+        END AS note
+    UNION ALL
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE sample_type LIKE '%CALLCHAIN%')
+            THEN 'every stack is its sample''s own function, or [no stack]: the file has no callchains; record with `perf record -g`'
+        END AS note
+) WHERE note IS NOT NULL;
 
 WITH time_events AS (
     -- PERF_TYPE_SOFTWARE's cpu-clock (0) and task-clock (1): periods in ns

@@ -1,4 +1,6 @@
--- processes.sql: one row per process, what readperf wrote as processes.csv:
+-- processes.sql: per process: name, mmaps, fork and exit, threads, samples (readperf's processes.csv)
+--
+-- One row per process, what readperf wrote as processes.csv:
 -- its name (the main thread's name at its last sample, else its last COMM),
 -- how many MMAP/MMAP2 records it has, when it forked and exited (ns, NULL if
 -- the recording did not see it), its threads, samples and summed period.
@@ -8,6 +10,21 @@
 --     .load build/perfvtab
 --     .param set @file 'perf.data'
 --     .read sql/processes.sql
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        END AS note
+) WHERE note IS NOT NULL;
 
 WITH s AS (
     SELECT pid, tid, comm, time, coalesce(period, 1) AS period FROM perf_samples(@file)

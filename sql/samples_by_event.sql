@@ -1,4 +1,6 @@
--- samples_by_event.sql: per event, the samples, their period, how many
+-- samples_by_event.sql: per event: samples, period, processes, threads, cpus, time span, kernel/user split
+--
+-- Per event, the samples, their period, how many
 -- processes, threads and cpus they hit and the time they span; then each
 -- event's split between kernel and user mode.
 --
@@ -8,6 +10,21 @@
 --     .load build/perfvtab              -- or `.load perfvtab` after make install
 --     .param set @file 'perf.data'
 --     .read sql/samples_by_event.sql
+
+-- Why the rows are none (or what they lack), when they are: a note
+-- (nothing when there is nothing to say).
+SELECT note FROM (
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file)) THEN CASE
+                WHEN EXISTS (SELECT 1 FROM perf_records(@file) WHERE name = 'STAT')
+                    THEN 'no samples in this file: a `perf stat record` file holds counts, not samples; its counts are in the perf_stats table'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE severity = 'error')
+                    THEN 'no samples could be read from this file: it is damaged (sql/overview.sql shows how)'
+                WHEN EXISTS (SELECT 1 FROM perf_diagnostics(@file) WHERE kind = 'unfinished_recording')
+                    THEN 'no samples in this file: perf record was stopped (killed?) before it wrote any'
+                ELSE 'no samples in this file: record some with `perf record -F 999 -g -- PROGRAM`' END
+        END AS note
+) WHERE note IS NOT NULL;
 
 .print '== samples per event'
 -- A sample without PERIOD counts as period 1, as in perf; cpus is 0 when

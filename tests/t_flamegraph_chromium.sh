@@ -175,7 +175,8 @@ if "$PV_SQLRUN" "SELECT 1 FROM pragma_module_list WHERE name = 'perf_callchains'
     if "$PV_SQLRUN" "$(sed "s|@file|'$data'|g; s|@event|NULL|g" "$PV_ROOT/sql/folded_stacks.sql")" \
             >"$tmp/named.folded" 2>"$tmp/err" &&
        "$PV_SQLRUN" "SELECT perf_flamegraph(stack, samples, 'example.data') FROM (
-                         $(sed "s|@file|'$data'|g; s|@event|NULL|g; /^--/d; s/;$//" "$PV_ROOT/sql/folded_stacks.sql"))" \
+                         $(sed -n '/^WITH/,$p' "$PV_ROOT/sql/folded_stacks.sql" |
+                           sed "s|@file|'$data'|g; s|@event|NULL|g; /^--/d; s/;$//"))" \
             >"$tmp/named.svg" 2>>"$tmp/err"; then
         want=$(wc -l <"$samples")
         got=$(awk -F'\t' '{ n += $2 } END { print n + 0 }' "$tmp/named.folded")

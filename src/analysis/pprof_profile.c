@@ -19,17 +19,22 @@ enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
 #define MAX_FRAMES 8192     /* as perf_callchains: a record holds fewer */
 #define MAX_UNWOUND 4096
 
-typedef struct builder {
+struct pv_pprof_builder {
+    /* the profile, over every file added */
+    pv_pprof_tables t;
+    bool described;             /* the sample types, from the first file */
+    uint64_t duration;          /* summed over the files */
+    /* the file being added */
     pv_file *file;
     pv_symbolizer *sym;
-    pv_pprof_tables *t;
     size_t attr_index;
     uint64_t first_time, last_time;     /* of the event's samples */
     /* the last sample's labels: pid, tid, cpu, and comm's text */
     struct last_label { int64_t value, index; } last[3];
     char last_comm[64];
     int64_t last_comm_index;            /* 0: none kept */
-    /* a frame already made a location: its map, address and kind -> location id */
+    /* a frame already made a location: its map (the file's symbolizer's),
+     * address and kind -> location id; per file */
     pv_key_table frame_memo;
     uint64_t *memo_ids;
     size_t cap_memo;
@@ -41,7 +46,8 @@ typedef struct builder {
     pv_unwound_frame unwound[MAX_UNWOUND];
     char names[65536];
     char file_name[4096];
-} builder;
+};
+typedef struct pv_pprof_builder builder;
 
 /* The string table index of text (NULL: ""); -1 when out of memory. */
 static int64_t string_index(pv_pprof_tables *t, const char *text)
@@ -67,13 +73,13 @@ static int64_t mapping_id(builder *b, const pv_map_info *m)
 {
     char build_id[2 * PV_BUILD_ID_MAX + 1];
     hex(m->build_id, m->build_id_len, build_id);
-    int64_t file = string_index(b->t, m->dso);
-    int64_t id = m->build_id_len ? string_index(b->t, build_id) : 0;
+    int64_t file = string_index(&b->t, m->dso);
+    int64_t id = m->build_id_len ? string_index(&b->t, build_id) : 0;
     if (file < 0 || id < 0)
         return -1;
     uint64_t key[5] = { m->start, m->end, m->pgoff, (uint64_t)file, (uint64_t)id };
     bool added;
-    int64_t i = pv_key_table_intern(&b->t->mappings, key, sizeof key, &added);
+    int64_t i = pv_key_table_intern(&b->t.mappings, key, sizeof key, &added);
     if (i < 0 || !pv_array_grow((void **)&b->mapping_flags, &b->cap_mapping_flags, (size_t)i + 1, 1))
         return -1;
     if (added)
@@ -83,12 +89,12 @@ static int64_t mapping_id(builder *b, const pv_map_info *m)
 
 static int64_t function_id(builder *b, const char *name, const char *file)
 {
-    int64_t n = string_index(b->t, name), f = string_index(b->t, file);
+    int64_t n = string_index(&b->t, name), f = string_index(&b->t, file);
     if (n < 0 || f < 0)
         return -1;
     uint64_t key[2] = { (uint64_t)n, (uint64_t)f };
     bool added;
-    int64_t i = pv_key_table_intern(&b->t->functions, key, sizeof key, &added);
+    int64_t i = pv_key_table_intern(&b->t.functions, key, sizeof key, &added);
     return i < 0 ? -1 : i + 1;
 }
 
@@ -150,7 +156,7 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order, unsigned cp
             return 0;
         n += 2;
     }
-    int64_t loc = pv_key_table_intern(&b->t->locations, words, n * sizeof words[0], &added);
+    int64_t loc = pv_key_table_intern(&b->t.locations, words, n * sizeof words[0], &added);
     if (loc < 0)
         return 0;
     if (mapping > 0)
@@ -208,7 +214,7 @@ static int64_t number_label(builder *b, struct last_label *last, int64_t value)
     char text[24];
     snprintf(text, sizeof text, "%lld", (long long)value);
     last->value = value;
-    last->index = string_index(b->t, text);
+    last->index = string_index(&b->t, text);
     return last->index;
 }
 
@@ -218,7 +224,7 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
     if (pv_symbolizer_at(b->sym, r->index, (s->sample_type & PV_SAMPLE_TIME) != 0, s->time,
                          &order, err))
         return -1;
-    pv_pprof_tables *t = b->t;
+    pv_pprof_tables *t = &b->t;
     bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
     int64_t labels[PV_PPROF_SAMPLE_LABEL_WORDS] = {0};
     if (has_thread) {
@@ -323,49 +329,67 @@ static bool describe(pv_pprof_tables *t, pv_file *f, size_t attr_index)
     return ok;
 }
 
-int pv_pprof_build(pv_file *f, pv_symbolizer *sym, size_t attr_index, pv_pprof_tables *out,
-                   pv_error *err)
+pv_pprof_builder *pv_pprof_builder_new(void)
 {
-    memset(out, 0, sizeof *out);
-    builder *b = calloc(1, sizeof *b);
-    if (!b || !describe(out, f, attr_index)) {
-        free(b);
-        pv_pprof_tables_free(out);
+    return calloc(1, sizeof(pv_pprof_builder));
+}
+
+int pv_pprof_add(pv_pprof_builder *b, pv_file *f, pv_symbolizer *sym, size_t attr_index,
+                 pv_error *err)
+{
+    if (!b->described && !describe(&b->t, f, attr_index))
         return pv_error_set(err, "%s: out of memory building the pprof profile", f->path);
-    }
+    b->described = true;
     b->file = f;
     b->sym = sym;
-    b->t = out;
     b->attr_index = attr_index;
     b->first_time = UINT64_MAX;
+    b->last_time = 0;
+    memset(b->last, 0, sizeof b->last);
+    b->last_comm_index = 0;
     int rc = pv_sample_pass(f, sample_visit, b, err);
     if (rc == 0 && b->first_time <= b->last_time)
-        out->duration_nanos = (int64_t)(b->last_time - b->first_time);
+        b->duration += b->last_time - b->first_time;
+    /* the memo's keys hold this file's symbolizer's maps */
+    pv_key_table_free(&b->frame_memo);
+    b->file = NULL;
+    b->sym = NULL;
+    return rc < 0 ? -1 : 0;
+}
+
+int pv_pprof_finish(pv_pprof_builder *b, pv_pprof_tables *out, pv_error *err)
+{
+    pv_pprof_tables *t = &b->t;
+    t->duration_nanos = (int64_t)b->duration;
     /* the flags, known once every location is in: into the mapping keys' last word */
-    if (rc == 0) {
-        pv_key_table flagged = {0};
-        for (size_t i = 0; i < out->mappings.nr && rc == 0; i++) {
-            size_t len;
-            const uint64_t *key = pv_key_table_key(&out->mappings, i, &len);
-            uint64_t words[6];
-            memcpy(words, key, 5 * sizeof words[0]);
-            words[5] = b->mapping_flags[i];
-            bool added;
-            if (pv_key_table_intern(&flagged, words, sizeof words, &added) != (int64_t)i)
-                rc = -1;
-        }
-        pv_key_table_free(&out->mappings);
-        out->mappings = flagged;
-        if (rc < 0)
-            pv_error_set(err, "%s: out of memory building the pprof profile", f->path);
+    int rc = 0;
+    pv_key_table flagged = {0};
+    for (size_t i = 0; i < t->mappings.nr && rc == 0; i++) {
+        size_t len;
+        const uint64_t *key = pv_key_table_key(&t->mappings, i, &len);
+        uint64_t words[6];
+        memcpy(words, key, 5 * sizeof words[0]);
+        words[5] = b->mapping_flags[i];
+        bool added;
+        if (pv_key_table_intern(&flagged, words, sizeof words, &added) != (int64_t)i)
+            rc = -1;
     }
+    pv_key_table_free(&t->mappings);
+    t->mappings = flagged;
+    if (rc < 0)
+        return pv_error_set(err, "out of memory building the pprof profile");
+    *out = *t;
+    memset(t, 0, sizeof *t);
+    return 0;
+}
+
+void pv_pprof_builder_free(pv_pprof_builder *b)
+{
+    if (!b)
+        return;
+    pv_pprof_tables_free(&b->t);
     pv_key_table_free(&b->frame_memo);
     free(b->memo_ids);
     free(b->mapping_flags);
     free(b);
-    if (rc < 0) {
-        pv_pprof_tables_free(out);
-        return -1;
-    }
-    return 0;
 }

@@ -36,8 +36,22 @@ int pv_pprof_default_event(pv_file *f);
 /* The event named name (as perf_events.name), or -1. */
 int pv_pprof_find_event(pv_file *f, const char *name);
 
-/* Builds the tables of event attr_index's samples of f. */
-int pv_pprof_build(pv_file *f, pv_symbolizer *sym, size_t attr_index, pv_pprof_tables *out,
-                   pv_error *err);
+/* A profile of one or more files' samples (perf_pprof over a pattern or a
+ * list of paths): the files' samples are added one file after another into
+ * the same tables, so that equal stacks, locations, functions and mappings
+ * (the same binary at the same address) are one.  The first file's event
+ * gives the sample types; the duration is the sum of each file's, from its
+ * first to its last sample. */
+typedef struct pv_pprof_builder pv_pprof_builder;
+
+/* NULL: out of memory. */
+pv_pprof_builder *pv_pprof_builder_new(void);
+/* Adds the samples of event attr_index of f, symbolized by sym (which need
+ * live only for the call).  0, or -1 with err set. */
+int pv_pprof_add(pv_pprof_builder *b, pv_file *f, pv_symbolizer *sym, size_t attr_index,
+                 pv_error *err);
+/* Hands the tables over to *out (pv_pprof_tables_free them). */
+int pv_pprof_finish(pv_pprof_builder *b, pv_pprof_tables *out, pv_error *err);
+void pv_pprof_builder_free(pv_pprof_builder *b);
 
 #endif

@@ -57,6 +57,13 @@ MIN_WIDTH = 0.1
 TOL = 0.02          # the SVG's numbers have two decimals
 
 
+
+def fixed2(v):
+    """v with 2 decimals as the renderer writes it (src/render/flamegraph.c,
+    put_fixed): rounded half up, where '%.2f' rounds 15.625 to 15.62."""
+    units = int(v * 100 + 0.5)
+    return '%d.%02d' % divmod(units, 100)
+
 def say(ok, what, why=''):
     print(('ok - %s' % what) if ok else ('not ok - %s: %s' % (what, why)))
     return ok
@@ -192,7 +199,7 @@ def check_frames(label, frames, prefixes, total, unit='samples'):
         if want is None:
             bad.append('%s is not a prefix of the input' % ';'.join(f['path']))
             continue
-        if f['count'] != want or f['pct'] != '%.2f' % (100.0 * want / total):
+        if f['count'] != want or f['pct'] != fixed2(100.0 * want / total):
             bad.append('%s: title %r, want %d (%.2f%%)' % (';'.join(f['path']), f['title'],
                                                           want, 100.0 * want / total))
         if abs(f['width'] - want * scale) > TOL:
@@ -392,7 +399,7 @@ def cmd_diff(label, new_folded, base_folded, svg):
             continue
         p = f['path']
         want_base = base.get(p, 0) if p else base_total
-        if f['base'] != want_base or f['base_pct'] != '%.2f' % (100.0 * want_base / base_total):
+        if f['base'] != want_base or f['base_pct'] != fixed2(100.0 * want_base / base_total):
             bad.append('%s: title %r, base %d' % (';'.join(p), f['title'], want_base))
         delta = new_self.get(p, 0) / total - base_self.get(p, 0) / base_total
         r, g, b = (int(v) for v in re.findall(r'\d+', f['fill']))

@@ -5,14 +5,16 @@
  *
  *   sqlrun [-n NULLTEXT] [-H] [-f FILE] [SQL ...]
  *
- * -n sets the text printed for NULL (default empty), -H prints a header line,
- * -f runs the statements of FILE.  Errors go to stderr as "Error: <msg>" and
- * make the exit status 1.  With PV_SQLRUN_RCHAR set, the bytes the process
- * read (rchar of /proc/self/io) go to stderr at the end as "rchar N", for
- * tests of how much of a file a query reads.  writefile(path, data) writes
+ * -n sets the text printed for NULL (default empty), -H prints a header line
+ * before each statement's first row, -f runs the statements of FILE.  Errors
+ * go to stderr as "Error: <msg>" and make the exit status 1.  With
+ * PV_SQLRUN_RCHAR set, the bytes the process read (rchar of /proc/self/io)
+ * go to stderr at the end as "rchar N", for tests of how much of a file a
+ * query reads.  writefile(path, data) writes
  * a value to a file and returns its length, as the sqlite3 shell's does
  * (tests of perf_pprof write its BLOB so).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +38,16 @@ static int run(sqlite3 *db, const char *sql)
         if (!stmt)
             continue;
         int columns = sqlite3_column_count(stmt);
-        if (show_header && columns > 0) {
-            for (int i = 0; i < columns; i++)
-                printf("%s%s", i ? "\t" : "", sqlite3_column_name(stmt, i));
-            printf("\n");
-        }
+        /* the header comes with the first row: a statement without rows
+         * (a query's note that has nothing to say) prints nothing, as in
+         * the sqlite3 shell */
+        bool header_due = show_header && columns > 0;
         int rc;
         while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+            for (int i = 0; header_due && i < columns; i++)
+                printf("%s%s%s", i ? "\t" : "", sqlite3_column_name(stmt, i),
+                       i == columns - 1 ? "\n" : "");
+            header_due = false;
             for (int i = 0; i < columns; i++) {
                 const unsigned char *text = sqlite3_column_text(stmt, i);
                 printf("%s%s", i ? "\t" : "", text ? (const char *)text : null_text);

@@ -70,6 +70,10 @@ $(1)/libpvreader.a: $$(patsubst build/gen/%.c,$(1)/reader/gen/%.o,$$(patsubst sr
 	ar rcs $$@ $$^
 $(1)/sqlrun: tests/tools/sqlrun.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+# the allocation sweep fails the extension's allocations too: linked with it
+$(1)/tools/alloc_sweep: tests/tools/alloc_sweep.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)

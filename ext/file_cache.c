@@ -197,7 +197,7 @@ static void u64_field(pv_json_writer *w, const char *key, uint64_t v)
     pv_json_u64(w, v);
 }
 
-static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void cache_stats_function_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc, (void)argv;
     PvCache *cache = sqlite3_user_data(ctx);
@@ -252,6 +252,8 @@ static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value *
     pv_result_strbuf(ctx, &out);
     pv_strbuf_free(&out);
 }
+
+PV_GUARDED_FUNCTION(cache_stats_function, cache_stats_function_body)
 
 const PvFunctionDef pv_cache_stats_functions[] = {
     {"perf_cache_stats", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, cache_stats_function, NULL, NULL},

@@ -50,10 +50,11 @@ SQLITE_EXTENSION_INIT3
 #include "function_defs.h"
 #include "render/flamegraph.h"
 #include "render/folded_stack.h"
+#include "base/pv_alloc.h"
 
 /* ---- perf_frame_name ---- */
 
-static void frame_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void frame_name_func_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     const char *sym = NULL, *dso = NULL;
@@ -84,7 +85,7 @@ static void frame_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv
 
 /* ---- perf_folded ---- */
 
-static void folded_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void folded_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     pv_folded_stack *stack = sqlite3_aggregate_context(ctx, sizeof *stack);
@@ -105,7 +106,7 @@ static void folded_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error_nomem(ctx);
 }
 
-static void folded_final(sqlite3_context *ctx)
+static void folded_final_body(sqlite3_context *ctx)
 {
     pv_folded_stack *stack = sqlite3_aggregate_context(ctx, 0);
     if (!stack)
@@ -141,7 +142,7 @@ static int keep_text(sqlite3_context *ctx, char **slot, sqlite3_value *value)
         sqlite3_result_error_nomem(ctx);
         return 0;
     }
-    *slot = strdup((const char *)text);
+    *slot = pv_strdup((const char *)text);
     if (!*slot) {
         sqlite3_result_error_nomem(ctx);
         return 0;
@@ -230,7 +231,7 @@ static FlamegraphAgg *begin_row(sqlite3_context *ctx, bool differential, int arg
 }
 
 /* perf_flamegraph(stack [, weight [, title [, unit]]]) */
-static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void flamegraph_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     FlamegraphAgg *agg = begin_row(ctx, false, argc, argv, 2);
     if (!agg)
@@ -246,7 +247,7 @@ static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv
 }
 
 /* perf_flamegraph_diff(stack, new_weight, base_weight [, title [, unit]]) */
-static void flamegraph_diff_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void flamegraph_diff_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     FlamegraphAgg *agg = begin_row(ctx, true, argc, argv, 3);
     if (!agg)
@@ -261,7 +262,7 @@ static void flamegraph_diff_step(sqlite3_context *ctx, int argc, sqlite3_value *
     add_row(ctx, agg, argv[0], weight, base_weight, "perf_flamegraph_diff");
 }
 
-static void flamegraph_final(sqlite3_context *ctx)
+static void flamegraph_final_body(sqlite3_context *ctx)
 {
     FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, 0);
     bool differential = sqlite3_user_data(ctx) != NULL;
@@ -295,6 +296,13 @@ static void flamegraph_final(sqlite3_context *ctx)
         agg->title = agg->unit = NULL;
     }
 }
+
+PV_GUARDED_FUNCTION(frame_name_func, frame_name_func_body)
+PV_GUARDED_FUNCTION(folded_step, folded_step_body)
+PV_GUARDED_FINAL(folded_final, folded_final_body)
+PV_GUARDED_FUNCTION(flamegraph_step, flamegraph_step_body)
+PV_GUARDED_FUNCTION(flamegraph_diff_step, flamegraph_diff_step_body)
+PV_GUARDED_FINAL(flamegraph_final, flamegraph_final_body)
 
 /* Deterministic: both results depend on the multiset of rows, not on their
  * order (frames are ordered by depth, children by name). */

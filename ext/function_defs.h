@@ -10,6 +10,8 @@
 #include <sqlite3ext.h>
 #include <stdbool.h>
 
+#include "base/pv_alloc.h"
+
 typedef struct PvFunctionDef {
     const char *name;
     int nargs;          /* -1: any number */
@@ -20,6 +22,25 @@ typedef struct PvFunctionDef {
     void (*step)(sqlite3_context *, int, sqlite3_value **);
     void (*final)(sqlite3_context *);
 } PvFunctionDef;
+
+/* A function whose call fails when an allocation failed during it, even
+ * where the work went on without the memory (base/pv_alloc.h). */
+#define PV_GUARDED_FUNCTION(name, body)                                          \
+    static void name(sqlite3_context *ctx, int argc, sqlite3_value **argv)      \
+    {                                                                            \
+        unsigned long failures = pv_alloc_failures();                            \
+        body(ctx, argc, argv);                                                   \
+        if (pv_alloc_failures() != failures)                                     \
+            sqlite3_result_error_nomem(ctx);                                     \
+    }
+#define PV_GUARDED_FINAL(name, body)                                             \
+    static void name(sqlite3_context *ctx)                                       \
+    {                                                                            \
+        unsigned long failures = pv_alloc_failures();                            \
+        body(ctx);                                                               \
+        if (pv_alloc_failures() != failures)                                     \
+            sqlite3_result_error_nomem(ctx);                                     \
+    }
 
 extern const PvFunctionDef pv_cache_stats_functions[];   /* ext/file_cache.c */
 extern const PvFunctionDef pv_pprof_functions[];         /* ext/pprof.c */

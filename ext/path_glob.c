@@ -237,8 +237,10 @@ int pv_glob_expand(const char *pattern, const pv_stop *stop, char ***paths, size
                             "at most %u", pattern, wild, PV_GLOB_MAX_COMPONENTS);
     Walk w = {pattern, stop, 0, err};
     Paths level = {0}, next = {0};
-    if (!paths_add(&level, "", "", 0, "", 0))
+    if (!paths_add(&level, "", "", 0, "", 0)) {
+        paths_free(&level);
         return pv_error_set_kind(err, PV_ERROR_NOMEM, "%s: out of memory", pattern);
+    }
     char literal[PV_GLOB_MAX_PATTERN + 1];
     const char *c = pattern;
     for (;;) {

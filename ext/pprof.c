@@ -103,7 +103,7 @@ static int add_file(sqlite3_context *ctx, PvCache *cache, pv_pprof_builder *b, c
     return rc;
 }
 
-static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void pprof_function_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     PvCache *cache = sqlite3_user_data(ctx);
     if (pv_refused_while_writing(ctx, "perf_pprof"))
@@ -168,6 +168,8 @@ static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pv_path_list_free(&files);
     pv_stop_probe_finish(&probe);
 }
+
+PV_GUARDED_FUNCTION(pprof_function, pprof_function_body)
 
 const PvFunctionDef pv_pprof_functions[] = {
     {"perf_pprof", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, pprof_function, NULL, NULL},

@@ -77,7 +77,7 @@ static pv_value summed_value(sqlite3_value *v)
     return out;
 }
 
-static void sum_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void sum_by_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     if (argc < 2 || argc - 1 > MAX_KEYS) {
         sqlite3_result_error(ctx, "perf_sum_by: give 1 to 64 keys, then the value to sum", -1);
@@ -120,7 +120,7 @@ static void json_value(pv_json_writer *w, const pv_value *v)
     }
 }
 
-static void sum_by_final(sqlite3_context *ctx)
+static void sum_by_final_body(sqlite3_context *ctx)
 {
     SumBy *agg = sqlite3_aggregate_context(ctx, 0);
     if (!agg || !agg->started) {
@@ -160,6 +160,9 @@ static void sum_by_final(sqlite3_context *ctx)
     pv_hash_groups_free(g);
     agg->started = false;
 }
+
+PV_GUARDED_FUNCTION(sum_by_step, sum_by_step_body)
+PV_GUARDED_FINAL(sum_by_final, sum_by_final_body)
 
 /* not deterministic: the groups come in the order they were met */
 const PvFunctionDef pv_sum_by_functions[] = {

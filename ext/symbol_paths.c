@@ -46,7 +46,7 @@ static bool path_value(sqlite3_context *ctx, sqlite3_value *v, const char **out)
 }
 
 /* perf_symbol_path() reads the setting; with arguments, it sets it. */
-static void symbol_path_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void symbol_path_function_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     PvCache *cache = sqlite3_user_data(ctx);
     if (argc > 0) {
@@ -73,6 +73,8 @@ static void symbol_path_function(sqlite3_context *ctx, int argc, sqlite3_value *
     pv_result_strbuf(ctx, &out);
     pv_strbuf_free(&out);
 }
+
+PV_GUARDED_FUNCTION(symbol_path_function, symbol_path_function_body)
 
 const PvFunctionDef pv_symbol_path_functions[] = {
     {"perf_symbol_path", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, symbol_path_function, NULL,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "file_cache.h"
+#include "base/pv_alloc.h"
 #include "row_values.h"
 #include "vtab_tab.h"
 
@@ -254,7 +255,7 @@ static int pvClose(sqlite3_vtab_cursor *base)
     /* even for a cursor kept on: a live statement makes sqlite3_close wait */
     pv_stop_probe_finish(&cur->stop);
     if (tab->keeper == cur) {
-        if (cur->by_ordinal && file_shared(cur)) {
+        if (cur->by_ordinal && file_shared(cur) && !cur->spent) {
             tab->keeper_closed = true;
             return SQLITE_OK;
         }
@@ -506,7 +507,8 @@ static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, P
 static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxStr, PathArg path)
 {
     PvCursor *keeper = tab->keeper;
-    if (!keeper || keeper == cur || !keeper->eof || !lookup_serves(keeper, idxNum, idxStr, path))
+    if (!keeper || keeper == cur || !keeper->eof || keeper->spent ||
+        !lookup_serves(keeper, idxNum, idxStr, path))
         return;
     if (tab->keeper_closed && !file_shared(keeper)) {
         cursor_free(keeper);
@@ -514,7 +516,7 @@ static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxSt
         return;
     }
     PvCursor held = *keeper;
-    size_t head = offsetof(PvCursor, def);
+    size_t head = offsetof(PvCursor, spent);
     memcpy((char *)keeper + head, (char *)cur + head, sizeof *cur - head);
     memcpy((char *)cur + head, (char *)&held + head, sizeof *cur - head);
     if (tab->keeper_closed)
@@ -598,8 +600,8 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
     return SQLITE_OK;
 }
 
-static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
-                    int argc, sqlite3_value **argv)
+static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+                       int argc, sqlite3_value **argv)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
@@ -667,7 +669,7 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     return SQLITE_OK;
 }
 
-static int pvNext(sqlite3_vtab_cursor *base)
+static int next_row(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     keep_stop(cur);
@@ -692,7 +694,7 @@ static int pvEof(sqlite3_vtab_cursor *base)
     return ((PvCursor *)base)->eof;
 }
 
-static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+static int column_value(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
     keep_stop(cur);
@@ -712,7 +714,7 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
     return cur->def->column(cur, ctx, i);
 }
 
-static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
+static int rowid_value(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 {
     PvCursor *cur = (PvCursor *)base;
     /* Rows equal in every column read are one entry of a grouped scan, so
@@ -736,6 +738,67 @@ static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
     }
     *rowid = cur->rowid;
     return SQLITE_OK;
+}
+
+/*
+ * An allocation that failed during a call makes the call fail, even where
+ * the reader went on without the memory (base/pv_alloc.h): the row, the
+ * value or the file's next rows may be short of it.  An error the call
+ * reported is then said to be for want of memory (a buffer it could not
+ * have may look like a damaged file).  The cursor is spent: it is not kept
+ * for a later lookup (take_lookup).
+ */
+static int out_of_memory(PvCursor *cur, int rc)
+{
+    cur->spent = true;
+    cur->eof = true;
+    char *before = cur->base.pVtab->zErrMsg;
+    cur->base.pVtab->zErrMsg =
+        rc == SQLITE_OK || !before
+            ? sqlite3_mprintf("%s: out of memory", cur->def->name)
+            : sqlite3_mprintf("%s: out of memory (%s)", cur->def->name, before);
+    sqlite3_free(before);
+    return SQLITE_NOMEM;
+}
+
+static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = filter_rows(base, idxNum, idxStr, argc, argv);
+    if (pv_alloc_failures() != failures)
+        rc = out_of_memory((PvCursor *)base, rc);
+    return rc;
+}
+
+static int pvNext(sqlite3_vtab_cursor *base)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = next_row(base);
+    if (pv_alloc_failures() != failures)
+        rc = out_of_memory((PvCursor *)base, rc);
+    return rc;
+}
+
+static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = column_value(base, ctx, i);
+    if (pv_alloc_failures() != failures) {
+        ((PvCursor *)base)->spent = true;
+        sqlite3_result_error_nomem(ctx);
+        rc = SQLITE_NOMEM;
+    }
+    return rc;
+}
+
+static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = rowid_value(base, rowid);
+    if (pv_alloc_failures() != failures)
+        rc = out_of_memory((PvCursor *)base, rc);
+    return rc;
 }
 
 static const sqlite3_module pv_module = {

@@ -41,6 +41,8 @@ typedef struct PvCursor {
     /* asks SQLite whether the statement must stop (ext/stop_probe.h);
      * stays with the cursor when take_lookup swaps what follows it */
     PvStopProbe stop;
+    /* a call failed for want of memory: what the cursor built may be short */
+    bool spent;
     const PvTableDef *def;
     PvCache *cache;
     pv_file *file;

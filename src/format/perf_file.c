@@ -10,6 +10,7 @@
 
 #include "format/attr.h"
 #include "base/pv_cursor.h"
+#include "base/pv_alloc.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -29,7 +30,7 @@
 static char *dup_string(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = pv_malloc(n);
     if (d)
         memcpy(d, s, n);
     return d;
@@ -38,7 +39,7 @@ static char *dup_string(const char *s)
 static char *join_path(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
+    char *p = pv_malloc(a + b + 2);
     if (!p)
         return NULL;
     memcpy(p, dir, a);
@@ -196,7 +197,7 @@ bool pv_file_unchanged_on_disk(const pv_file *f)
 /* n bytes at offset into a new buffer the caller frees. */
 static uint8_t *read_new(const pv_file *f, uint64_t offset, uint64_t n, pv_error *err)
 {
-    uint8_t *buf = malloc(n ? (size_t)n : 1);
+    uint8_t *buf = pv_malloc(n ? (size_t)n : 1);
     if (!buf) {
         pv_error_set(err, "%s: out of memory for %llu bytes at offset 0x%llx", f->data_path,
                      (unsigned long long)n, (unsigned long long)offset);
@@ -315,7 +316,7 @@ static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_
     *total_ids += a->nr_ids;
     if (a->nr_ids) {
         uint8_t *raw = read_new(f, ids.offset, ids.size, err);
-        a->ids = malloc((size_t)ids.size);
+        a->ids = pv_malloc((size_t)ids.size);
         if (!raw || !a->ids) {
             free(raw);
             return raw ? pv_error_set(err, "%s: out of memory", f->data_path) : -1;
@@ -350,8 +351,8 @@ static int read_attrs(pv_file *f, pv_error *err)
         return pv_error_set(err, "%s: attr_size %llu at offset 0x10 is too large for a perf_event_attr "
                             "(more than %u bytes)", f->data_path,
                             (unsigned long long)f->attr_size, MAX_ATTR_SIZE);
-    f->attrs = calloc((size_t)nr, sizeof *f->attrs);
-    uint8_t *entry = malloc((size_t)f->attr_size);
+    f->attrs = pv_calloc((size_t)nr, sizeof *f->attrs);
+    uint8_t *entry = pv_malloc((size_t)f->attr_size);
     if (!f->attrs || !entry) {
         free(entry);
         return pv_error_set(err, "%s: out of memory", f->data_path);
@@ -380,7 +381,7 @@ static int open_segments(pv_file *f, pv_error *err)
     if (f->memory || n < 5 || strcmp(f->data_path + n - 5, "/data") != 0)
         return 0;
     for (size_t k = 0; k < MAX_SEGMENTS; k++) {
-        char *path = malloc(n + 24);
+        char *path = pv_malloc(n + 24);
         if (!path)
             return pv_error_set(err, "%s: out of memory", f->data_path);
         snprintf(path, n + 24, "%s.%zu", f->data_path, k);
@@ -388,7 +389,7 @@ static int open_segments(pv_file *f, pv_error *err)
             free(path);
             return 0;
         }
-        pv_segment *grown = realloc(f->segments, (f->nr_segments + 1) * sizeof *grown);
+        pv_segment *grown = pv_realloc(f->segments, (f->nr_segments + 1) * sizeof *grown);
         if (!grown) {
             free(path);
             return pv_error_set(err, "%s: out of memory", f->data_path);
@@ -414,7 +415,7 @@ static int index_ids(pv_file *f, pv_error *err)
     uint64_t total_ids = 0;
     for (size_t i = 0; i < f->nr_attrs; i++)
         total_ids += f->attrs[i].nr_ids;
-    f->id_map = calloc(total_ids ? (size_t)total_ids : 1, sizeof *f->id_map);
+    f->id_map = pv_calloc(total_ids ? (size_t)total_ids : 1, sizeof *f->id_map);
     if (!f->id_map)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     for (size_t i = 0; i < f->nr_attrs; i++)
@@ -442,7 +443,7 @@ static void index_ids_densely(pv_file *f)
     uint64_t span = f->id_map[f->nr_id_map - 1].id - base;   /* sorted: no overflow */
     if (span >= DENSE_ID_SPAN_LIMIT)
         return;
-    int32_t *dense = malloc((size_t)(span + 1) * sizeof *dense);
+    int32_t *dense = pv_malloc((size_t)(span + 1) * sizeof *dense);
     if (!dense)
         return;     /* the search still answers */
     for (uint64_t i = 0; i <= span; i++)
@@ -605,7 +606,7 @@ static int finish_open(pv_file *f, pv_file **out, pv_error *err);
 int pv_file_open_header(const char *path, pv_file **out, pv_error *err)
 {
     *out = NULL;
-    pv_file *f = calloc(1, sizeof *f);
+    pv_file *f = pv_calloc(1, sizeof *f);
     if (!f)
         return pv_error_set(err, "%s: out of memory", path);
     f->fd = -1;
@@ -626,7 +627,7 @@ int pv_file_open_memory_header(const char *name, const uint8_t *bytes, uint64_t 
                                pv_file **out, pv_error *err)
 {
     *out = NULL;
-    pv_file *f = calloc(1, sizeof *f);
+    pv_file *f = pv_calloc(1, sizeof *f);
     if (!f)
         return pv_error_set(err, "%s: out of memory", name);
     f->fd = -1;

@@ -7,6 +7,7 @@
 #include "decode/sample.h"
 #include "format/features.h"
 #include "format/perf_abi.h"
+#include "base/pv_alloc.h"
 
 /* A record is at most 64 KiB: a true boundary lies within this of any
  * offset (AUXTRACE data aside, where the proof fails). */
@@ -319,7 +320,7 @@ static proven_starts *kept_starts(pv_file *f)
     void *kept;
     if (pv_file_state_get(f, &proven_starts_key, &kept))
         return kept;
-    proven_starts *ps = calloc(1, sizeof *ps);
+    proven_starts *ps = pv_calloc(1, sizeof *ps);
     pv_error ignored;
     if (!ps || pv_file_state_set(f, &proven_starts_key, ps, free_proven_starts, &ignored)) {
         free(ps);

@@ -17,6 +17,7 @@
 #include "base/pv_cursor.h"
 #include "unwind/debug_cache.h"
 #include "unwind/unwind_regs.h"
+#include "base/pv_alloc.h"
 
 /* Dwfl sessions kept for recently sampled processes, and files kept open
  * for reads outside the stack copy.  A session holds an open ELF per
@@ -133,7 +134,7 @@ static int find_debug_frame_file(Dwfl_Module *mod, void **userdata, const char *
 
 pv_unwinder *pv_unwinder_new(const char *arch)
 {
-    pv_unwinder *u = calloc(1, sizeof *u);
+    pv_unwinder *u = pv_calloc(1, sizeof *u);
     if (!u)
         return NULL;
     struct utsname host;
@@ -193,7 +194,7 @@ static bool path_failed(const pv_unwinder *u, const char *path)
 
 static void remember_failed(pv_unwinder *u, const char *path)
 {
-    char *copy = strdup(path);
+    char *copy = pv_strdup(path);
     if (!copy)
         return;
     if (u->nr_failed < FAILED_PATHS) {
@@ -234,7 +235,7 @@ static int file_fd(pv_unwinder *u, const char *path)
         remember_failed(u, path);
         return -1;
     }
-    char *copy = strdup(path);
+    char *copy = pv_strdup(path);
     if (!copy) {
         close(fd);
         return -1;
@@ -846,6 +847,9 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
     u->max_frames = max_frames;
 
     u->session = session_for(u, s->pid);
+    /* libdwfl stops a walk that runs out of memory as it stops at a
+     * stack's end: its malloc's ENOMEM tells the two apart */
+    errno = 0;
     for (int attempt = 0; attempt < 2; attempt++) {
         res->nr = 0;
         u->stopped = false;
@@ -861,6 +865,12 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
         session_end(u->session);
         u->session->used = true;
         u->session->pid = s->pid;
+    }
+    /* a session that ran out of memory may keep short tables: a fresh one
+     * for the next sample */
+    if (errno == ENOMEM) {
+        pv_alloc_count_failure();
+        session_end(u->session);
     }
     if (u->conflict)
         stop_with(u, PV_UNWIND_STEP_FAILED, "modules keep overlapping in process %d",

@@ -9,6 +9,9 @@
 #   - one perf_diagnostics row, a warning of kind unfinished_recording, and no
 #     damaged_feature rows for the features never written;
 #   - a copy cut in the middle of a record reads to its last whole record;
+#   - copies of synth_start.data made unfinished, cut at the end and in the
+#     middle of the record that crosses the first read window's end (the
+#     slow path of the walk);
 #   - live: a recording killed now (plain, -z, --threads) the same way.
 #
 # Env: PV_ROOT, PV_SQLRUN.
@@ -83,6 +86,68 @@ compare_with_repaired "zeros.data (4096 zero bytes after killed.data)" "$tmp/zer
 got=$(sqlrun "SELECT count(*) FROM perf_records('$tmp/zeros.data')")
 want=$(sqlrun "SELECT count(*) FROM perf_records('$f')")
 same "zeros.data: perf_records reads the records of killed.data" "$got" "$want"
+
+# --- the last whole record straddles a read window.  The walk reads the
+# data section in windows of WINDOW_CAPACITY bytes (src/stream/record_walk.c),
+# the first at the data offset; a record that lies whole in a window takes the
+# inline path of record_walk.h, one that crosses the window's end the slow
+# path, where an unfinished file's last record is checked against the end of
+# the file.  killed.data (82 KB) never crosses a window: a copy of
+# synth_start.data (566 KB, finished) is cut at the end of the record that
+# straddles data offset + window, its data size zeroed (as perf leaves it when
+# killed; its feature bits stay set), and a second copy in that record's
+# middle.  Expected: the count of whole records from a walk over the headers,
+# perf on the repaired copy, the straddling record's offset and size.
+s=$PV_ROOT/tests/fixtures/synth_start/synth_start.data
+window=$(sed -n 's/^#define WINDOW_CAPACITY (\([0-9]*\)u << \([0-9]*\))$/\1 \2/p' \
+    "$PV_ROOT/src/stream/record_walk.c")
+if [ ! -f "$s" ]; then
+    skip "straddle.data (a killed recording whose last record crosses a read window)" "$s"
+elif ! [[ $window =~ ^[0-9]+\ [0-9]+$ ]]; then
+    not_ok "straddle.data: the window size" \
+        "no '#define WINDOW_CAPACITY (N << M)' in src/stream/record_walk.c: update this test"
+else
+    window=$(( ${window% *} << ${window#* } ))
+    # prints: offset size of the straddling record, records up to it
+    info=$($PYTHON - "$s" "$window" "$tmp/straddle.data" "$tmp/straddle_mid.data" <<'EOF'
+import struct, sys
+src, window, whole, mid = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+b = open(src, 'rb').read()
+data_offset, data_size = struct.unpack_from('<QQ', b, 40)
+edge, at, n = data_offset + window, data_offset, 0
+while at < data_offset + data_size:
+    size = struct.unpack_from('<H', b, at + 6)[0]
+    n += 1
+    if at < edge < at + size:
+        break
+    at += size
+else:
+    sys.exit('no record crosses offset %d' % edge)
+for path, end in ((whole, at + size), (mid, at + size // 2)):
+    out = bytearray(b[:end])
+    struct.pack_into('<Q', out, 48, 0)
+    open(path, 'wb').write(out)
+print(at, size, n)
+EOF
+)
+    read -r at size n <<<"$info"
+    if ! [[ $n =~ ^[0-9]+$ ]]; then
+        not_ok "straddle.data: cut copies of synth_start.data" "$info"
+    else
+        got=$(sqlrun "SELECT count(*), (SELECT file_offset || ' ' || size FROM perf_records('$tmp/straddle.data') ORDER BY record DESC LIMIT 1) FROM perf_records('$tmp/straddle.data')")
+        same "straddle.data (cut at the end of the record at $at, $size bytes, across offset data_offset + $window): every record read, the last the straddling one" \
+            "$got" "$(printf '%s\t%s %s' "$n" "$at" "$size")"
+        cut=$($PYTHON "$repair" "$tmp/straddle.data" "$tmp/straddle_repaired.data")
+        same "straddle.data: the repair drops nothing" "$cut" 0
+        compare_with_repaired straddle.data "$tmp/straddle.data" "$tmp/straddle_repaired.data" "$cut"
+        got=$(sqlrun "SELECT count(*) FROM perf_records('$tmp/straddle_mid.data')")
+        same "straddle_mid.data (cut in the middle of the straddling record): all records before it" \
+            "$got" "$((n - 1))"
+        got=$(sqlrun "SELECT kind || ' ' || value || ' ' || file_offset FROM perf_diagnostics('$tmp/straddle_mid.data')")
+        same "straddle_mid.data: the warning drops the half record at its offset" \
+            "$got" "unfinished_recording $((size / 2)) $at"
+    fi
+fi
 
 # --- live: recordings killed now.  The workload loops until perf (its
 # parent) is gone, so it ends when perf is killed, whatever the machine.

@@ -7,7 +7,7 @@ queued one whose time is not above its own).
     equal_times.py IN OUT QUANTUM_NS
 
 Every time of the data section (a SAMPLE's TIME, the sample_id trailer's
-time of other kernel records) is rounded down to a multiple of QUANTUM_NS;
+time of other kernel records, FORK's and EXIT's own) is rounded down to a multiple of QUANTUM_NS;
 0 and ~0 stay (perf hands such records out when read).  Rounding down keeps
 the order of each CPU buffer's records and of the rounds.  A sample's PERIOD
 becomes its ordinal among the samples in file order (1, 2, ...), so that
@@ -71,6 +71,8 @@ def main():
             struct.pack_into('<Q', b, at + period_at, samples)
         elif rtype < 64 and trailer_words and size >= 8 + 8 * trailer_words:
             round_down(at + size - 8 * trailer_words + trailer_time)
+            if rtype in (4, 7):     # EXIT, FORK: the time in the body too
+                round_down(at + 24)
         at += size
     open(dst, 'wb').write(b)
     print(samples)

@@ -7,8 +7,9 @@ perf-oracle test (tests/t_perf_oracle.sh).
 writes into OUTDIR:
   samples.tsv   time pid tid comm cpu ip period callchain, one line per SAMPLE,
                 file order
-  mmaps.tsv     pid tid start len pgoff filename (MMAP and MMAP2), file order
-  comms.tsv     pid tid comm, file order
+  mmaps.tsv     pid tid start len pgoff filename time cpu (MMAP and MMAP2), file
+                order; time and cpu are the sample_id trailer's (trailer_cells)
+  comms.tsv     pid tid comm time cpu, file order
   stats.tsv     name count, from `perf report --stats` (Aggregated stats)
   buildids.tsv  build_id filename, from `perf buildid-list`, sorted
   header.tsv    name value for hostname..total_mem, from `perf report --header-only -I`
@@ -101,6 +102,7 @@ def parse_dump(path, events):
     """Parse `perf script -D -F event` output.  Returns dicts keyed by file
     offset: samples, mmaps, comms."""
     samples, mmaps, comms, mmap_bids = {}, {}, {}, {}
+    trailers = {}       # an MMAP's or COMM's prefix: its trailer's cpu and time
     names = set(n for n, _ in events)
     cur = None          # the sample being collected
     chain_left = 0
@@ -130,6 +132,7 @@ def parse_dump(path, events):
                     mm = MMAP_RE.match(rest)
                     if not mm:
                         raise SystemExit('unparsed mmap line: %r' % line)
+                    trailers[off] = prefix
                     mmaps[off] = (s32(int(mm.group(1))), s32(int(mm.group(2))),
                                   s64(int(mm.group(3), 16)),
                                   s64(int(mm.group(4), 16)),
@@ -141,6 +144,7 @@ def parse_dump(path, events):
                     cm = COMM_RE.match(rest)
                     if not cm:
                         raise SystemExit('unparsed comm line: %r' % line)
+                    trailers[off] = prefix
                     comms[off] = (s32(int(cm.group(2))), s32(int(cm.group(3))),
                                   cm.group(1))
                 continue
@@ -165,7 +169,24 @@ def parse_dump(path, events):
             em = EVENT_LINE_RE.match(line)
             if em and cur['event'] is None and dec(em.group(1)) in names:
                 cur['event'] = dec(em.group(1))
-    return samples, mmaps, comms, mmap_bids
+    return samples, mmaps, comms, mmap_bids, trailers
+
+
+def trailer_cells(prefix, events, off):
+    """time and cpu of a record other than SAMPLE, from what perf prints
+    before its offset: "-1 -1" without sample_id_all; else the cpu, then the
+    time, each when some event samples it, -1 (as u32 and u64) where the
+    record's event does not or it has no trailer."""
+    if prefix == ['-1', '-1']:
+        return ('', '')
+    combined = set(b for _, bits in events for b in bits)
+    if len(prefix) != ('CPU' in combined) + ('TIME' in combined):
+        raise SystemExit('the record at 0x%x has %r before its offset, not its '
+                         'cpu and time' % (off, prefix))
+    cpu = prefix[0] if 'CPU' in combined else ''
+    time = prefix[-1] if 'TIME' in combined else ''
+    return (str(s64(int(time))) if time not in ('', str(U64 - 1)) else '',
+            cpu if cpu not in ('', str((1 << 32) - 1)) else '')
 
 
 def sample_rows(samples, events, unnamed):
@@ -335,7 +356,7 @@ def main():
         events = parse_evlist(evl)
         if not events:
             raise SystemExit('perf evlist -v printed no sample_type for %s' % data)
-        samples, mmaps, comms, mmap_bids = parse_dump(dump, events)
+        samples, mmaps, comms, mmap_bids, trailers = parse_dump(dump, events)
         rc, st = run_to_file([perf, 'report', '--stats', '-i', data], tmp, 'stats')
         if rc != 0:
             raise SystemExit('perf report --stats failed on %s' % data)
@@ -368,8 +389,10 @@ def main():
         os.makedirs(outdir, exist_ok=True)
         unnamed = set()
         write(outdir, 'samples.tsv', sample_rows(samples, events, unnamed))
-        write(outdir, 'mmaps.tsv', ['\t'.join(str(x) for x in mmaps[o]) for o in sorted(mmaps)])
-        write(outdir, 'comms.tsv', ['\t'.join(str(x) for x in comms[o]) for o in sorted(comms)])
+        write(outdir, 'mmaps.tsv', ['\t'.join(str(x) for x in mmaps[o] + trailer_cells(trailers[o], events, o))
+                                    for o in sorted(mmaps)])
+        write(outdir, 'comms.tsv', ['\t'.join(str(x) for x in comms[o] + trailer_cells(trailers[o], events, o))
+                                    for o in sorted(comms)])
         write(outdir, 'stats.tsv', parse_stats(st))
         write(outdir, 'buildids.tsv', buildids)
         write(outdir, 'header.tsv', header)

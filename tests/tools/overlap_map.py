@@ -3,14 +3,15 @@
 overlaps part of an earlier one: of two live maps that overlap, the later
 wins (perf splits the older one around it).
 
-    overlap_map.py IN OUT TARGET VICTIM SHIFT NAME
+    overlap_map.py IN OUT TARGET VICTIM START_SHIFT END_SHIFT NAME
 
 TARGET and VICTIM end the file names of two MMAP2 records of one process,
 VICTIM's after TARGET's.  VICTIM's record is rewritten in place: it maps
-NAME (no longer than its own name) at TARGET's start + SHIFT, TARGET's
-length, file offset 0, device and inode 0; its time and place stay.  So the
-later map covers TARGET's map from SHIFT on, and TARGET's map alone holds
-the bytes below.  Prints the new map's start and end.  Little-endian.
+NAME (no longer than its own name) from TARGET's start + START_SHIFT to
+TARGET's end + END_SHIFT (shifts in bytes, may be negative), file offset 0,
+device and inode 0; its time and place stay.  E.g. 0x250 0x250: the later
+map covers TARGET's from 0x250 on, TARGET's map alone the bytes below.
+Prints the new map's start and end.  Little-endian.
 """
 import struct
 import sys
@@ -19,8 +20,8 @@ MMAP2 = 10
 
 
 def main():
-    src, dst, target, victim, shift, name = sys.argv[1:7]
-    shift = int(shift, 0)
+    src, dst, target, victim, start_shift, end_shift, name = sys.argv[1:8]
+    start_shift, end_shift = int(start_shift, 0), int(end_shift, 0)
     b = bytearray(open(src, 'rb').read())
     if b[:8] != b'PERFILE2':
         sys.exit('%s: not a little-endian perf.data file' % src)
@@ -42,13 +43,16 @@ def main():
                 new = name.encode() + b'\0'
                 if len(new) + 7 & ~7 > room - trailer:
                     sys.exit('%s: %s does not fit in the name of %s' % (src, name, fname))
-                new_start = found[1] + shift
-                struct.pack_into('<QQQ', b, at + 8 + 8, new_start, found[2], 0)
+                new_start = found[1] + start_shift
+                new_end = found[1] + found[2] + end_shift
+                if new_end <= new_start:
+                    sys.exit('%s: an empty map' % src)
+                struct.pack_into('<QQQ', b, at + 8 + 8, new_start, new_end - new_start, 0)
                 struct.pack_into('<IIQQ', b, at + 8 + 32, 0, 0, 0, 0)   # maj min ino ino_generation
                 field = room - trailer
                 b[fname_at:fname_at + field] = new.ljust(field, b'\0')
                 open(dst, 'wb').write(b)
-                print(new_start, new_start + found[2])
+                print(new_start, new_end)
                 return
         at += size
     sys.exit('%s: no MMAP2 of *%s after one of *%s in the same process' % (src, victim, target))

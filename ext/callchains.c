@@ -20,8 +20,10 @@
  * A sample recorded with --call-graph dwarf has its user frames unwound
  * from its registers and stack copy (symbolizer.h, dwarf_unwind.h); they
  * follow the callchain's (kernel) entries as user frames, as in perf, each
- * expanded into the functions inlined at it (inlined = 1 where the name
- * from the debug info is not the frame's symbol, perf's "(inlined)").
+ * expanded into the functions inlined at it (inlined = 1, named from the
+ * debug info, perf's "(inlined)"), then the function holding them, named
+ * by its symbol as in perf_samples: a clone such as spin.constprop.0 is
+ * not inlined, though perf 6.1 prints it "spin (inlined)".
  *
  * A sample recorded with --call-graph lbr has its user frames from the
  * branch stack, after the callchain's kernel part (decode/frame_walk.h).
@@ -29,7 +31,6 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "format/event_names.h"
 #include "decode/callchain.h"
@@ -89,7 +90,7 @@ typedef struct CallchainsState {
     /* --call-graph dwarf: the user frames unwound from regs and stack */
     bool unwound;
     size_t nr_user, next_user;
-    const char *inline_name;    /* the current frame's, from the debug info */
+    const char *inline_name;    /* the current row's inlined function, from the debug info */
     bool inlined;
     unsigned level;             /* which function at ip (pv_unwound_frame.level) */
     PvSourceColumns source;     /* srcfile, srcline */
@@ -116,12 +117,11 @@ static uint64_t sample_order_key(const CallchainsState *st)
     return st->key;
 }
 
-/* A DWARF frame's row named from the debug info: perf names it so when the
- * name differs from the symbol's (an inlined function), and then prints it
- * "(inlined)". */
+/* A DWARF frame's row for a function inlined there is named from the debug
+ * info (pv_unwound_name); the frame's own function keeps its symbol. */
 static void apply_inline_name(CallchainsState *st)
 {
-    st->inlined = st->inline_name && st->location.sym && strcmp(st->inline_name, st->location.sym);
+    st->inlined = st->inline_name != NULL;
     if (st->inlined)
         st->location.sym = st->inline_name;
 }
@@ -226,7 +226,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
         if (st->next_user < st->nr_user && st->depth < 8192) {
             const pv_unwound_frame *f = &st->user_frames[st->next_user++];
             st->ip = f->pc;
-            st->inline_name = f->name >= 0 ? st->user_names + f->name : NULL;
+            st->inline_name = pv_unwound_inlined(f) ? st->user_names + f->name : NULL;
             st->level = f->level;
             st->cpumode = PV_CPUMODE_USER;
             st->origin = PV_ORIGIN_DWARF;

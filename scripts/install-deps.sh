@@ -35,12 +35,16 @@
 #                        the libFuzzer targets of `make fuzz`
 #   rustc                Debian's Rust compiler: tests/t_rust_names.sh builds a
 #                        Rust program (legacy and v0 mangling) and records it
+#   llvm                 llvm-dwarfdump: tests/perf_inline_proof.py reads the DIE
+#                        tags that prove perf 6.1 wrong where it prints a clone
+#                        "(inlined)"; tests/t_frame_names.sh checks the reader's
+#                        inlined flags against them
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
           linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
-          libclang-rt-14-dev rustc golang-go)
+          libclang-rt-14-dev rustc golang-go llvm)
 
 installed() {
     local status

@@ -4,7 +4,13 @@
 -- deeper than a frame of @sym; 'callee': the frames one shallower.  samples
 -- counts each sample once per row; pct_of_sym_samples is of the samples with
 -- @sym on the stack (or, without callchains, in it), not of all samples as
--- perf report's percentages are: do not compare the two.
+-- perf report's percentages are: do not compare the two.  A function is
+-- named as in every table (docs/schema.md, "One name per frame"): by its
+-- symbol, a clone's too (@sym 'msort_with_tmp.part.0', on --call-graph dwarf
+-- and frame-pointer recordings alike); a function inlined at DWARF-unwound
+-- frames by its debug-info name, with callers and callees but no self row
+-- (a sample's own function is the one holding the code, as perf report's
+-- self column has it).
 --
 --     scripts/perfsql -p "sym='malloc'" perf.data callers_callees
 -- or in the sqlite3 shell:

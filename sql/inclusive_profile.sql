@@ -4,7 +4,9 @@
 -- function (each sample once, however often the function recurs), "self"
 -- the period of those whose ip is in it.  Percentages of the event's total.
 -- A frame without a symbol is its own row, named by its address; a function
--- inlined at a DWARF-unwound frame is "name (inlined)", as perf shows it.
+-- inlined at a DWARF-unwound frame is "name (inlined)", as perf shows it; a
+-- clone (spin.constprop.0) is its symbol's row, never "(inlined)", where
+-- perf 6.1 shows "spin (inlined)" (docs/schema.md, "One name per frame").
 --     scripts/perfsql perf.data inclusive_profile
 -- or in the sqlite3 shell:
 --     .load build/perfvtab

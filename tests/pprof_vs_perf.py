@@ -17,7 +17,11 @@ Prints `ok - ...` / `not ok - ...` lines (tests/t_pprof.sh counts them).
   for functions with a symbol ("name (inlined)" is perf's row of an inlined
   function, pprof's "name").  Without callchains perf has no children
   mode: cum is then the flat figure.  A name perf shows twice (two dsos, or inlined
-  and not) is one node for pprof, so it is left out.
+  and not) is one node for pprof, so it is left out.  So are the rows of the
+  frames perf 6.1 marks "(inlined)" wrongly (a clone or alias holding a
+  --call-graph dwarf frame's code, proven from the DIE tags by
+  perf_inline_proof.py) and of their ELF symbols, which perf counts apart:
+  pprof names such a frame by its symbol.
 - each of perf's top N rows (flat: all rows; cum: named ones) must be in
   pprof's list with the same percent within 0.01 points (both print two
   decimals).
@@ -30,6 +34,9 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perf_inline_proof  # noqa: E402
 
 TOLERANCE = 0.01 + 1e-9
 failed = False
@@ -104,7 +111,19 @@ def perf_flat(data, event):
     return event, {n: 100.0 * p / total for n, p in periods.items()} if total else {}
 
 
-def perf_children(data, event):
+def perf_wrong_names(data):
+    """The names of the frames perf marks "(inlined)" wrongly and their
+    symbols (perf_inline_proof.py), and the corrections' proofs; None when a
+    frame perf marks so cannot be proven either way."""
+    fields = ["script", "-i", data, "--ns", "-F", "time,ip,sym,symoff,dso"]
+    corrected = perf_inline_proof.correct(run(PERF + fields), run(PERF + fields + ["--no-inline"]),
+                                          perf_inline_proof.DieChains())
+    if corrected.unproven:
+        return None, corrected.unproven
+    return corrected.wrong_names | corrected.symbols, sorted(corrected.proofs.values())
+
+
+def perf_children(data, event, wrong):
     rows = perf_sections(data, ["--children", "--sort", "dso,sym"])
     event, lines = pick(rows, event)
     seen, cum, kernel = {}, {}, set()
@@ -113,6 +132,8 @@ def perf_children(data, event):
         if not m or unresolved(m.group("sym")):
             continue
         name = re.sub(r" \(inlined\)$", "", m.group("sym"))
+        if name in wrong:
+            continue
         seen[name] = seen.get(name, 0) + 1
         cum[name] = float(m.group("a"))
         if m.group("mode") == "k":
@@ -189,7 +210,15 @@ def main():
         PERF.extend(["--buildid-dir", a.buildid_dir])
 
     event, flat = perf_flat(a.data, a.event)
-    cum, kernel = perf_children(a.data, event)
+    wrong, proofs = perf_wrong_names(a.data)
+    if wrong is None:
+        not_ok(a.name, "perf's frames marked \"(inlined)\" checked against their DIE tags",
+               "; ".join(proofs[:3]))
+        wrong = set()
+    elif wrong:
+        ok(a.name, f"cum% leaves out {', '.join(sorted(wrong))}: perf 6.1 marks their frames "
+           f"\"(inlined)\" wrongly, proven by the DIE tags, e.g. {proofs[0]}")
+    cum, kernel = perf_children(a.data, event, wrong)
     if not cum:
         # no callchains: perf report has no children mode; a function's
         # cumulative share is its own

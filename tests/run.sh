@@ -9,6 +9,12 @@
 # Skips are counted apart, never as passed.  With CI=true, an "input absent"
 # skip is a failure: CI has ../shared, so every check must find its input
 # there.  Other skips (the kernel or perf lacks a feature) stay skips.
+# Each test sees none of the machine's state: it gets its own empty HOME (no
+# ~/.debug build-id cache, no perf config) and, where the runner is root and
+# `unshare -m` works, its own mount namespace with an empty tmpfs on /tmp, so
+# that nothing an earlier test or recording left in /tmp can help it
+# (tests/lib/isolate.sh; the first lines of the output say which).
+# PV_TESTS="tests/t_a.sh ..." runs those scripts only, and no unit binaries.
 # Tests run as parallel jobs (PV_JOBS, default the core count); each
 # result is printed when its test ends.  Each test file's wall time is printed ("# time ..."), the slowest ten again
 # at the end; the last line is "N passed, N failed, N skipped".
@@ -22,6 +28,14 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp}
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+isolate=$PWD/tests/lib/isolate.sh
+PV_ISOLATION=$(bash "$isolate" --probe)
+export PV_ISOLATION
+if [ "$PV_ISOLATION" = tmpfs ]; then
+    echo "# isolation: each test has an empty HOME and its own empty /tmp (a tmpfs in a private mount namespace)"
+else
+    echo "# isolation: could not give each test its own /tmp (${PV_ISOLATION#home: }); each has an empty HOME, and they share this machine's /tmp"
+fi
 passed=0
 failed=0
 skipped=0
@@ -47,7 +61,8 @@ start_job() {  # label, command...
     printf '%s ' "$@" >"$dir/command"
     (
         start=$(now)
-        "$@" >"$dir/out" 2>"$dir/err"
+        mkdir -m 700 "$dir/home"
+        bash "$isolate" "$dir/home" "$@" >"$dir/out" 2>"$dir/err"
         status=$?
         end=$(now)
         awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }' >"$dir/seconds"
@@ -116,7 +131,7 @@ flavours=${PV_FLAVOURS:-build/san build}
 for flavour in $flavours; do
     flavour_label=${flavour#build/}
     [ "$flavour_label" = build ] && flavour_label=plain
-    for script in tests/t_*.sh; do
+    for script in ${PV_TESTS:-tests/t_*.sh}; do
         [ -f "$script" ] || continue
         if [ "$flavour" = build/san ] && grep -q '^# plain-only' "$script"; then
             continue
@@ -126,6 +141,7 @@ for flavour in $flavours; do
     done
 done
 for flavour in $flavours; do
+    [ -n "${PV_TESTS:-}" ] && break
     flavour_label=${flavour#build/}
     [ "$flavour_label" = build ] && flavour_label=plain
     for unit in "$PWD/$flavour"/unit/*; do

@@ -14,8 +14,11 @@
 #  - tests/fixtures/nocfi.c: a loop without CFI, whose caller perf guesses;
 #  - the binary removed after recording: perf stops at the first frame in
 #    it (it cannot read its CFI), so must we;
-#  - the committed dwarf.data, whose binary (/tmp/perfvtab-fixtures/workload)
-#    exists only where the fixtures were recorded.
+#  - the committed dwarf.data, read here as recorded: unwind_dump opens the
+#    recorded paths only, and perf runs without the fixtures' build-id
+#    cache, so both stop at the workload's first frame.  Its whole stacks,
+#    unwound through the binary shipped in tests/fixtures/symbols, are
+#    checked against perf in SQL by tests/t_symbols.sh.
 # perf's build-id cache ($HOME/.debug) is kept out: perf would find a removed
 # binary there.  Each sample is a line "pid/tid time: ip ip ...", as
 # `perf script -F pid,tid,time,ip --no-inline` shows the stack (kernel
@@ -163,7 +166,7 @@ sql_check "dwarf, code without CFI (SQL)" "$tmp/nocfi/dwarf.data" --frames --pro
 HOME=$tmp/empty sql_check "dwarf, binary removed (SQL)" "$tmp/nofp/dwarf.data" --frames
 sql_check "dwarf, binary in the build-id cache only (SQL)" "$tmp/nofp/dwarf.data" --frames --profiles
 
-# The committed fixture: equal to perf whether or not its binary is here.
+# The committed fixture, its binary out of reach for both (above).
 compare "dwarf.data fixture" "$root/tests/fixtures/dwarf.data" 40 1 12
 
 exit $status

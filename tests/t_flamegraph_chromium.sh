@@ -218,11 +218,11 @@ fi
 hc=$PV_ROOT/tests/fixtures/offcpu
 if [ -f "$hc/sleeper.data" ] &&
    (cd "$tmp" && sqlite3 -bail -batch -cmd ".load $PV_ROOT/build/perfvtab" \
-        -cmd "SELECT perf_symbol_path(NULL, '$hc/symbols') IS NULL" \
+        -cmd "SELECT perf_symbol_path(NULL, '$PV_ROOT/tests/fixtures/symbols') IS NULL" \
         -cmd ".param set @file '$hc/sleeper.data'" :memory: \
         ".read $PV_ROOT/sql/offcpu_flamegraph.sql" >"$tmp/hotcold.out" 2>"$tmp/err" </dev/null) &&
    [ -s "$tmp/oncpu_offcpu.svg" ] &&
-   "$PV_SQLRUN" "SELECT perf_symbol_path(NULL, '$hc/symbols');" \
+   "$PV_SQLRUN" "SELECT perf_symbol_path(NULL, '$PV_ROOT/tests/fixtures/symbols');" \
        "$(sed "/^SELECT coalesce(@svg/,\$d; s|@file|'$hc/sleeper.data'|g; s|@event|NULL|g" \
               "$PV_ROOT/sql/offcpu_flamegraph.sql") SELECT stack, ns FROM folded" 2>>"$tmp/err" |
        tail -n +2 >"$tmp/hotcold.folded" && [ -s "$tmp/hotcold.folded" ]; then

@@ -6,13 +6,12 @@
 # then tests/pprof_vs_perf.py compares `go tool pprof -top` (flat% and cum%)
 # with `perf report --no-children` / `--children --sort dso,sym` taken here,
 # on the committed fixtures:
-#   example.data frame-pointer callchains whose binary is kept in
-#                fixtures/symbols (perf_symbol_path, perf --buildid-dir),
-#                kernel frames named when this machine runs the recorded
-#                kernel;
-#   fp.data      frame-pointer callchains with kernel frames (the workload's
-#                binary is not kept: its addresses are unresolved in both);
-#   dwarf.data   --call-graph dwarf;
+#   example.data, fp.data
+#                frame-pointer callchains, the workload's binary from
+#                fixtures/symbols (perf_symbol_path, perf --buildid-dir)
+#                for both; kernel frames named only where this machine runs
+#                the recorded kernel;
+#   dwarf.data   --call-graph dwarf, unwound through that binary;
 #   multi.data   two events (cpu-clock, page-faults; no callchains): the
 #                default event and `event` picking the second, and the
 #                labels (comm, cpu, pid) against perf report --sort;
@@ -103,10 +102,9 @@ compare_file() {    # compare_file NAME DATA [EVENT] -- compare args
     python3 "$compare" "pprof $name" "$out" "$data" ${event:+--event "$event"} "$@" || status=1
 }
 
-symdir=$fixtures/symbols compare_file example.data "$fixtures/example.data" -- \
-    --buildid-dir "$fixtures/symbols"
-compare_file fp.data "$fixtures/fp.data"
-compare_file dwarf.data "$fixtures/dwarf.data"
+for f in example fp dwarf; do
+    symdir=$fixtures/symbols compare_file $f.data "$fixtures/$f.data" -- --buildid-dir "$fixtures/symbols"
+done
 compare_file multi.data "$fixtures/multi.data" -- --labels
 compare_file multi.data-page-faults "$fixtures/multi.data" page-faults -- --labels
 

@@ -62,3 +62,27 @@ check "an integer sum past 64 bits is an error, as sum()'s" \
        sed 's/integer overflow/perf_sum_by: integer overflow/')"
 check "a value but no key is an error" "$(sql "SELECT perf_sum_by(1)")" \
     "Error: perf_sum_by: give 1 to 64 keys, then the value to sum"
+
+# The README's inclusive profile by hand, as written (its 'perf.data' made
+# the fixture's path, and its LIMIT dropped): per function, the period and
+# samples perf_profile's children columns give (named functions), which t_symbols checks
+# against perf report --children.
+readme_sql=$(awk '/^SELECT g.value->>0 AS sym, g.value->>1 AS dso, g.value->>2 AS period, g.value->>3 AS samples$/ { on = 1 }
+                  on { print } on && /;$/ { exit }' README.md)
+if [ -z "$readme_sql" ]; then
+    not_ok "README's perf_sum_by example" "no such sql block in README.md"
+else
+    for f in tests/fixtures/example.data tests/fixtures/fp.data; do
+        sql_f=${readme_sql//\'perf.data\'/\'$f\'}
+        sql_f=${sql_f/LIMIT 10/}
+        syms="SELECT perf_symbol_path(NULL, 'tests/fixtures/symbols');"
+        # named functions: perf_profile keeps an unnamed address apart,
+        # the example groups them per dso
+        got=$(sqlrun -n NULL "$syms" "$sql_f" | tail -n +2 | grep -v '^NULL' | sort)
+        want=$(sqlrun -n NULL "$syms" "SELECT sym, dso, children_period, children_samples
+                                       FROM perf_profile('$f') WHERE children_samples > 0 AND sym IS NOT NULL" |
+               tail -n +2 | sort)
+        check "README's perf_sum_by example on $f: perf_profile's children period and samples for all $(wc -l <<<"$want") named functions" \
+            "$got" "$want"
+    done
+fi

@@ -214,8 +214,10 @@ static char *stack_json(builder *b, const pv_sample *s, uint64_t key)
         for (size_t i = 0; i < n; i++) {
             const pv_unwound_frame *f = &b->frames[i];
             pv_symbolizer_resolve(b->sym, (int32_t)s->pid, key, PV_CPUMODE_USER, f->pc, &l);
-            if (f->name >= 0)
-                pv_json_cstring(&w, b->names + f->name);
+            /* named as in every table: an inlined function by the debug
+             * info, the frame's own function (a clone too) by its symbol */
+            if (pv_unwound_inlined(f))
+                pv_json_cstring(&w, pv_unwound_name(f, b->names, &l));
             else
                 put_frame(&w, &l);
         }

@@ -138,7 +138,7 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order, unsigned cp
     pv_symbolizer_resolve(b->sym, pid, order, cpumode, ip, &l);
     if (l.sym && rows) {
         for (size_t r = 0; r < nr_rows && n + 2 <= sizeof words / sizeof words[0]; r++) {
-            const char *name = rows[r].name >= 0 ? b->names + rows[r].name : l.sym;
+            const char *name = pv_unwound_name(&rows[r], b->names, &l);
             if (!add_line(b, pid, order, cpumode, ip, rows[r].level, name, words + n, &flags))
                 return 0;
             n += 2;

@@ -190,9 +190,10 @@ static int count_unwound(pv_profile *p, size_t *cap, pv_symbolizer *sym, const p
         pv_location l;
         pv_symbolizer_resolve(sym, (int32_t)s->pid, order, PV_CPUMODE_USER, f->pc, &l);
         key k = key_of(s->attr_index, &l, f->pc);
-        /* perf's "name (inlined)": a debug-info name that is not the symbol's */
-        if (f->name >= 0 && l.sym && strcmp(sc->names + f->name, l.sym) != 0) {
-            k.sym = intern(p, sc->names + f->name);
+        /* a function inlined there, perf's "name (inlined)"; the frame's
+         * own function is its symbol's row, a clone's too */
+        if (pv_unwound_inlined(f)) {
+            k.sym = intern(p, pv_unwound_name(f, sc->names, &l));
             k.inlined = true;
             if (!k.sym)
                 return -1;

@@ -282,11 +282,16 @@ static void load_kallsyms(pv_symbolizer *s)
     pv_symtab_free(&s->kallsyms);
     dso *kernel = pv_sym_find_dso_by_name(s, "[kernel.kallsyms]", 17, true);
     char cache[4096];
-    const char *cache_dir = buildid_dir(cache, sizeof cache);
-    if (kernel && kernel->build_id_len && cache_dir) {
+    /* the recorded kernel's kallsyms in a build-id cache: the symbol
+     * directory (laid out as one, so that a copy of another machine's
+     * ~/.debug serves), then perf's own */
+    const char *caches[] = {s->symdir, buildid_dir(cache, sizeof cache)};
+    for (size_t i = 0; kernel && kernel->build_id_len && i < sizeof caches / sizeof caches[0]; i++) {
+        if (!caches[i])
+            continue;
         char h[2 * PV_BUILD_ID_MAX + 1];
         hex(kernel->build_id, kernel->build_id_len, h);
-        snprintf(path, sizeof path, "%s/[kernel.kallsyms]/%s/kallsyms", cache_dir, h);
+        snprintf(path, sizeof path, "%s/[kernel.kallsyms]/%s/kallsyms", caches[i], h);
         if (is_file(path) && pv_symtab_load_kallsyms(&s->kallsyms, path))
             return;
         pv_symtab_free(&s->kallsyms);

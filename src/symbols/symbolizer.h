@@ -116,16 +116,37 @@ bool pv_symbolizer_has_dwarf_stack(const struct pv_sample *sample);
 
 /* One row of an unwound user stack, as perf's default callchain lists it:
  * each frame (leaf first; a caller as its return address minus one) gives
- * the functions inlined at it, innermost first, then the function holding
- * them, all at the frame's pc, named from the debug info (see
- * inline_frames.h); a frame without a symbol or debug info gives one row
- * named by its symbol. */
+ * the functions inlined at it, innermost first, named from the debug info
+ * (see inline_frames.h), then the function holding them, all at the
+ * frame's pc.  The function holding the code is named by its ELF symbol,
+ * as in perf_samples, though its DIE may name another: a clone
+ * (spin.constprop.0, msort.part.0, f.isra.0, f.cold) is a DW_TAG_subprogram
+ * naming the function it was cloned from, and no inline of it (perf 6.1
+ * names it so and prints it "(inlined)"; it is not).  A frame without a
+ * symbol or debug info gives one row, its own function's. */
 typedef struct pv_unwound_frame {
     uint64_t pc;
-    int32_t name;       /* offset of the name in the caller's buffer; -1: none */
+    int32_t name;       /* a function inlined there (a DW_TAG_inlined_subroutine):
+                           its name's offset in the caller's buffer; -1: the
+                           frame's own function, named by its symbol */
     uint32_t level;     /* which function at pc: 0 the innermost, each one it
                            was inlined into one more (pv_symbolizer_source_line) */
 } pv_unwound_frame;
+
+/* Whether a row of an unwound stack is a function inlined at its frame. */
+static inline bool pv_unwound_inlined(const pv_unwound_frame *f)
+{
+    return f->name >= 0;
+}
+
+/* The name a row shows, the same in every table: the inlined function's
+ * (names: the caller's buffer the stack was unwound with), else the
+ * frame's symbol (at: its pc resolved), NULL when it has none. */
+static inline const char *pv_unwound_name(const pv_unwound_frame *f, const char *names,
+                                          const pv_location *at)
+{
+    return pv_unwound_inlined(f) ? names + f->name : at->sym;
+}
 
 /* The most functions one frame expands into. */
 #define PV_INLINE_DEPTH 64

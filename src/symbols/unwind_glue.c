@@ -95,7 +95,7 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
     size_t nr_ips = pv_unwind_sample(s->unwinder, sample, unwind_find_map, &lookup, s->user_ips,
                                      PV_UNWIND_DEFAULT_MAX_FRAMES, &res);
     pv_name_buf buf = { names, names_size, 0 };
-    int32_t at[PV_INLINE_DEPTH];
+    pv_inline_name inline_names[PV_INLINE_DEPTH];
     for (size_t i = 0; i < nr_ips && nr < max; i++) {
         uint64_t ip = s->user_ips[i];
         /* perf expands only a frame it has a symbol for */
@@ -105,12 +105,16 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
         if (l.sym) {
             uint64_t file_addr = 0;
             struct Dwfl_Module *mod = debug_module(s, ip, &file_addr);
-            n = pv_inline_names(mod, file_addr, pv_demangle, &buf, at, PV_INLINE_DEPTH);
+            n = pv_inline_names(mod, file_addr, pv_demangle, &buf, inline_names,
+                                PV_INLINE_DEPTH);
         }
         if (n == 0)
             frames[nr++] = (pv_unwound_frame){ ip, -1, 0 };
+        /* only an inlined function keeps its debug-info name: the one
+         * holding the code is the symbol's (pv_unwound_frame) */
         for (size_t j = 0; j < n && nr < max; j++)
-            frames[nr++] = (pv_unwound_frame){ ip, at[j], (uint32_t)j };
+            frames[nr++] = (pv_unwound_frame){ ip, inline_names[j].inlined ? inline_names[j].at : -1,
+                                               (uint32_t)j };
     }
     if (s->stack_memo)
         pv_stack_memo_put(s->stack_memo, record, key, frames, nr, max, names, names_size);

@@ -282,7 +282,7 @@ size_t pv_inline_functions(struct Dwfl_Module *mod, uint64_t pc, Dwarf_Die *path
 }
 
 size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_linkage_name_fn *show_name,
-                       pv_name_buf *buf, int32_t *at, size_t max)
+                       pv_name_buf *buf, pv_inline_name *out, size_t max)
 {
     if (max == 0)
         return 0;
@@ -291,10 +291,13 @@ size_t pv_inline_names(struct Dwfl_Module *mod, uint64_t pc, pv_linkage_name_fn 
     /* innermost first, out to the function that holds the code */
     size_t nr = 0;
     while (depth > 0 && nr < max) {
-        int32_t name = die_name(buf, &path[--depth], show_name);
+        Dwarf_Die *function = &path[--depth];
+        int32_t name = die_name(buf, function, show_name);
         if (name < 0)
             break;
-        at[nr++] = name;
+        /* by the DIE's tag, not by its name: a clone's DIE names the
+         * function it was cloned from, and is no inline of it */
+        out[nr++] = (pv_inline_name){ name, dwarf_tag(function) == DW_TAG_inlined_subroutine };
     }
     return nr;
 }

@@ -10,9 +10,10 @@
 #include "render/row_groups.h"
 #include "vtab_tab.h"
 
-/* Which pushed-down constraint kind c is for this table, or -1. */
-static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
+/* Which pushed-down constraint kind constraint i is for this table, or -1. */
+static int push_kind(const PvTab *tab, sqlite3_index_info *info, int i)
 {
+    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
     int col = c->iColumn;
     if (col < 0)
         return -1;
@@ -22,7 +23,12 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
         if (col == tab->pid_column) return PUSH_PID;
         if (col == tab->tid_column) return PUSH_TID;
         if (col == tab->cpu_column) return PUSH_CPU;
-        if (col == tab->event_column) return PUSH_EVENT;
+        /* the reader compares names byte for byte: event = 'X' COLLATE
+         * NOCASE is left to SQLite (the integer columns compare as numbers
+         * whatever the collation) */
+        if (col == tab->event_column &&
+            sqlite3_stricmp(sqlite3_vtab_collation(info, i), "BINARY") == 0)
+            return PUSH_EVENT;
         return -1;
     case SQLITE_INDEX_CONSTRAINT_GT:
     case SQLITE_INDEX_CONSTRAINT_GE:
@@ -143,7 +149,7 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
         if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ && c->iColumn >= 0 &&
             c->iColumn == tab->ordinal_column && ordinal_constraint < 0)
             ordinal_constraint = i;
-        int kind = c->usable ? push_kind(tab, c) : -1;
+        int kind = c->usable ? push_kind(tab, info, i) : -1;
         if (kind >= 0 && pushed[kind] < 0)
             pushed[kind] = i;
     }

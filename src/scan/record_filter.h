@@ -3,8 +3,9 @@
  * and event — tested in the reader, before a row is made of it.
  *
  * The identity of a record is what its sample (for SAMPLE) or its
- * sample_id_all trailer (other kernel records) says: pv_record_identity_decode
- * (sample.h).  A record whose
+ * sample_id_all trailer (other kernel records) says, as the columns read
+ * it: pv_record_identity_fixed (sample.h), so that the filter fails on no
+ * record whose columns read without failing.  A record whose
  * identity lacks a field that is filtered on does not match: its column
  * would be NULL, and NULL satisfies no comparison.
  */

@@ -69,9 +69,16 @@ static int build(pv_file *f, pv_time_index *ti, bool complete, pv_error *err)
         if (rec.type != PV_RECORD_SAMPLE && rec.type >= PV_RECORD_KERNEL_TYPE_END)
             continue;
         pv_sample_id id;
-        if (pv_record_identity_decode(f, &rec, &id, err)) {
-            rc = -1;
-            break;
+        pv_error ignored;
+        if (pv_record_identity_fixed(f, &rec, &id, &ignored)) {
+            /* Its time is unknown: the chunk may hold any time and none,
+             * and is always read.  The scan meets the record and fails or
+             * not as the query without the range does. */
+            chunk->has_untimed = true;
+            chunk->min_time = INT64_MIN;
+            chunk->max_time = INT64_MAX;
+            chunk->has_time = true;
+            continue;
         }
         if (!(id.fields & PV_SAMPLE_TIME)) {
             chunk->has_untimed = true;

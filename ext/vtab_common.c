@@ -378,13 +378,6 @@ static int apply_filter(PvCursor *cur, pv_error *err)
     PvRecordRows *rows = cur->state;
     rows->filter = cur->wanted;
     rows->filter.event_matches = NULL;
-    /* ORDER BY time is released by the file's index, by ordinals */
-    const PvTab *tab = (const PvTab *)cur->base.pVtab;
-    uint64_t local = cur->def->record_local_columns;
-    if (tab->path_column < 63)
-        local |= (uint64_t)1 << tab->path_column;    /* the file's name */
-    rows->filter.may_start_late = cur->order != PV_ORDER_TIME &&
-                                  (cur->columns_used & ~local) == 0;
     if (cur->event_name &&
         pv_record_filter_set_event(&rows->filter, cur->file, cur->event_name, err))
         return -1;
@@ -723,14 +716,6 @@ static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
             cur->def->name);
         return SQLITE_ERROR;
     }
-    if (cur->rowid_relative) {
-        uint64_t ordinal;
-        pv_error err;
-        if (pv_record_rows_ordinal(cur, &ordinal, &err))
-            return cursor_error(cur, &err);
-        *rowid = (sqlite3_int64)ordinal;
-        return SQLITE_OK;
-    }
     *rowid = cur->rowid;
     return SQLITE_OK;
 }
@@ -794,7 +779,7 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err)
     if (pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants, cur->order,
                               err))
         return -1;
-    if (!rows->scan.scan.late_start && pv_record_board_get(cur->file, &rows->board, err))
+    if (pv_record_board_get(cur->file, &rows->board, err))
         return -1;
     return 0;
 }
@@ -821,7 +806,6 @@ int pv_record_rows_next(PvCursor *cur, pv_error *err)
     if (rows->board)
         pv_record_board_post(rows->board, rows, &rows->record);
     cur->rowid = (sqlite3_int64)rows->record.index;
-    cur->rowid_relative = rows->scan.scan.late_start;
     return cur->def->decode ? cur->def->decode(cur, err) : 0;
 }
 
@@ -830,16 +814,6 @@ int pv_record_rows_first(PvCursor *cur, pv_error *err)
     if (pv_record_rows_start(cur, err))
         return -1;
     return pv_record_rows_next(cur, err);
-}
-
-int pv_record_rows_ordinal(PvCursor *cur, uint64_t *ordinal, pv_error *err)
-{
-    PvRecordRows *rows = cur->state;
-    uint64_t base;
-    if (pv_record_scan_ordinal_base(&rows->scan.scan, &base, err))
-        return -1;
-    *ordinal = base + rows->record.index;
-    return 0;
 }
 
 void pv_record_rows_reset(PvCursor *cur)

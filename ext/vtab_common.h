@@ -41,8 +41,6 @@ typedef struct PvCursor {
     pv_file *file;
     bool eof;
     sqlite3_int64 rowid;
-    /* rowid is the ordinal within a scan that started late: add its base */
-    bool rowid_relative;
     uint64_t columns_used;      /* bit i: column i is read (63: any beyond) */
     /* The constraints pushed down, parsed once per xFilter and applied to
      * each file (event names resolve per file); event_name is the cursor's. */
@@ -98,12 +96,6 @@ struct PvTableDef {
      * when the table's columns of those names hold the record's identity
      * as record_filter.h reads it. */
     unsigned pushdown;
-    /* Columns whose values come from the record alone (bit i: column i),
-     * neither its ordinal nor anything replayed from the stream's start:
-     * when a query reads no other, a time range may start the scan in the
-     * middle of the stream (scan/time_seek.h).  The rowid stays right: it
-     * is counted when asked for (pv_record_rows_ordinal). */
-    uint64_t record_local_columns;
     /* For tables of records (PvRecordRows): the column that holds the
      * record's ordinal ("record"; "sample" in perf_callchains), whose
      * equality is answered by looking the record up (record_lookup.h)
@@ -166,8 +158,7 @@ typedef struct PvRecordRows {
     bool lookup_started, ordinal_pending;
     pv_record_lookup lookup;
     /* Where a scan posts the record it stands on for the file's lookups
-     * (record_board.h); NULL: it does not post (a lookup, or a scan that
-     * started late, whose ordinals are not the stream's). */
+     * (record_board.h); NULL: it does not post (a lookup). */
     pv_record_board *board;
 } PvRecordRows;
 
@@ -176,9 +167,6 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);
 void pv_record_rows_reset(PvCursor *cur);
-/* The current row's record ordinal (the rowid), counted from the stream's
- * start when the scan started late: -1 on error. */
-int pv_record_rows_ordinal(PvCursor *cur, uint64_t *ordinal, pv_error *err);
 
 static inline bool pv_column_used(const PvCursor *cur, int i)
 {

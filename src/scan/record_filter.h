@@ -27,11 +27,6 @@ typedef struct pv_record_filter {
     uint32_t cpu;
     /* attr indexes whose event name matched (has_event); none: no row */
     uint8_t *event_matches;
-    /* The scan's reader needs no record ordinals (pv_record.index) and
-     * nothing replayed from the stream's start: with a time range, the scan
-     * may start in the middle of the stream (time_seek.h), its ordinals
-     * then counted from there (pv_record_scan_ordinal_base). */
-    bool may_start_late;
 } pv_record_filter;
 
 /* 1: the record passes, 0: it does not, -1: error decoding it. */

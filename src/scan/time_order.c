@@ -542,10 +542,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         }
         if (enqueue(o, &r, time, by_rounds, err))
             return -1;
-        /* a scan started late (record_scan.h) has rounds, and ordinals
-         * the file's index does not know */
-        if (by_rounds && !o->seen_round && o->held_bytes > o->roundless_limit &&
-            !o->scan.late_start) {
+        if (by_rounds && !o->seen_round && o->held_bytes > o->roundless_limit) {
             if (use_index(o, err))
                 return -1;
             index_reached(o, r.index);

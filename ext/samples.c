@@ -472,5 +472,9 @@ const PvTableDef pv_samples_table = {
     .decode = samples_decode,
     .groupable = SAMPLES_VALUE_COLUMNS,
     .row_unique = COLUMN_BIT(COL_RECORD) | COLUMN_BIT(COL_FILE_OFFSET) | COLUMN_BIT(COL_TIME),
+    .replayed_columns = COLUMN_BIT(COL_COMM) | COLUMN_BIT(COL_DSO) | COLUMN_BIT(COL_DSO_OFFSET) |
+                        COLUMN_BIT(COL_SYM) | COLUMN_BIT(COL_SYM_OFFSET) |
+                        COLUMN_BIT(COL_SYM_STATUS) | COLUMN_BIT(COL_SRCFILE) |
+                        COLUMN_BIT(COL_SRCLINE),
     .value = samples_value,
 };

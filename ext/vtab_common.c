@@ -552,8 +552,9 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
     if (!cur->groups)
         return SQLITE_NOMEM;
     pv_row_groups_init(cur->groups, nkeys, ncells, desc);
-    /* the rows' order is the groups': the cheapest scan */
-    cur->order = PV_ORDER_FILE;
+    /* the rows' order is the groups': the cheapest scan, unless values
+     * replayed in perf's order are read (PvTableDef.replayed_columns) */
+    cur->order = pv_reads_replayed(cur->def, cur->columns_used) ? PV_ORDER_PERF : PV_ORDER_FILE;
     if (start_file(cur, path, &err) || next_file(cur, &err))
         return cursor_error(cur, &err);
     pv_value cells[PV_ROW_GROUPS_MAX_CELLS];

@@ -112,7 +112,23 @@ struct PvTableDef {
      * then hold a copy of every row (SQLite's sorter spills to disk). */
     uint64_t row_unique;
     int (*value)(PvCursor *cur, int i, pv_value *out, pv_error *err);
+    /* Columns whose values come from records replayed before the row (the
+     * maps and comms a sample's symbols and thread name are read from),
+     * ~0 when the rows themselves do (perf_callchains: frames unwound and
+     * expanded through the maps).  The symbolizer replays them as far as
+     * perf had when it handed the row out, which a file that breaks perf's
+     * round rule makes depend on the order rows are asked in: a query that
+     * reads them has its rows scanned in perf's order (PV_ORDER_PERF),
+     * whatever its ORDER BY or GROUP BY (see pv_vtab_best_index). */
+    uint64_t replayed_columns;
 };
+
+/* Whether a query reading columns (bit i: column i) reads values replayed
+ * in perf's order (PvTableDef.replayed_columns). */
+static inline bool pv_reads_replayed(const PvTableDef *def, uint64_t columns)
+{
+    return def->replayed_columns == ~(uint64_t)0 || (columns & def->replayed_columns);
+}
 
 /*
  * A table's columns are listed once, as an X-macro, so that the enum the

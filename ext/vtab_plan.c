@@ -58,10 +58,12 @@ static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_
 }
 
 /* The idxNum bit of an order the scan gives that is the query's ORDER BY,
- * or 0 (SQLite sorts). */
+ * or 0 (SQLite sorts).  Not when the query reads values replayed in perf's
+ * order: the scan must run in perf's order for them (vtab_common.h). */
 static int consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
 {
-    if (!tab->ordered_rows || info->nOrderBy < 1 || info->nOrderBy > 2)
+    if (!tab->ordered_rows || info->nOrderBy < 1 || info->nOrderBy > 2 ||
+        pv_reads_replayed(tab->def, (uint64_t)info->colUsed))
         return 0;
     const struct sqlite3_index_orderby *first = &info->aOrderBy[0];
     int order = 0;
@@ -209,7 +211,8 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
     } else if (order) {
         info->idxNum |= order;
         info->orderByConsumed = 1;
-    } else if (info->nOrderBy > 0 && tab->ordered_rows) {
+    } else if (info->nOrderBy > 0 && tab->ordered_rows &&
+               !pv_reads_replayed(tab->def, (uint64_t)info->colUsed)) {
         /* SQLite sorts (or groups) the rows itself: the order they come
          * in decides nothing SQL defines, so the cheapest, file order */
         info->idxNum |= IDX_ORDER_FILE;

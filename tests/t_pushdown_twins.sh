@@ -11,7 +11,9 @@
 #     of place: `make_variants inflate` (the data section 8 times over, its
 #     times starting again with each copy) and tests/tools/twin_variants.py
 #     (the rounds reversed, the last round moved to the middle, one late
-#     record moved to the start) (all the pairs; synth_start's a fifth);
+#     record moved to the start), and its copies with a time of 2^63 (the
+#     lowest INTEGER) before a sample of no event (a NULL time) (all the
+#     pairs; synth_start's a fifth);
 #   - damaged copies: twin_variants.py's (bytes changed, seeded; the end
 #     cut), tests/bad_input/make_bad.py's and the fuzz regressions (a fifth
 #     of the pairs).
@@ -48,14 +50,14 @@ for f in tests/fixtures/example.data tests/fixtures/dwarf.data tests/fixtures/mu
 done
 /usr/bin/python3 tests/tools/twin_variants.py "$tmp/damaged" "${with_rounds[@]}" >/dev/null ||
     echo "not ok - twin_variants.py"
-for kind in reversed late_round late_record; do
+for kind in reversed late_round late_record time_edge; do
     mv "$tmp/damaged/"*."$kind.data" "$tmp/rounds/"
 done
 n=$(find "$tmp/rounds" -name '*.data' | wc -l)
-if [ "$n" -ge 18 ]; then
-    ok "copies with rounds out of order: $n"
+if [ "$n" -ge 21 ]; then
+    ok "copies with rounds out of order or times at the edge: $n"
 else
-    not_ok "copies with rounds out of order" "$n made, want 18"
+    not_ok "copies with rounds out of order or times at the edge" "$n made, want 21"
 fi
 # synth_start's copies (3000 samples, with callchains) with a fifth of the pairs
 "$twins" $(find "$tmp/rounds" -name '*.data' ! -name 'synth_start.*' | sort)

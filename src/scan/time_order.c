@@ -402,10 +402,11 @@ static int use_index(pv_ordered_scan *o, pv_error *err)
     if (!o->limits)
         return out_of_memory(o, err);
     uint64_t lowest = UINT64_MAX;
+    o->untimed_end = 0;
     for (uint64_t c = ti->nr_chunks; c-- > 0;) {
         /* a kernel record without a time is a NULL, first in SQL's order */
-        if (ti->chunks[c].has_untimed && o->order == PV_ORDER_TIME)
-            lowest = 0;
+        if (ti->chunks[c].has_untimed && o->order == PV_ORDER_TIME && o->untimed_end == 0)
+            o->untimed_end = c + 1;
         if (ti->chunks[c].has_time) {
             uint64_t k = time_key(o, ti->chunks[c].min_time);
             if (k < lowest)
@@ -430,9 +431,14 @@ static void index_reached(pv_ordered_scan *o, uint64_t index)
     if (c == o->chunk)
         return;
     o->chunk = c;
+    /* NULLs ahead: they come first (a timed key of 0, INT64_MIN, would tie
+     * with them) */
+    if (c < o->untimed_end)
+        return;
     /* keys up to the limit: a record ahead with the same key comes after
      * them, where file order puts it among equal times */
     release_up_to(o, o->limits[c]);
+    o->released_timed = true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -520,10 +526,19 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         if (o->by_index)
             index_reached(o, r.index);
         if (o->order == PV_ORDER_TIME) {
-            /* SQL puts NULL before every number */
-            if (enqueue(o, &r, timed ? time ^ SIGN_BIT : 0, false, err))
-                return -1;
-            continue;
+            if (timed) {
+                if (enqueue(o, &r, time ^ SIGN_BIT, false, err))
+                    return -1;
+                continue;
+            }
+            /* SQL puts NULL before every number: it goes out now, before
+             * any timed record (index_reached waits for the NULLs) */
+            if (o->released_timed)
+                return pv_error_set(err, "%s: record %llu has no time but came after timed "
+                                    "records were put in order; the time index missed it",
+                                    o->file->data_path, (unsigned long long)r.index);
+            *rec = r;
+            return 1;
         }
         if (!timed || time == 0 || time == UINT64_MAX) {
             if (!passes)

@@ -22,8 +22,10 @@
  * time compared as the signed INTEGER SQL sees, records without a time
  * first.  It is released by the time index only, so that a record that
  * comes back behind a round (perf warns "Timestamp below last timeslice
- * flush" and hands it out late) is still in place.  A kernel record
- * without a time (a NULL) holds everything before it until it is read.
+ * flush" and hands it out late) is still in place.  A record without a
+ * time (a NULL) is handed out when read: no timed one goes out while the
+ * index says a record without one lies ahead.  (Rows are kernel records:
+ * the index does not look for user records, which have no time.)
  *
  * PV_ORDER_FILE is the scan as it is: file order (ORDER BY record).
  */
@@ -107,12 +109,15 @@ typedef struct pv_ordered_scan {
     size_t shadow_capacity;
     uint64_t max_time, next_flush;
     bool seen_round;
-    /* Released by the time index: limits[c] is the lowest key a record of
-     * chunk c or later can have. */
+    /* Released by the time index: limits[c] is the lowest key a timed
+     * record of chunk c or later can have; for PV_ORDER_TIME, chunks up to
+     * untimed_end - 1 may hold a record without a time, and hold back every
+     * timed one, and released_timed says whether one went out. */
     bool by_index;
     const pv_time_index *index;
     uint64_t *limits;
-    uint64_t chunk;
+    uint64_t chunk, untimed_end;
+    bool released_timed;
     bool ended;
 } pv_ordered_scan;
 

@@ -16,6 +16,10 @@ For each FILE with records, into OUTDIR (one path printed per line):
                        with K (fixed: the same files every run)
   NAME.cut.data        the data section's last 100 bytes zeroed: a record
                        cut short before the end the header states
+  NAME.time_edge.data  (events sharing one sample_type with ID, several of
+                       them) the first SAMPLE's time set to 2^63, which SQL
+                       reads as the lowest INTEGER, and the last SAMPLE's id
+                       to one no event has: a NULL time, lower still
 The header, attrs and feature sections are copied as they are; only the data
 section's bytes move.  Stdlib only.
 """
@@ -53,6 +57,31 @@ def rounds(data, recs):
     if cur:
         out.append(cur)
     return out
+
+
+SAMPLE_IDENTIFIER, SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME, SAMPLE_ADDR, SAMPLE_ID = (
+    1 << 16, 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 6)
+
+
+def sample_layout(data):
+    """(offset of TIME, offset of the id) in a SAMPLE, when every event has
+    the same sample_type with TIME and ID or IDENTIFIER and there are
+    several events; else None."""
+    # each entry of the attrs section: the attr, then its ids' section
+    entry, attrs_at, attrs_size = struct.unpack_from('<QQQ', data, 16)
+    if entry < 48 or attrs_size < 2 * entry:
+        return None
+    types = {struct.unpack_from('<Q', data, attrs_at + k * entry + 24)[0]
+             for k in range(attrs_size // entry)}
+    if len(types) != 1:
+        return None
+    t = types.pop()
+    if not t & SAMPLE_TIME or not t & (SAMPLE_ID | SAMPLE_IDENTIFIER):
+        return None
+    words = lambda bits: bin(t & bits).count('1')
+    time_at = 8 + 8 * words(SAMPLE_IDENTIFIER | SAMPLE_IP | SAMPLE_TID)
+    id_at = 8 if t & SAMPLE_IDENTIFIER else time_at + 8 + 8 * words(SAMPLE_ADDR)
+    return time_at, id_at
 
 
 def write(path, data, begin, end, body):
@@ -100,6 +129,16 @@ def main():
         if size > 200:
             body = data[begin:end - 100] + bytes(100)
             write(name + '.cut.data', data, begin, end, body)
+        layout = sample_layout(data)
+        samples = [(at, size) for at, rtype, size in recs if rtype == SAMPLE]
+        if layout and len(samples) >= 2:
+            time_at, id_at = layout
+            body = bytearray(data[begin:end])
+            first, last = samples[0], samples[-1]
+            if max(time_at, id_at) + 8 <= min(first[1], last[1]):
+                struct.pack_into('<Q', body, first[0] - begin + time_at, 1 << 63)
+                struct.pack_into('<Q', body, last[0] - begin + id_at, 0x7fffffffdeadbeef)
+                write(name + '.time_edge.data', data, begin, end, bytes(body))
 
 
 main()

@@ -50,8 +50,11 @@ typedef struct PvCursor {
     char **paths;
     size_t nr_paths, next_path;
     /* The order rows come in (time_order.h): perf's unless the query's
-     * ORDER BY was consumed (see pv_vtab_best_index). */
+     * ORDER BY was consumed (see pv_vtab_best_index).  In file order, a
+     * grouped scan may watch perf's round rule (watch_rounds), and learns
+     * whether a file broke it (rounds_broken: see group_rows). */
     pv_record_order order;
+    bool watch_rounds, rounds_broken;
     /* An equality on the record's ordinal (see PvRecordRows): the one
      * record asked for, or none (ordinal_none: a NULL, negative or
      * fractional value).  ordinal_path: the file it was asked of, so that

@@ -471,10 +471,51 @@ static void hand_out(pv_ordered_scan *o, pv_record *rec)
     }
 }
 
+void pv_ordered_scan_watch_rounds(pv_ordered_scan *o)
+{
+    o->watch_rounds = o->order == PV_ORDER_FILE;
+}
+
+bool pv_ordered_scan_rounds_broken(const pv_ordered_scan *o)
+{
+    /* a scan that skips chunks has not seen them all: its index has */
+    const pv_time_index *ti = o->scan.time_index;
+    return o->rounds_broken || (o->watch_rounds && ti && ti->rounds_broken);
+}
+
+/* File order, every record's time checked against perf's flush limit. */
+static int next_watching_rounds(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+{
+    for (;;) {
+        bool passes;
+        int rc = pv_record_scan_next_any(&o->scan, rec, &passes, err);
+        if (rc <= 0)
+            return rc;
+        if (rec->type == PV_RECORD_FINISHED_ROUND) {
+            o->file_flushed = o->file_next_flush;
+            o->file_next_flush = o->file_max_time;
+        } else if (!o->rounds_broken && rec->type < PV_RECORD_KERNEL_TYPE_END) {
+            bool timed;
+            uint64_t time;
+            pv_error ignored;
+            /* 0 and ~0 are perf's "no time", handed out at once */
+            if (pv_record_time(o->file, rec, &timed, &time, &ignored) == 0 && timed &&
+                time != 0 && time != UINT64_MAX) {
+                o->rounds_broken = time < o->file_flushed;
+                if (time > o->file_max_time)
+                    o->file_max_time = time;
+            }
+        }
+        if (passes)
+            return 1;
+    }
+}
+
 int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
 {
     if (o->order == PV_ORDER_FILE)
-        return pv_record_scan_next(&o->scan, rec, err);
+        return o->watch_rounds ? next_watching_rounds(o, rec, err)
+                               : pv_record_scan_next(&o->scan, rec, err);
     if (o->order == PV_ORDER_TIME && !o->by_index) {
         if (use_index(o, err))
             return -1;

@@ -17,17 +17,22 @@
 #   - damaged copies: twin_variants.py's (bytes changed, seeded; the end
 #     cut), tests/bad_input/make_bad.py's and the fuzz regressions (a fifth
 #     of the pairs).
-# Values and copies are fixed by the files: the same pairs every run.
+# Values and copies are fixed by the files: the same pairs every run.  The
+# sanitizer pass (PV_BUILD .../san) runs a fifth of the pairs throughout:
+# the plain pass judges them all, this one looks for memory errors on the
+# same paths, in about the same time.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 twins=$PV_BUILD/twins
+all=""
+[[ $PV_BUILD == */san ]] && all=-q
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 mapfile -t fixtures < <(find tests/fixtures -name '*.data' | sort)
 fixtures+=(tests/fixtures/threads_dir tests/fixtures/threads_zdir)
-"$twins" -r "${fixtures[@]}"
+"$twins" $all -r "${fixtures[@]}"
 
 corpus=$PV_SHARED/corpus
 if [ -f "$corpus/MANIFEST.tsv" ]; then
@@ -60,7 +65,7 @@ else
     not_ok "copies with rounds out of order or times at the edge" "$n made, want 21"
 fi
 # synth_start's copies (3000 samples, with callchains) with a fifth of the pairs
-"$twins" $(find "$tmp/rounds" -name '*.data' ! -name 'synth_start.*' | sort)
+"$twins" $all $(find "$tmp/rounds" -name '*.data' ! -name 'synth_start.*' | sort)
 "$twins" -q "$tmp/rounds/synth_start."*
 
 /usr/bin/python3 tests/bad_input/make_bad.py tests/bad_input/base.data "$tmp/bad" >/dev/null ||

@@ -70,6 +70,8 @@ $(1)/libpvreader.a: $$(patsubst build/gen/%.c,$(1)/reader/gen/%.o,$$(patsubst sr
 	ar rcs $$@ $$^
 $(1)/sqlrun: tests/tools/sqlrun.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+$(1)/twins: tests/tools/twins.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
@@ -88,7 +90,7 @@ $(eval $(call flavour,build,))
 $(eval $(call flavour,build/san,$(SANITIZE)))
 
 UNITS = $(patsubst tests/unit/%.c,%,$(UNIT_SRC))
-TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcard tests/tools/*.c)))
+TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c tests/tools/twins.c,$(wildcard tests/tools/*.c)))
 
 all: build/perfvtab.so
 
@@ -100,8 +102,8 @@ build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreade
 	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
-plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
-sanitized: build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
+plain: build/perfvtab.so build/sqlrun build/twins $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
+sanitized: build/san/sqlrun build/san/twins $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
 
 test: plain sanitized check-layers
 	@bash tests/run.sh

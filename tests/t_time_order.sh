@@ -13,8 +13,10 @@
 #     the millisecond (tests/tools/equal_times.py): perf's order and ORDER BY
 #     time keep file order among the hundreds of times both CPUs share;
 #   - ORDER BY time is consumed (no temp B-tree) and sorted; ORDER BY record
-#     is consumed and file order; a time window gives perf's rows of the
-#     window in perf's order; LIMIT 3 is perf's first three samples.
+#     is consumed and file order (not when the query reads symbols or
+#     frames, replayed in perf's order: SQLite sorts those); a time window
+#     gives perf's rows of the window in perf's order; LIMIT 3 is perf's
+#     first three samples.
 #
 # Env: PV_ROOT, PV_SQLRUN.
 set -u
@@ -71,16 +73,31 @@ order_checks() {
 f=$PV_ROOT/tests/fixtures/example.data
 q=$(sql_quote "$f")
 plan() { sqlrun "EXPLAIN QUERY PLAN $1" | grep -c "USE TEMP B-TREE"; }
-for table in perf_samples perf_callchains perf_mmaps perf_comms perf_tasks perf_switches perf_lost; do
+# perf_samples' columns but those replayed from the records before the
+# sample (comm, dso, sym...: read in perf's order whatever the ORDER BY)
+cols="record, event, time, pid, tid, cpu, ip, period, callchain, file_offset"
+check "perf_samples: ORDER BY time is consumed (no temp B-tree)" \
+    "$(plan "SELECT $cols FROM perf_samples($q) ORDER BY time")" "0"
+for table in perf_mmaps perf_comms perf_tasks perf_switches perf_lost; do
     check "$table: ORDER BY time is consumed (no temp B-tree)" \
         "$(plan "SELECT * FROM $table($q) ORDER BY time")" "0"
 done
 check "perf_samples: ORDER BY time, record is consumed" \
-    "$(plan "SELECT * FROM perf_samples($q) ORDER BY time, record")" "0"
-for table in perf_samples perf_records perf_mmaps perf_stats; do
+    "$(plan "SELECT $cols FROM perf_samples($q) ORDER BY time, record")" "0"
+check "perf_samples: ORDER BY record is consumed (no temp B-tree)" \
+    "$(plan "SELECT $cols FROM perf_samples($q) ORDER BY record")" "0"
+for table in perf_records perf_mmaps perf_stats; do
     check "$table: ORDER BY record is consumed (no temp B-tree)" \
         "$(plan "SELECT * FROM $table($q) ORDER BY record")" "0"
 done
+# symbols and frames are replayed as far as perf had when the row went out:
+# scanned in perf's order, sorted by SQLite (docs/schema.md, "Row order")
+for order in time record; do
+    check "perf_samples: ORDER BY $order with sym is sorted by SQLite" \
+        "$(plan "SELECT time, sym FROM perf_samples($q) ORDER BY $order")" "1"
+done
+check "perf_callchains: ORDER BY time is sorted by SQLite (frames are replayed)" \
+    "$(plan "SELECT time, ip FROM perf_callchains($q) ORDER BY time")" "1"
 check "perf_samples: ORDER BY time DESC is sorted by SQLite" \
     "$(plan "SELECT * FROM perf_samples($q) ORDER BY time DESC")" "1"
 check "perf_records: ORDER BY time is sorted by SQLite (user records have no time)" \

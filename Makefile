@@ -74,6 +74,8 @@ $(1)/sqlrun: tests/tools/sqlrun.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) 
 $(1)/tools/alloc_sweep: tests/tools/alloc_sweep.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+$(1)/twins: tests/tools/twins.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
@@ -92,7 +94,7 @@ $(eval $(call flavour,build,))
 $(eval $(call flavour,build/san,$(SANITIZE)))
 
 UNITS = $(patsubst tests/unit/%.c,%,$(UNIT_SRC))
-TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c,$(wildcard tests/tools/*.c)))
+TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c tests/tools/twins.c,$(wildcard tests/tools/*.c)))
 
 all: build/perfvtab.so
 
@@ -110,8 +112,8 @@ build/san/perfvtab.so: $(patsubst ext/%.c,build/san/ext/%.o,$(EXT_SRC)) build/sa
 	$(CC) -shared $(CFLAGS) $(SANITIZE) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
-plain: build/perfvtab.so build/sqlrun $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
-sanitized: build/san/perfvtab.so build/san/sqlrun $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
+plain: build/perfvtab.so build/sqlrun build/twins $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
+sanitized: build/san/perfvtab.so build/san/sqlrun build/san/twins $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
 
 test: plain sanitized check-layers
 	@bash tests/run.sh

@@ -353,5 +353,6 @@ const PvTableDef pv_callchains_table = {
     .groupable = ((uint64_t)1 << (COL_SRCLINE + 1)) - 1,
     /* a sample's frames are about as many as the rows */
     .row_unique = ((uint64_t)1 << COL_SAMPLE) | ((uint64_t)1 << COL_TIME),
+    .replayed_columns = ~(uint64_t)0,
     .value = callchains_value,
 };

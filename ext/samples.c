@@ -64,9 +64,6 @@
     X(SRCFILE, srcfile, TEXT) \
     X(SRCLINE, srcline, INTEGER)
 enum { SAMPLES_COLUMNS(PV_COLUMN_ENUM) };
-/* bits first..last of a column mask */
-#define COLUMN_RANGE(first, last) \
-    ((~(uint64_t)0 >> (63 - (last))) & ~(((uint64_t)1 << (first)) - 1))
 
 typedef struct SamplesState {
     PvRecordRows rows;          /* first: see vtab_common.h */
@@ -275,13 +272,7 @@ static int samples_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     const pv_record *r = &st->rows.record;
     *out = pv_null_value();
     switch (i) {
-    case COL_RECORD: {
-        uint64_t ordinal;
-        if (pv_record_rows_ordinal(cur, &ordinal, err))
-            return -1;
-        *out = pv_int_value((int64_t)ordinal);
-        return 0;
-    }
+    case COL_RECORD: *out = pv_int_value((int64_t)r->index); return 0;
     case COL_FILE_OFFSET: *out = pv_int_value((int64_t)r->file_offset); return 0;
     case COL_MISC: *out = pv_int_value(r->misc); return 0;
     case COL_CPUMODE: *out = pv_text_value(pv_cpumode_name(r->misc & PV_MISC_CPUMODE_MASK)); return 0;
@@ -470,9 +461,6 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_samples_table = {
     .pushdown = PV_PUSHDOWN_TIME | PV_PUSHDOWN_IDENTITY,
-    /* not the ordinal, nor the symbol columns (maps replayed from the start) */
-    .record_local_columns = COLUMN_RANGE(COL_EVENT, COL_MISC) |
-                            COLUMN_RANGE(COL_TRACE_EVENT, COL_TRACE_FIELDS),
     .name = "perf_samples",
     .columns = PV_COLUMNS_DECL(SAMPLES_COLUMNS),
     .state_size = sizeof(SamplesState),
@@ -485,5 +473,9 @@ const PvTableDef pv_samples_table = {
     .decode = samples_decode,
     .groupable = SAMPLES_VALUE_COLUMNS,
     .row_unique = COLUMN_BIT(COL_RECORD) | COLUMN_BIT(COL_FILE_OFFSET) | COLUMN_BIT(COL_TIME),
+    .replayed_columns = COLUMN_BIT(COL_COMM) | COLUMN_BIT(COL_DSO) | COLUMN_BIT(COL_DSO_OFFSET) |
+                        COLUMN_BIT(COL_SYM) | COLUMN_BIT(COL_SYM_OFFSET) |
+                        COLUMN_BIT(COL_SYM_STATUS) | COLUMN_BIT(COL_SRCFILE) |
+                        COLUMN_BIT(COL_SRCLINE),
     .value = samples_value,
 };

@@ -411,13 +411,6 @@ static int apply_filter(PvCursor *cur, pv_error *err)
     PvRecordRows *rows = cur->state;
     rows->filter = cur->wanted;
     rows->filter.event_matches = NULL;
-    /* ORDER BY time is released by the file's index, by ordinals */
-    const PvTab *tab = (const PvTab *)cur->base.pVtab;
-    uint64_t local = cur->def->record_local_columns;
-    if (tab->path_column < 63)
-        local |= (uint64_t)1 << tab->path_column;    /* the file's name */
-    rows->filter.may_start_late = cur->order != PV_ORDER_TIME &&
-                                  (cur->columns_used & ~local) == 0;
     if (cur->event_name &&
         pv_record_filter_set_event(&rows->filter, cur->file, cur->event_name, err))
         return -1;
@@ -525,6 +518,44 @@ static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxSt
     tab->keeper_closed = false;
 }
 
+/* Reads every row of every file into cur->groups (made anew): the cells
+ * of columns[0..ncells).  -1 with err set (cur->groups NULL: out of
+ * memory). */
+static int read_groups(PvCursor *cur, const PvTab *tab, const char *path, const int *columns,
+                       unsigned nkeys, unsigned ncells, const bool *desc, pv_error *err)
+{
+    free_groups(cur);
+    cur->groups = sqlite3_malloc(sizeof *cur->groups);
+    if (!cur->groups)
+        return pv_error_set(err, "%s: out of memory grouping the rows", tab->def->name);
+    pv_row_groups_init(cur->groups, nkeys, ncells, desc);
+    if (start_file(cur, path, err) || next_file(cur, err))
+        return -1;
+    pv_value cells[PV_ROW_GROUPS_MAX_CELLS];
+    while (!cur->eof) {
+        for (unsigned c = 0; c < ncells; c++) {
+            if (columns[c] == tab->path_column)
+                cells[c] = pv_text_value(cur->file->path);
+            else if (cur->def->value(cur, columns[c], &cells[c], err))
+                return -1;
+        }
+        if (pv_row_groups_add(cur->groups, cells, cur->rowid))
+            return pv_error_set(err, "%s: out of memory grouping the rows", tab->def->name);
+        if (pv_row_groups_bytes(cur->groups) > PV_GROUPED_SCAN_MAX_BYTES)
+            return pv_error_set(err,
+                                "%s: grouping these rows in the table would take over %u MiB "
+                                "(%zu different rows of the columns read); write the grouping "
+                                "as GROUP BY +column to let SQLite sort them, spilling to disk",
+                                tab->def->name, PV_GROUPED_SCAN_MAX_BYTES >> 20,
+                                cur->groups->nr_entries);
+        if (cur->def->next(cur, err) || next_file(cur, err))
+            return -1;
+    }
+    /* the rows are all read: the file and what decoded it can go */
+    cursor_release_file(cur);
+    return 0;
+}
+
 /* A grouped scan: reads every row of every file into cur->groups, keys
  * (idxStr's tail, see pv_vtab_best_index) first, then the other columns read,
  * and positions on the first entry. */
@@ -553,40 +584,22 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
             cur->cell_of[col] = (int8_t)ncells++;
         }
     }
-    cur->groups = sqlite3_malloc(sizeof *cur->groups);
-    if (!cur->groups)
-        return SQLITE_NOMEM;
-    pv_row_groups_init(cur->groups, nkeys, ncells, desc);
-    /* the rows' order is the groups': the cheapest scan */
+    /* The rows' order is the groups': the cheapest scan, file order.  Values
+     * replayed in perf's order (PvTableDef.replayed_columns) are the same
+     * in file order when the files keep perf's round rule, which the scan
+     * watches; where one breaks it, the rows are read again in perf's order. */
     cur->order = PV_ORDER_FILE;
-    if (start_file(cur, path, &err) || next_file(cur, &err))
-        return cursor_error(cur, &err);
-    pv_value cells[PV_ROW_GROUPS_MAX_CELLS];
-    while (!cur->eof) {
-        for (unsigned c = 0; c < ncells; c++) {
-            if (columns[c] == tab->path_column)
-                cells[c] = pv_text_value(cur->file->path);
-            else if (cur->def->value(cur, columns[c], &cells[c], &err))
-                return cursor_error(cur, &err);
-        }
-        if (pv_row_groups_add(cur->groups, cells, cur->rowid)) {
-            pv_error_set(&err, "%s: out of memory grouping the rows", tab->def->name);
-            return cursor_error(cur, &err);
-        }
-        if (pv_row_groups_bytes(cur->groups) > PV_GROUPED_SCAN_MAX_BYTES) {
-            pv_error_set(&err,
-                         "%s: grouping these rows in the table would take over %u MiB (%zu "
-                         "different rows of the columns read); write the grouping as "
-                         "GROUP BY +column to let SQLite sort them, spilling to disk",
-                         tab->def->name, PV_GROUPED_SCAN_MAX_BYTES >> 20,
-                         cur->groups->nr_entries);
-            return cursor_error(cur, &err);
-        }
-        if (cur->def->next(cur, &err) || next_file(cur, &err))
-            return cursor_error(cur, &err);
+    cur->watch_rounds = pv_reads_replayed(cur->def, cur->columns_used);
+    cur->rounds_broken = false;
+    int rc = read_groups(cur, tab, path, columns, nkeys, ncells, desc, &err);
+    if (rc == 0 && cur->rounds_broken) {
+        cur->order = PV_ORDER_PERF;
+        cur->watch_rounds = false;
+        cur->next_path = cur->nr_paths ? 1 : 0;    /* path is paths[0] */
+        rc = read_groups(cur, tab, path, columns, nkeys, ncells, desc, &err);
     }
-    /* the rows are all read: the file and what decoded it can go */
-    cursor_release_file(cur);
+    if (rc)
+        return cur->groups ? cursor_error(cur, &err) : SQLITE_NOMEM;
     if (pv_row_groups_finish(cur->groups)) {
         pv_error_set(&err, "%s: out of memory grouping the rows", tab->def->name);
         return cursor_error(cur, &err);
@@ -728,14 +741,6 @@ static int rowid_value(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
             cur->def->name);
         return SQLITE_ERROR;
     }
-    if (cur->rowid_relative) {
-        uint64_t ordinal;
-        pv_error err;
-        if (pv_record_rows_ordinal(cur, &ordinal, &err))
-            return cursor_error(cur, &err);
-        *rowid = (sqlite3_int64)ordinal;
-        return SQLITE_OK;
-    }
     *rowid = cur->rowid;
     return SQLITE_OK;
 }
@@ -860,7 +865,9 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err)
     if (pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants, cur->order,
                               err))
         return -1;
-    if (!rows->scan.scan.late_start && pv_record_board_get(cur->file, &rows->board, err))
+    if (cur->watch_rounds)
+        pv_ordered_scan_watch_rounds(&rows->scan);
+    if (pv_record_board_get(cur->file, &rows->board, err))
         return -1;
     return 0;
 }
@@ -882,12 +889,13 @@ int pv_record_rows_next(PvCursor *cur, pv_error *err)
     if (rc <= 0) {
         stop_posting(rows);
         cur->eof = rc == 0;
+        if (pv_ordered_scan_rounds_broken(&rows->scan))
+            cur->rounds_broken = true;
         return rc;
     }
     if (rows->board)
         pv_record_board_post(rows->board, rows, &rows->record);
     cur->rowid = (sqlite3_int64)rows->record.index;
-    cur->rowid_relative = rows->scan.scan.late_start;
     return cur->def->decode ? cur->def->decode(cur, err) : 0;
 }
 
@@ -896,16 +904,6 @@ int pv_record_rows_first(PvCursor *cur, pv_error *err)
     if (pv_record_rows_start(cur, err))
         return -1;
     return pv_record_rows_next(cur, err);
-}
-
-int pv_record_rows_ordinal(PvCursor *cur, uint64_t *ordinal, pv_error *err)
-{
-    PvRecordRows *rows = cur->state;
-    uint64_t base;
-    if (pv_record_scan_ordinal_base(&rows->scan.scan, &base, err))
-        return -1;
-    *ordinal = base + rows->record.index;
-    return 0;
 }
 
 void pv_record_rows_reset(PvCursor *cur)

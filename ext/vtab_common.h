@@ -48,8 +48,6 @@ typedef struct PvCursor {
     pv_file *file;
     bool eof;
     sqlite3_int64 rowid;
-    /* rowid is the ordinal within a scan that started late: add its base */
-    bool rowid_relative;
     uint64_t columns_used;      /* bit i: column i is read (63: any beyond) */
     /* The constraints pushed down, parsed once per xFilter and applied to
      * each file (event names resolve per file); event_name is the cursor's. */
@@ -60,8 +58,11 @@ typedef struct PvCursor {
     PvPathList paths;
     size_t next_path;
     /* The order rows come in (time_order.h): perf's unless the query's
-     * ORDER BY was consumed (see pv_vtab_best_index). */
+     * ORDER BY was consumed (see pv_vtab_best_index).  In file order, a
+     * grouped scan may watch perf's round rule (watch_rounds), and learns
+     * whether a file broke it (rounds_broken: see group_rows). */
     pv_record_order order;
+    bool watch_rounds, rounds_broken;
     /* An equality on the record's ordinal (see PvRecordRows): the one
      * record asked for, or none (ordinal_none: a NULL, negative or
      * fractional value).  ordinal_path: the file it was asked of, so that
@@ -106,12 +107,6 @@ struct PvTableDef {
      * when the table's columns of those names hold the record's identity
      * as record_filter.h reads it. */
     unsigned pushdown;
-    /* Columns whose values come from the record alone (bit i: column i),
-     * neither its ordinal nor anything replayed from the stream's start:
-     * when a query reads no other, a time range may start the scan in the
-     * middle of the stream (scan/time_seek.h).  The rowid stays right: it
-     * is counted when asked for (pv_record_rows_ordinal). */
-    uint64_t record_local_columns;
     /* For tables of records (PvRecordRows): the column that holds the
      * record's ordinal ("record"; "sample" in perf_callchains), whose
      * equality is answered by looking the record up (record_lookup.h)
@@ -128,7 +123,23 @@ struct PvTableDef {
      * then hold a copy of every row (SQLite's sorter spills to disk). */
     uint64_t row_unique;
     int (*value)(PvCursor *cur, int i, pv_value *out, pv_error *err);
+    /* Columns whose values come from records replayed before the row (the
+     * maps and comms a sample's symbols and thread name are read from),
+     * ~0 when the rows themselves do (perf_callchains: frames unwound and
+     * expanded through the maps).  The symbolizer replays them as far as
+     * perf had when it handed the row out, which a file that breaks perf's
+     * round rule makes depend on the order rows are asked in: a query that
+     * reads them has its rows scanned in perf's order (PV_ORDER_PERF),
+     * whatever its ORDER BY or GROUP BY (see pv_vtab_best_index). */
+    uint64_t replayed_columns;
 };
+
+/* Whether a query reading columns (bit i: column i) reads values replayed
+ * in perf's order (PvTableDef.replayed_columns). */
+static inline bool pv_reads_replayed(const PvTableDef *def, uint64_t columns)
+{
+    return def->replayed_columns == ~(uint64_t)0 || (columns & def->replayed_columns);
+}
 
 /*
  * A table's columns are listed once, as an X-macro, so that the enum the
@@ -174,8 +185,7 @@ typedef struct PvRecordRows {
     bool lookup_started, ordinal_pending;
     pv_record_lookup lookup;
     /* Where a scan posts the record it stands on for the file's lookups
-     * (record_board.h); NULL: it does not post (a lookup, or a scan that
-     * started late, whose ordinals are not the stream's). */
+     * (record_board.h); NULL: it does not post (a lookup). */
     pv_record_board *board;
 } PvRecordRows;
 
@@ -184,9 +194,6 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);
 void pv_record_rows_reset(PvCursor *cur);
-/* The current row's record ordinal (the rowid), counted from the stream's
- * start when the scan started late: -1 on error. */
-int pv_record_rows_ordinal(PvCursor *cur, uint64_t *ordinal, pv_error *err);
 
 static inline bool pv_column_used(const PvCursor *cur, int i)
 {

@@ -10,9 +10,10 @@
 #include "render/row_groups.h"
 #include "vtab_tab.h"
 
-/* Which pushed-down constraint kind c is for this table, or -1. */
-static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
+/* Which pushed-down constraint kind constraint i is for this table, or -1. */
+static int push_kind(const PvTab *tab, sqlite3_index_info *info, int i)
 {
+    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
     int col = c->iColumn;
     if (col < 0)
         return -1;
@@ -22,7 +23,12 @@ static int push_kind(const PvTab *tab, const struct sqlite3_index_constraint *c)
         if (col == tab->pid_column) return PUSH_PID;
         if (col == tab->tid_column) return PUSH_TID;
         if (col == tab->cpu_column) return PUSH_CPU;
-        if (col == tab->event_column) return PUSH_EVENT;
+        /* the reader compares names byte for byte: event = 'X' COLLATE
+         * NOCASE is left to SQLite (the integer columns compare as numbers
+         * whatever the collation) */
+        if (col == tab->event_column &&
+            sqlite3_stricmp(sqlite3_vtab_collation(info, i), "BINARY") == 0)
+            return PUSH_EVENT;
         return -1;
     case SQLITE_INDEX_CONSTRAINT_GT:
     case SQLITE_INDEX_CONSTRAINT_GE:
@@ -53,10 +59,12 @@ static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_
 }
 
 /* The idxNum bit of an order the scan gives that is the query's ORDER BY,
- * or 0 (SQLite sorts). */
+ * or 0 (SQLite sorts).  Not when the query reads values replayed in perf's
+ * order: the scan must run in perf's order for them (vtab_common.h). */
 static int consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
 {
-    if (!tab->ordered_rows || info->nOrderBy < 1 || info->nOrderBy > 2)
+    if (!tab->ordered_rows || info->nOrderBy < 1 || info->nOrderBy > 2 ||
+        pv_reads_replayed(tab->def, (uint64_t)info->colUsed))
         return 0;
     const struct sqlite3_index_orderby *first = &info->aOrderBy[0];
     int order = 0;
@@ -144,7 +152,7 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
         if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ && c->iColumn >= 0 &&
             c->iColumn == tab->ordinal_column && ordinal_constraint < 0)
             ordinal_constraint = i;
-        int kind = c->usable ? push_kind(tab, c) : -1;
+        int kind = c->usable ? push_kind(tab, info, i) : -1;
         if (kind >= 0 && pushed[kind] < 0)
             pushed[kind] = i;
     }
@@ -204,7 +212,8 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
     } else if (order) {
         info->idxNum |= order;
         info->orderByConsumed = 1;
-    } else if (info->nOrderBy > 0 && tab->ordered_rows) {
+    } else if (info->nOrderBy > 0 && tab->ordered_rows &&
+               !pv_reads_replayed(tab->def, (uint64_t)info->colUsed)) {
         /* SQLite sorts (or groups) the rows itself: the order they come
          * in decides nothing SQL defines, so the cheapest, file order */
         info->idxNum |= IDX_ORDER_FILE;

@@ -293,7 +293,9 @@ def folded_checks(rec, root):
     with tempfile.TemporaryDirectory() as tmp:
         with open(f"{tmp}/want", "w") as f:
             f.writelines(f"{k}\t{v}\n" for k, v in sorted(want.items()))
-        query = open(f"{root}/sql/folded_stacks.sql").read().rstrip().rstrip(";")
+        # the file's main query, from its WITH on: a note statement comes before
+        text = open(f"{root}/sql/folded_stacks.sql").read()
+        query = text[text.index("\nWITH ") + 1:].rstrip().rstrip(";")
         query = query.replace("@file", "'" + rec.data.replace("'", "''") + "'")
         query = query.replace("@event", "NULL")
         svg = f"{tmp}/fg.svg"

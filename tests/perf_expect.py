@@ -5,18 +5,29 @@ perf-oracle test (tests/t_perf_oracle.sh).
     perf_expect.py PERF.DATA OUTDIR [SOURCE-LABEL]
 
 writes into OUTDIR:
-  samples.tsv   time pid tid ip period callchain, one line per SAMPLE, file order
-  mmaps.tsv     pid tid start len pgoff filename (MMAP and MMAP2), file order
-  comms.tsv     pid tid comm, file order
+  samples.tsv   time pid tid comm cpu ip period callchain, one line per SAMPLE,
+                file order
+  mmaps.tsv     pid tid start len pgoff filename time cpu (MMAP and MMAP2), file
+                order; time and cpu are the sample_id trailer's (trailer_cells)
+  comms.tsv     pid tid comm time cpu, file order
   stats.tsv     name count, from `perf report --stats` (Aggregated stats)
   buildids.tsv  build_id filename, from `perf buildid-list`, sorted
   header.tsv    name value for hostname..total_mem, from `perf report --header-only -I`
-  meta.tsv      key value: source label, perf version, how buildids.tsv was made
+  meta.tsv      key value: source label, perf version, how buildids.tsv was made,
+                the tids of samples perf names ":<tid>" (unnamed_tids)
 Exit status 2 when perf refuses the file (`perf script -D` fails).
 
 Only perf's printed text is used (its decoded record lines, not its hex dumps);
 the sample_type of each event (from `perf evlist -v`) decides which cells are
-empty (a field the recording did not capture).  Standard library only.
+empty (a field the recording did not capture).  A sample's cpu is the first of
+the numbers perf prints before its offset (cpu, then time, each when an event
+samples it);
+its comm is the name of the thread perf resolves it to (" ... thread:
+comm:tid"), perf's name of that thread when it delivers the sample: in time
+order, so the thread's latest COMM before it, else the name its creator had at
+the FORK.  perf names a thread it knows no name for ":<tid>" (and a sample
+without TID ":-1"); perfvtab's comm is NULL there, an empty cell.  Standard
+library only.
 """
 import os
 import re
@@ -78,6 +89,8 @@ def parse_evlist(path):
 HDR_RE = re.compile(rb'^((?:-?\d+ )*)0x([0-9a-f]+) \[0x([0-9a-f]+)\]: PERF_RECORD_([A-Z0-9_]+)(.*)$')
 SAMPLE_RE = re.compile(r'^\(IP, 0x[0-9a-f]+\): (-?\d+)/(-?\d+): (0x[0-9a-f]+|0) period: (\d+) addr: (0x[0-9a-f]+|0)$')
 CHAIN_RE = re.compile(rb'^\.\.\. FP chain: nr:(\d+)$')
+# machine__resolve's line for a sample: the thread's name and tid
+THREAD_RE = re.compile(rb'^ \.\.\. thread: (.*):(-?\d+)$')
 CHAIN_IP_RE = re.compile(rb'^\.\.\.\.\. +(\d+): ([0-9a-f]+)$')
 MMAP_RE = re.compile(r'^ (-?\d+)/(-?\d+): \[(0x[0-9a-f]+|0)\((0x[0-9a-f]+|0)\) @ (0x[0-9a-f]+|0)( [^\]]*)?\]: (\S+) (.*)$')
 COMM_RE = re.compile(r'^(?: exec)?: (.*):(-?\d+)/(-?\d+)$')
@@ -89,6 +102,7 @@ def parse_dump(path, events):
     """Parse `perf script -D -F event` output.  Returns dicts keyed by file
     offset: samples, mmaps, comms."""
     samples, mmaps, comms, mmap_bids = {}, {}, {}, {}
+    trailers = {}       # an MMAP's or COMM's prefix: its trailer's cpu and time
     names = set(n for n, _ in events)
     cur = None          # the sample being collected
     chain_left = 0
@@ -112,12 +126,13 @@ def parse_dump(path, events):
                     cur = {'prefix': prefix, 'pid': int(sm.group(1)),
                            'tid': int(sm.group(2)), 'ip': int(sm.group(3), 16),
                            'period': int(sm.group(4)), 'chain': None,
-                           'event': None}
+                           'event': None, 'thread': None}
                     samples[off] = cur
                 elif kind in ('MMAP', 'MMAP2'):
                     mm = MMAP_RE.match(rest)
                     if not mm:
                         raise SystemExit('unparsed mmap line: %r' % line)
+                    trailers[off] = prefix
                     mmaps[off] = (s32(int(mm.group(1))), s32(int(mm.group(2))),
                                   s64(int(mm.group(3), 16)),
                                   s64(int(mm.group(4), 16)),
@@ -129,6 +144,7 @@ def parse_dump(path, events):
                     cm = COMM_RE.match(rest)
                     if not cm:
                         raise SystemExit('unparsed comm line: %r' % line)
+                    trailers[off] = prefix
                     comms[off] = (s32(int(cm.group(2))), s32(int(cm.group(3))),
                                   cm.group(1))
                 continue
@@ -141,6 +157,10 @@ def parse_dump(path, events):
                 cur['chain'].append(int(cm.group(2), 16))
                 chain_left -= 1
                 continue
+            tm = THREAD_RE.match(line)
+            if tm and cur['thread'] is None:
+                cur['thread'] = (dec(tm.group(1)), int(tm.group(2)))
+                continue
             cm = CHAIN_RE.match(line)
             if cm and cur['chain'] is None:
                 cur['chain'] = []
@@ -149,17 +169,36 @@ def parse_dump(path, events):
             em = EVENT_LINE_RE.match(line)
             if em and cur['event'] is None and dec(em.group(1)) in names:
                 cur['event'] = dec(em.group(1))
-    return samples, mmaps, comms, mmap_bids
+    return samples, mmaps, comms, mmap_bids, trailers
 
 
-def sample_rows(samples, events):
-    """Render samples as TSV lines, in file order."""
-    relevant = ('IP', 'TID', 'TIME', 'PERIOD', 'CALLCHAIN', 'FREQ')
+def trailer_cells(prefix, events, off):
+    """time and cpu of a record other than SAMPLE, from what perf prints
+    before its offset: "-1 -1" without sample_id_all; else the cpu, then the
+    time, each when some event samples it, -1 (as u32 and u64) where the
+    record's event does not or it has no trailer."""
+    if prefix == ['-1', '-1']:
+        return ('', '')
+    combined = set(b for _, bits in events for b in bits)
+    if len(prefix) != ('CPU' in combined) + ('TIME' in combined):
+        raise SystemExit('the record at 0x%x has %r before its offset, not its '
+                         'cpu and time' % (off, prefix))
+    cpu = prefix[0] if 'CPU' in combined else ''
+    time = prefix[-1] if 'TIME' in combined else ''
+    return (str(s64(int(time))) if time not in ('', str(U64 - 1)) else '',
+            cpu if cpu not in ('', str((1 << 32) - 1)) else '')
+
+
+def sample_rows(samples, events, unnamed):
+    """Render samples as TSV lines, in file order; adds to unnamed the tids
+    of samples perf knows no name for."""
+    relevant = ('IP', 'TID', 'TIME', 'CPU', 'PERIOD', 'CALLCHAIN', 'FREQ')
     by_name = {}
     for name, bits in events:
         key = frozenset(b for b in bits if b in relevant)
         by_name.setdefault(name, set()).add(key)
     kinds = set(k for ks in by_name.values() for k in ks)
+    combined = set(b for _, bits in events for b in bits)
     rows = []
     for off in sorted(samples):
         s = samples[off]
@@ -171,11 +210,24 @@ def sample_rows(samples, events):
                 raise SystemExit('cannot tell the event of the sample at 0x%x '
                                  '(event %r)' % (off, s['event']))
             bits = next(iter(ks))
-        time = s['prefix'][-1] if 'TIME' in bits and s['prefix'] else ''
-        if 'TIME' in bits and not s['prefix']:
-            raise SystemExit('no time printed for the sample at 0x%x' % off)
+        # perf prints the cpu, then the time, each when an event samples it
+        # (its cpu -1 as 4294967295 for an event that does not)
+        if len(s['prefix']) != ('CPU' in combined) + ('TIME' in combined):
+            raise SystemExit('the sample at 0x%x has %r before its offset, not its '
+                             'cpu and time' % (off, s['prefix']))
+        time = s['prefix'][-1] if 'TIME' in bits else ''
+        cpu = s['prefix'][0] if 'CPU' in bits else ''
         pid = str(s['pid']) if 'TID' in bits else ''
         tid = str(s['tid']) if 'TID' in bits else ''
+        comm = ''
+        if 'TID' in bits:
+            if s['thread'] is None or s['thread'][1] != s['tid']:
+                raise SystemExit('perf named no thread %d for the sample at 0x%x (%r)'
+                                 % (s['tid'], off, s['thread']))
+            comm = s['thread'][0]
+            if comm == ':%d' % s['tid']:
+                comm = ''           # perf's name for a thread without one
+                unnamed.add(s['tid'])
         ip = str(s64(s['ip'])) if 'IP' in bits else ''
         # without PERIOD, perf reports the attr's fixed sample_period (in freq
         # mode that would be the frequency: no period, as perfvtab has it)
@@ -186,7 +238,7 @@ def sample_rows(samples, events):
                 raise SystemExit('no callchain printed for the sample at 0x%x' % off)
             chain = '[' + ','.join(str(s64(v)) for v in s['chain']
                                    if v < CONTEXT_MIN) + ']'
-        rows.append('\t'.join((time, pid, tid, ip, period, chain)))
+        rows.append('\t'.join((time, pid, tid, comm, cpu, ip, period, chain)))
     return rows
 
 
@@ -304,7 +356,7 @@ def main():
         events = parse_evlist(evl)
         if not events:
             raise SystemExit('perf evlist -v printed no sample_type for %s' % data)
-        samples, mmaps, comms, mmap_bids = parse_dump(dump, events)
+        samples, mmaps, comms, mmap_bids, trailers = parse_dump(dump, events)
         rc, st = run_to_file([perf, 'report', '--stats', '-i', data], tmp, 'stats')
         if rc != 0:
             raise SystemExit('perf report --stats failed on %s' % data)
@@ -335,15 +387,19 @@ def main():
                                   for o, (m, b) in mmap_bids.items()))
             bid_mode = 'mmap2: perf script -D MMAP2 <build-id>'
         os.makedirs(outdir, exist_ok=True)
-        write(outdir, 'samples.tsv', sample_rows(samples, events))
-        write(outdir, 'mmaps.tsv', ['\t'.join(str(x) for x in mmaps[o]) for o in sorted(mmaps)])
-        write(outdir, 'comms.tsv', ['\t'.join(str(x) for x in comms[o]) for o in sorted(comms)])
+        unnamed = set()
+        write(outdir, 'samples.tsv', sample_rows(samples, events, unnamed))
+        write(outdir, 'mmaps.tsv', ['\t'.join(str(x) for x in mmaps[o] + trailer_cells(trailers[o], events, o))
+                                    for o in sorted(mmaps)])
+        write(outdir, 'comms.tsv', ['\t'.join(str(x) for x in comms[o] + trailer_cells(trailers[o], events, o))
+                                    for o in sorted(comms)])
         write(outdir, 'stats.tsv', parse_stats(st))
         write(outdir, 'buildids.tsv', buildids)
         write(outdir, 'header.tsv', header)
         ver = subprocess.run([perf, '--version'], capture_output=True, text=True).stdout.strip()
         meta = [('source', label), ('perf', ver), ('buildids', bid_mode),
-                ('header_unchecked', ' '.join(header_unchecked))]
+                ('header_unchecked', ' '.join(header_unchecked)),
+                ('unnamed_tids', ' '.join(str(t) for t in sorted(unnamed)))]
         write(outdir, 'meta.tsv', ['%s\t%s' % kv for kv in meta])
 
 

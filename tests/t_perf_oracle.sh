@@ -10,6 +10,15 @@
 # and one "# <source>: N files, M checks" line per source.
 #
 # Notes on the comparisons:
+#  - samples: each sample's time, pid, tid, comm (the thread's name at the
+#    sample, as perf names the sample's thread; NULL where perf has only its
+#    ":<tid>" placeholder), cpu (where the event samples it), ip, period and
+#    callchain, in file order (tests/perf_expect.py says how each is read
+#    from perf's output); comm is read first, so that the rest comes from
+#    the decoded sample, and "samples' fixed fields alone" reads the fixed
+#    fields without comm or callchain (one word each, where the event's
+#    samples hold it).
+#  - mmaps and comms: with the time and cpu of their sample_id trailer.
 #  - callchain is passed through json() (minified) so only the JSON value,
 #    not its spacing, is compared; nrcpus likewise.
 #  - stats: every name perf lists must be in perf_records with the same
@@ -129,7 +138,7 @@ for dir in "$exp_root"/*/; do
     fi
     if [ ! -f "$file" ]; then
         case $src in
-        corpus:*) echo "ok - $name: samples, mmaps, comms, stats, buildids, header as perf (6 checks) # SKIP input absent: $file" ;;
+        corpus:*) echo "ok - $name: samples, samples' fixed fields, mmaps, comms, stats, buildids, header as perf (7 checks) # SKIP input absent: $file" ;;
         *) echo "not ok - $name open: $file is missing" ;;
         esac
         continue
@@ -137,12 +146,19 @@ for dir in "$exp_root"/*/; do
     nfiles[$group]=$((nfiles[$group] + 1))
     f=$(sql_quote "$file")
 
-    check_exact "$name" samples "$dir/samples.tsv" \
-        "SELECT time, pid, tid, ip, period, json(callchain) FROM perf_samples($f) ORDER BY record"
+    # comm first: reading it decodes the sample, and the columns after it
+    # are read from the decoded sample; alone, the fixed fields are read
+    # one word each from where the event's samples hold them
+    awk -F'\t' -v OFS='\t' '{ print $4, $1, $2, $3, $5, $6, $7, $8 }' "$dir/samples.tsv" >"$tmp/samples.tsv"
+    check_exact "$name" samples "$tmp/samples.tsv" \
+        "SELECT comm, time, pid, tid, cpu, ip, period, json(callchain) FROM perf_samples($f) ORDER BY record"
+    cut -f1-3,5-7 "$dir/samples.tsv" >"$tmp/fixed.tsv"
+    check_exact "$name" "samples' fixed fields alone" "$tmp/fixed.tsv" \
+        "SELECT time, pid, tid, cpu, ip, period FROM perf_samples($f) ORDER BY record"
     check_exact "$name" mmaps "$dir/mmaps.tsv" \
-        "SELECT pid, tid, start, len, pgoff, filename FROM perf_mmaps($f) ORDER BY record"
+        "SELECT pid, tid, start, len, pgoff, filename, time, cpu FROM perf_mmaps($f) ORDER BY record"
     check_exact "$name" comms "$dir/comms.tsv" \
-        "SELECT pid, tid, comm FROM perf_comms($f) ORDER BY record"
+        "SELECT pid, tid, comm, time, cpu FROM perf_comms($f) ORDER BY record"
     check_stats "$name" "$dir/stats.tsv" \
         "SELECT name, count(*) FROM perf_records($f) GROUP BY name ORDER BY name"
     check_exact "$name" buildids "$dir/buildids.tsv" \
@@ -156,7 +172,7 @@ for dir in "$exp_root"/*/; do
     done
     check_exact "$name" header "$dir/header.tsv" \
         "SELECT name, CASE name WHEN 'nrcpus' THEN json(value) ELSE value END FROM perf_features($f) WHERE name IN ($names) ORDER BY id"
-    nchecks[$group]=$((nchecks[$group] + 6))
+    nchecks[$group]=$((nchecks[$group] + 7))
 done
 
 for g in "${order[@]}"; do

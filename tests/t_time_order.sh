@@ -9,9 +9,14 @@
 #   - the same recording with its FINISHED_ROUNDs turned into FINISHED_INIT
 #     (a file without rounds, which perf sorts whole);
 #   - the committed fixtures: compressed, pipe, --threads directories;
+#   - equal times: a copy of synth_start.data whose times are rounded down to
+#     the millisecond (tests/tools/equal_times.py): perf's order and ORDER BY
+#     time keep file order among the hundreds of times both CPUs share;
 #   - ORDER BY time is consumed (no temp B-tree) and sorted; ORDER BY record
-#     is consumed and file order; a time window gives perf's rows of the
-#     window in perf's order; LIMIT 3 is perf's first three samples.
+#     is consumed and file order (not when the query reads symbols or
+#     frames, replayed in perf's order: SQLite sorts those); a time window
+#     gives perf's rows of the window in perf's order; LIMIT 3 is perf's
+#     first three samples.
 #
 # Env: PV_ROOT, PV_SQLRUN.
 set -u
@@ -68,16 +73,31 @@ order_checks() {
 f=$PV_ROOT/tests/fixtures/example.data
 q=$(sql_quote "$f")
 plan() { sqlrun "EXPLAIN QUERY PLAN $1" | grep -c "USE TEMP B-TREE"; }
-for table in perf_samples perf_callchains perf_mmaps perf_comms perf_tasks perf_switches perf_lost; do
+# perf_samples' columns but those replayed from the records before the
+# sample (comm, dso, sym...: read in perf's order whatever the ORDER BY)
+cols="record, event, time, pid, tid, cpu, ip, period, callchain, file_offset"
+check "perf_samples: ORDER BY time is consumed (no temp B-tree)" \
+    "$(plan "SELECT $cols FROM perf_samples($q) ORDER BY time")" "0"
+for table in perf_mmaps perf_comms perf_tasks perf_switches perf_lost; do
     check "$table: ORDER BY time is consumed (no temp B-tree)" \
         "$(plan "SELECT * FROM $table($q) ORDER BY time")" "0"
 done
 check "perf_samples: ORDER BY time, record is consumed" \
-    "$(plan "SELECT * FROM perf_samples($q) ORDER BY time, record")" "0"
-for table in perf_samples perf_records perf_mmaps perf_stats; do
+    "$(plan "SELECT $cols FROM perf_samples($q) ORDER BY time, record")" "0"
+check "perf_samples: ORDER BY record is consumed (no temp B-tree)" \
+    "$(plan "SELECT $cols FROM perf_samples($q) ORDER BY record")" "0"
+for table in perf_records perf_mmaps perf_stats; do
     check "$table: ORDER BY record is consumed (no temp B-tree)" \
         "$(plan "SELECT * FROM $table($q) ORDER BY record")" "0"
 done
+# symbols and frames are replayed as far as perf had when the row went out:
+# scanned in perf's order, sorted by SQLite (docs/schema.md, "Row order")
+for order in time record; do
+    check "perf_samples: ORDER BY $order with sym is sorted by SQLite" \
+        "$(plan "SELECT time, sym FROM perf_samples($q) ORDER BY $order")" "1"
+done
+check "perf_callchains: ORDER BY time is sorted by SQLite (frames are replayed)" \
+    "$(plan "SELECT time, ip FROM perf_callchains($q) ORDER BY time")" "1"
 check "perf_samples: ORDER BY time DESC is sorted by SQLite" \
     "$(plan "SELECT * FROM perf_samples($q) ORDER BY time DESC")" "1"
 check "perf_records: ORDER BY time is sorted by SQLite (user records have no time)" \
@@ -121,6 +141,54 @@ for name in example.data multi.data tracepoint.data tracepoint_zfile.data tracep
     fi
     order_checks "$name" "$f"
 done
+
+# --- equal times.  A copy of synth_start.data (system-wide, two CPUs, 13
+# rounds, ~3000 samples) whose times are rounded down to the millisecond
+# (tests/tools/equal_times.py): samples of both CPUs share a time hundreds of
+# times, in runs the queue merges, and time order must keep file order among
+# them, as perf's queue does.  Each sample's period is its ordinal in the
+# file, so that perf script -F period tells samples of equal time apart.
+s=$PV_ROOT/tests/fixtures/synth_start/synth_start.data
+if [ ! -f "$s" ]; then
+    echo "ok - equal times: perf's order and ORDER BY time keep file order among them # SKIP input absent: $s"
+else
+    ties=$tmp/ties.data
+    python3 "$PV_ROOT/tests/tools/equal_times.py" "$s" "$ties" 1000000 >"$tmp/ties.log" 2>&1 ||
+        not_ok "equal times: tests/tools/equal_times.py" "$(oneline "$tmp/ties.log")"
+    python3 "$PV_ROOT/tests/tools/strip_rounds.py" "$ties" "$tmp/ties_noround.data"
+    q=$(sql_quote "$ties")
+    shared=$(sqlrun "SELECT count(*) FROM (SELECT count(DISTINCT cpu) AS cpus FROM perf_samples($q)
+                     GROUP BY time) WHERE cpus > 1")
+    if [ "${shared:-0}" -gt 100 ] 2>/dev/null; then
+        ok "equal times: ties.data has $shared times that samples of both CPUs share"
+    else
+        not_ok "equal times: ties.data has times that samples of both CPUs share" "$shared"
+    fi
+    for kind in rounds noround; do
+        f=$ties label="equal times"
+        [ $kind = noround ] && f=$tmp/ties_noround.data label="equal times, without rounds"
+        q=$(sql_quote "$f")
+        perf script -i "$f" -F period 2>/dev/null | tr -d ' ' >"$tmp/perf_p.txt"
+        sqlrun "SELECT period FROM perf_samples($q)" >"$tmp/ours_p.txt"
+        same_rows "$label: perf_samples' rows are perf script's, equal times in its order (periods = ordinals)" \
+            "$tmp/ours_p.txt" "$tmp/perf_p.txt"
+        sqlrun "SELECT record FROM perf_samples($q) ORDER BY time" >"$tmp/by_time.txt"
+        sqlrun "CREATE TEMP TABLE t AS SELECT record, time FROM perf_samples($q);
+                SELECT record FROM t ORDER BY time, record" >"$tmp/sorted.txt"
+        same_rows "$label: ORDER BY time keeps file order among equal times" \
+            "$tmp/by_time.txt" "$tmp/sorted.txt"
+    done
+    # a window: perf's samples of it, in perf's order
+    q=$(sql_quote "$ties")
+    read -r lo hi <<<"$(sqlrun "SELECT min(time) + (max(time) - min(time)) / 3,
+                               min(time) + (max(time) - min(time)) / 2 FROM perf_samples($q)
+                               WHERE time > 0")"
+    perf script -i "$ties" --ns -F time,period 2>/dev/null |
+        awk "$ns_awk"' { t = ns($1) } t + 0 >= '"$lo"' && t + 0 <= '"$hi"' { print $2 }' >"$tmp/perf_w.txt"
+    sqlrun "SELECT period FROM perf_samples($q) WHERE time BETWEEN $lo AND $hi" >"$tmp/ours_w.txt"
+    same_rows "equal times: a time window gives perf's samples of it, in perf's order" \
+        "$tmp/ours_w.txt" "$tmp/perf_w.txt"
+fi
 
 # --- a system-wide recording made now
 sys=$tmp/sys.data

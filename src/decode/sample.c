@@ -341,6 +341,29 @@ int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_
     return 0;
 }
 
+int pv_record_identity_fixed(const pv_file *f, const pv_record *rec, pv_sample_id *out,
+                             pv_error *err)
+{
+    if (rec->type != PV_RECORD_SAMPLE)
+        return pv_sample_id_decode(f, rec, out, err);
+    pv_sample s;
+    if (pv_sample_decode_fixed(f, rec, &s, err))
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->attr_index = s.attr_index;
+    if (s.attr_index < 0)
+        return 0;    /* an id no event owns: no fields, as the columns have none */
+    out->fields = s.sample_type & PV_SAMPLE_ID_FIELDS;
+    out->pid = s.pid;
+    out->tid = s.tid;
+    out->time = s.time;
+    out->id = s.id;
+    out->stream_id = s.stream_id;
+    out->cpu = s.cpu;
+    out->identifier = s.identifier;
+    return 0;
+}
+
 int pv_record_time(const pv_file *f, const pv_record *rec, bool *has_time, uint64_t *time,
                    pv_error *err)
 {

@@ -163,6 +163,14 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
  * trailer as pv_sample_id_decode reads it.  size is 0 for a SAMPLE. */
 int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
                               pv_error *err);
+/* The same as the tables' columns read it: a SAMPLE's from its fields at
+ * fixed places alone (pv_sample_decode_fixed), so that a sample whose
+ * callchain or other later field does not decode keeps the time, pid, tid,
+ * cpu and event its columns show; -1 only when those fields are cut, as
+ * the columns then fail.  What the reader filters and indexes records by:
+ * it must fail no read that the columns alone would not. */
+int pv_record_identity_fixed(const pv_file *f, const pv_record *rec, pv_sample_id *out,
+                             pv_error *err);
 
 /* Where a SAMPLE of this sample_type holds its TIME (an offset in the
  * record, header included), or 0 when it samples no TIME. */

@@ -14,7 +14,7 @@ int pv_record_filter_test(const pv_record_filter *filter, const pv_file *f, cons
     if (!filter->active)
         return 1;
     pv_sample_id id;
-    if (pv_record_identity_decode(f, rec, &id, err))
+    if (pv_record_identity_fixed(f, rec, &id, err))
         return -1;
     if (filter->has_time_min || filter->has_time_max) {
         /* as SQL compares it: the u64's bits, signed */

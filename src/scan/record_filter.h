@@ -3,8 +3,9 @@
  * and event — tested in the reader, before a row is made of it.
  *
  * The identity of a record is what its sample (for SAMPLE) or its
- * sample_id_all trailer (other kernel records) says: pv_record_identity_decode
- * (sample.h).  A record whose
+ * sample_id_all trailer (other kernel records) says, as the columns read
+ * it: pv_record_identity_fixed (sample.h), so that the filter fails on no
+ * record whose columns read without failing.  A record whose
  * identity lacks a field that is filtered on does not match: its column
  * would be NULL, and NULL satisfies no comparison.
  */
@@ -26,11 +27,6 @@ typedef struct pv_record_filter {
     uint32_t cpu;
     /* attr indexes whose event name matched (has_event); none: no row */
     uint8_t *event_matches;
-    /* The scan's reader needs no record ordinals (pv_record.index) and
-     * nothing replayed from the stream's start: with a time range, the scan
-     * may start in the middle of the stream (time_seek.h), its ordinals
-     * then counted from there (pv_record_scan_ordinal_base). */
-    bool may_start_late;
 } pv_record_filter;
 
 /* 1: the record passes, 0: it does not, -1: error decoding it. */

@@ -2,37 +2,8 @@
 
 #include <string.h>
 
-#include "decode/sample.h"
 #include "format/features.h"
 #include "format/perf_abi.h"
-#include "scan/time_seek.h"
-
-/* A time range on a file with proven rounds (time_seek.h), no index built:
- * start at the round the seek found and stop by the round rule.  1 when
- * that is the plan, 0 when the file is to be read as before. */
-static int start_by_rounds(pv_record_scan *scan, pv_file *file, pv_error *err)
-{
-    const pv_record_filter *filter = scan->filter;
-    if (!filter->may_start_late || !filter->has_time_min || filter->time_min <= 0 ||
-        !filter->has_time_max || pv_time_index_kept(file) || !pv_time_seek_possible(file))
-        return 0;
-    uint64_t start;
-    int rc = pv_time_seek_start(file, (uint64_t)filter->time_min, &start, err);
-    if (rc <= 0)
-        return rc;
-    scan->start_offset = start;
-    if (start != file->data_section.offset) {
-        pv_walk_seek(&scan->walk, 0, start, 0);
-        scan->late_start = true;
-    }
-    /* time_min > 0: a time past time_max, as perf's u64, is past the range
-     * as SQL compares it too (or negative there, below time_min) */
-    scan->stops_by_rounds = true;
-    scan->stop_after = (uint64_t)filter->time_max;
-    scan->rounds_left = -1;
-    scan->stopped = filter->time_max < filter->time_min;
-    return 1;
-}
 
 int pv_record_scan_start(pv_record_scan *scan, pv_file *file, const pv_record_filter *filter,
                          pv_record_type_test wants, pv_error *err)
@@ -43,9 +14,6 @@ int pv_record_scan_start(pv_record_scan *scan, pv_file *file, const pv_record_fi
     scan->filter = filter && filter->active ? filter : NULL;
     scan->wants = wants;
     if (scan->filter && (filter->has_time_min || filter->has_time_max)) {
-        int rc = start_by_rounds(scan, file, err);
-        if (rc != 0)
-            return rc < 0 ? -1 : 0;
         /* One zstd stream runs through a compressed file's containers: no
          * index can seek in it, and building one would read its start
          * twice.  It is read whole, as a plain scan. */
@@ -85,43 +53,29 @@ static bool next_chunk(pv_record_scan *scan)
         return false;
     const pv_time_chunk *c = &ti->chunks[k];
     pv_walk_seek(&scan->walk, c->segment, c->offset, c->first_index);
+    if (k < scan->run_end)
+        return true;
+    /* a run of adjacent chunks that meet the range starts here: the walk
+     * reads it, not the chunks after it */
+    uint64_t j = k;
+    while (j + 1 < ti->nr_chunks && ti->chunks[j + 1].segment == c->segment &&
+           ti->chunks[j + 1].offset == ti->chunks[j].end &&
+           pv_time_chunk_meets(&ti->chunks[j + 1], min, max))
+        j++;
+    scan->run_end = j + 1;
+    uint64_t run = ti->chunks[j].end - c->offset;
+    scan->walk.window_limit = run < UINT32_MAX ? (uint32_t)run : UINT32_MAX;
     return true;
-}
-
-/* The round rule: once a record is timed past the range, what follows the
- * FINISHED_ROUND after next is later still.  The FINISHED_ROUND that ends
- * the scan is handed out (time_order.h releases at it). */
-static void watch_rounds(pv_record_scan *scan, const pv_record *rec)
-{
-    if (rec->type == PV_RECORD_FINISHED_ROUND) {
-        if (scan->rounds_left > 0 && --scan->rounds_left == 0)
-            scan->stopped = true;
-        return;
-    }
-    if (scan->rounds_left >= 0 || rec->type >= PV_RECORD_KERNEL_TYPE_END)
-        return;
-    bool timed;
-    uint64_t time;
-    pv_error ignored;
-    if (pv_record_time(scan->file, rec, &timed, &time, &ignored) || !timed)
-        return;
-    /* 0 and ~0 are perf's "no time": such records are handed out at once */
-    if (time != 0 && time != UINT64_MAX && time > scan->stop_after)
-        scan->rounds_left = 2;
 }
 
 int pv_record_scan_next_any_slow(pv_record_scan *scan, pv_record *rec, bool *passes,
                                  pv_error *err)
 {
-    if (scan->stopped)
-        return 0;
     if (scan->time_index && !next_chunk(scan))
         return 0;
     int rc = pv_walk_next(&scan->walk, rec, err);
     if (rc <= 0)
         return rc;
-    if (scan->stops_by_rounds)
-        watch_rounds(scan, rec);
     *passes = false;
     if (scan->wants && !scan->wants(rec->type))
         return 1;
@@ -144,34 +98,6 @@ int pv_record_scan_next(pv_record_scan *scan, pv_record *rec, pv_error *err)
         if (rc <= 0 || passes)
             return rc;
     }
-}
-
-int pv_record_scan_ordinal_base(pv_record_scan *scan, uint64_t *base, pv_error *err)
-{
-    if (!scan->late_start || scan->base_known) {
-        *base = scan->ordinal_base;
-        return 0;
-    }
-    /* Counted with a walk of its own: the scan's stays where it is. */
-    pv_walk w;
-    pv_walk_start(&w, scan->walk.file);
-    pv_record rec;
-    int rc;
-    while ((rc = pv_walk_next(&w, &rec, err)) == 1 && rec.file_offset < scan->start_offset)
-        ;
-    uint64_t at = rc == 1 ? rec.file_offset : w.next_offset;
-    uint64_t count = rc == 1 ? rec.index : w.next_index;
-    pv_walk_end(&w);
-    if (rc < 0)
-        return -1;
-    if (at != scan->start_offset)
-        return pv_error_set(err, "%s: the scan started at offset 0x%llx for a time range, "
-                            "which is not a record boundary", scan->walk.path,
-                            (unsigned long long)scan->start_offset);
-    scan->ordinal_base = count;
-    scan->base_known = true;
-    *base = count;
-    return 0;
 }
 
 void pv_record_scan_end(pv_record_scan *scan)

@@ -5,7 +5,10 @@
  * range meets the filter's are read: the walk seeks from chunk to chunk.
  *
  * Whatever the index, the scan yields exactly the records a plain walk
- * with the same type test and filter yields, in the same order.
+ * with the same type test and filter yields, in the same order.  Only the
+ * index, built by a walk over every record, says where records of a time
+ * lie: perf's round rule (time_order.h) is not trusted to skip bytes, since
+ * a file need not keep it and no byte left unread can be shown to.
  */
 #ifndef PV_RECORD_SCAN_H
 #define PV_RECORD_SCAN_H
@@ -28,26 +31,17 @@ typedef struct pv_record_scan {
     /* The caller's; read, never freed, by the scan.  NULL: no filter. */
     const pv_record_filter *filter;
     pv_record_type_test wants;
-    /* With a time range and a usable index: the chunk being read. */
+    /* With a time range and a usable index: the chunk being read, and the
+     * end of the run of adjacent chunks it is in (the walk's reads). */
     const pv_time_index *time_index;
-    uint64_t chunk;
+    uint64_t chunk, run_end;
     bool in_chunk;
-    /* Without an index, a time range on a file with rounds: started at a
-     * round time_seek.h proved early enough (late_start, ordinals counted
-     * from start_offset until ordinal_base is known), and stopped two
-     * FINISHED_ROUNDs after a time past the range (round rule: no later
-     * record comes back into it).  rounds_left < 0: no such time yet. */
-    bool late_start, base_known, stops_by_rounds, stopped;
-    uint64_t start_offset, ordinal_base;
-    uint64_t stop_after;       /* the range's end, as perf compares times */
-    int rounds_left;
 } pv_record_scan;
 
 /* Starts a scan of file; filter (may be NULL) must outlive the scan.  A
- * filter on time builds the file's time index if it has none yet, unless
- * the filter may start late and the stream has rounds (time_seek.h): then
- * the scan starts and stops by rounds, reading about the range only.  Every
- * started scan is ended with pv_record_scan_end, even when this fails. */
+ * filter on time builds the file's time index if it has none yet (a walk
+ * over the whole stream, once per file).  Every started scan is ended with
+ * pv_record_scan_end, even when this fails. */
 int pv_record_scan_start(pv_record_scan *scan, pv_file *file, const pv_record_filter *filter,
                          pv_record_type_test wants, pv_error *err);
 /* 1: *rec is the next record, valid until the next call; 0: no more;
@@ -65,17 +59,13 @@ int pv_record_scan_next_any_slow(pv_record_scan *scan, pv_record *rec, bool *pas
 static inline int pv_record_scan_next_any(pv_record_scan *scan, pv_record *rec, bool *passes,
                                           pv_error *err)
 {
-    if (scan->filter || scan->time_index || scan->stops_by_rounds)
+    if (scan->filter || scan->time_index)
         return pv_record_scan_next_any_slow(scan, rec, passes, err);
     int rc = pv_walk_next(&scan->walk, rec, err);
     if (rc == 1)
         *passes = !scan->wants || scan->wants(rec->type);
     return rc;
 }
-/* The ordinal of the record at start_offset, to add to each pv_record.index
- * of a scan that started late (0 otherwise): counted once, by walking the
- * record headers before it.  -1 on error. */
-int pv_record_scan_ordinal_base(pv_record_scan *scan, uint64_t *base, pv_error *err);
 /* Frees the walk's buffers.  Safe on a zeroed or ended scan. */
 void pv_record_scan_end(pv_record_scan *scan);
 

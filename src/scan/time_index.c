@@ -43,6 +43,8 @@ static int build(pv_file *f, pv_time_index *ti, bool complete, pv_error *err)
     int rc;
     pv_record rec;
     uint64_t chunk_bytes = 0;
+    /* perf's flush limit, from above (time_order.h's watch) */
+    uint64_t max_time = 0, next_flush = 0, flushed = 0;
     ti->usable = true;
     ti->complete = true;
     while ((rc = pv_walk_next(&w, &rec, err)) == 1) {
@@ -67,16 +69,34 @@ static int build(pv_file *f, pv_time_index *ti, bool complete, pv_error *err)
         }
         /* The walk has stepped over the record and any payload after it. */
         chunk->end = w.next_offset;
+        if (rec.type == PV_RECORD_FINISHED_ROUND) {
+            flushed = next_flush;
+            next_flush = max_time;
+        }
         if (rec.type != PV_RECORD_SAMPLE && rec.type >= PV_RECORD_KERNEL_TYPE_END)
             continue;
         pv_sample_id id;
-        if (pv_record_identity_decode(f, &rec, &id, err)) {
-            rc = -1;
-            break;
+        pv_error ignored;
+        if (pv_record_identity_fixed(f, &rec, &id, &ignored)) {
+            /* Its time is unknown: the chunk may hold any time and none,
+             * and is always read.  The scan meets the record and fails or
+             * not as the query without the range does. */
+            chunk->has_untimed = true;
+            chunk->min_time = INT64_MIN;
+            chunk->max_time = INT64_MAX;
+            chunk->has_time = true;
+            ti->rounds_broken = true;
+            continue;
         }
         if (!(id.fields & PV_SAMPLE_TIME)) {
             chunk->has_untimed = true;
             continue;
+        }
+        /* 0 and ~0 are perf's "no time" */
+        if (id.time != 0 && id.time != UINT64_MAX) {
+            ti->rounds_broken = ti->rounds_broken || id.time < flushed;
+            if (id.time > max_time)
+                max_time = id.time;
         }
         int64_t time = (int64_t)id.time;    /* as the filter compares it */
         if (!chunk->has_time || time < chunk->min_time)

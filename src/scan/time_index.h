@@ -32,6 +32,10 @@ typedef struct pv_time_chunk {
 typedef struct pv_time_index {
     bool usable;             /* false: a compressed stream, walk it all */
     bool complete;           /* the chunks cover the whole stream */
+    /* a record the index read came timed below what perf's queue had
+     * flushed by then, or its time did not read (as time_order.h watches
+     * the round rule in file order) */
+    bool rounds_broken;
     pv_time_chunk *chunks;
     uint64_t nr_chunks;
 } pv_time_index;

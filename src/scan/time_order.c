@@ -403,10 +403,11 @@ static int use_index(pv_ordered_scan *o, pv_error *err)
     if (!o->limits)
         return out_of_memory(o, err);
     uint64_t lowest = UINT64_MAX;
+    o->untimed_end = 0;
     for (uint64_t c = ti->nr_chunks; c-- > 0;) {
         /* a kernel record without a time is a NULL, first in SQL's order */
-        if (ti->chunks[c].has_untimed && o->order == PV_ORDER_TIME)
-            lowest = 0;
+        if (ti->chunks[c].has_untimed && o->order == PV_ORDER_TIME && o->untimed_end == 0)
+            o->untimed_end = c + 1;
         if (ti->chunks[c].has_time) {
             uint64_t k = time_key(o, ti->chunks[c].min_time);
             if (k < lowest)
@@ -431,9 +432,14 @@ static void index_reached(pv_ordered_scan *o, uint64_t index)
     if (c == o->chunk)
         return;
     o->chunk = c;
+    /* NULLs ahead: they come first (a timed key of 0, INT64_MIN, would tie
+     * with them) */
+    if (c < o->untimed_end)
+        return;
     /* keys up to the limit: a record ahead with the same key comes after
      * them, where file order puts it among equal times */
     release_up_to(o, o->limits[c]);
+    o->released_timed = true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -466,10 +472,51 @@ static void hand_out(pv_ordered_scan *o, pv_record *rec)
     }
 }
 
+void pv_ordered_scan_watch_rounds(pv_ordered_scan *o)
+{
+    o->watch_rounds = o->order == PV_ORDER_FILE;
+}
+
+bool pv_ordered_scan_rounds_broken(const pv_ordered_scan *o)
+{
+    /* a scan that skips chunks has not seen them all: its index has */
+    const pv_time_index *ti = o->scan.time_index;
+    return o->rounds_broken || (o->watch_rounds && ti && ti->rounds_broken);
+}
+
+/* File order, every record's time checked against perf's flush limit. */
+static int next_watching_rounds(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+{
+    for (;;) {
+        bool passes;
+        int rc = pv_record_scan_next_any(&o->scan, rec, &passes, err);
+        if (rc <= 0)
+            return rc;
+        if (rec->type == PV_RECORD_FINISHED_ROUND) {
+            o->file_flushed = o->file_next_flush;
+            o->file_next_flush = o->file_max_time;
+        } else if (!o->rounds_broken && rec->type < PV_RECORD_KERNEL_TYPE_END) {
+            bool timed;
+            uint64_t time;
+            pv_error ignored;
+            /* 0 and ~0 are perf's "no time", handed out at once */
+            if (pv_record_time(o->file, rec, &timed, &time, &ignored) == 0 && timed &&
+                time != 0 && time != UINT64_MAX) {
+                o->rounds_broken = time < o->file_flushed;
+                if (time > o->file_max_time)
+                    o->file_max_time = time;
+            }
+        }
+        if (passes)
+            return 1;
+    }
+}
+
 int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
 {
     if (o->order == PV_ORDER_FILE)
-        return pv_record_scan_next(&o->scan, rec, err);
+        return o->watch_rounds ? next_watching_rounds(o, rec, err)
+                               : pv_record_scan_next(&o->scan, rec, err);
     if (o->order == PV_ORDER_TIME && !o->by_index) {
         if (use_index(o, err))
             return -1;
@@ -521,10 +568,19 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         if (o->by_index)
             index_reached(o, r.index);
         if (o->order == PV_ORDER_TIME) {
-            /* SQL puts NULL before every number */
-            if (enqueue(o, &r, timed ? time ^ SIGN_BIT : 0, false, err))
-                return -1;
-            continue;
+            if (timed) {
+                if (enqueue(o, &r, time ^ SIGN_BIT, false, err))
+                    return -1;
+                continue;
+            }
+            /* SQL puts NULL before every number: it goes out now, before
+             * any timed record (index_reached waits for the NULLs) */
+            if (o->released_timed)
+                return pv_error_set(err, "%s: record %llu has no time but came after timed "
+                                    "records were put in order; the time index missed it",
+                                    o->file->data_path, (unsigned long long)r.index);
+            *rec = r;
+            return 1;
         }
         if (!timed || time == 0 || time == UINT64_MAX) {
             if (!passes)
@@ -543,10 +599,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         }
         if (enqueue(o, &r, time, by_rounds, err))
             return -1;
-        /* a scan started late (record_scan.h) has rounds, and ordinals
-         * the file's index does not know */
-        if (by_rounds && !o->seen_round && o->held_bytes > o->roundless_limit &&
-            !o->scan.late_start) {
+        if (by_rounds && !o->seen_round && o->held_bytes > o->roundless_limit) {
             if (use_index(o, err))
                 return -1;
             index_reached(o, r.index);

@@ -22,10 +22,16 @@
  * time compared as the signed INTEGER SQL sees, records without a time
  * first.  It is released by the time index only, so that a record that
  * comes back behind a round (perf warns "Timestamp below last timeslice
- * flush" and hands it out late) is still in place.  A kernel record
- * without a time (a NULL) holds everything before it until it is read.
+ * flush" and hands it out late) is still in place.  A record without a
+ * time (a NULL) is handed out when read: no timed one goes out while the
+ * index says a record without one lies ahead.  (Rows are kernel records:
+ * the index does not look for user records, which have no time.)
  *
- * PV_ORDER_FILE is the scan as it is: file order (ORDER BY record).
+ * PV_ORDER_FILE is the scan as it is: file order (ORDER BY record).  It may
+ * watch perf's round rule as the records go by: whether a timed record came
+ * below what perf's queue had flushed by then (perf warns "Timestamp below
+ * last timeslice flush"), the one case where a reader replaying records in
+ * perf's order (the symbolizer's maps) can tell file order from perf's.
  */
 #ifndef PV_TIME_ORDER_H
 #define PV_TIME_ORDER_H
@@ -107,12 +113,20 @@ typedef struct pv_ordered_scan {
     size_t shadow_capacity;
     uint64_t max_time, next_flush;
     bool seen_round;
-    /* Released by the time index: limits[c] is the lowest key a record of
-     * chunk c or later can have. */
+    /* Released by the time index: limits[c] is the lowest key a timed
+     * record of chunk c or later can have; for PV_ORDER_TIME, chunks up to
+     * untimed_end - 1 may hold a record without a time, and hold back every
+     * timed one, and released_timed says whether one went out. */
     bool by_index;
     const pv_time_index *index;
     uint64_t *limits;
-    uint64_t chunk;
+    uint64_t chunk, untimed_end;
+    bool released_timed;
+    /* PV_ORDER_FILE watching the round rule: the highest time so far, the
+     * limit the last FINISHED_ROUND set, and the one it flushed up to (an
+     * upper bound on perf's: it never lowers its highest time) */
+    bool watch_rounds, rounds_broken;
+    uint64_t file_max_time, file_next_flush, file_flushed;
     bool ended;
 } pv_ordered_scan;
 
@@ -125,5 +139,12 @@ int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_fil
 int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err);
 /* Frees what the scan holds.  Safe on a zeroed or ended scan. */
 void pv_ordered_scan_end(pv_ordered_scan *o);
+/* In file order, from the start: watch the round rule (a time that does
+ * not read is left out: the scan goes on as without watching). */
+void pv_ordered_scan_watch_rounds(pv_ordered_scan *o);
+/* Whether a watched scan met a record timed below what perf had flushed by
+ * then (or may have: the watch errs on the side of a breach).  False on a
+ * zeroed scan. */
+bool pv_ordered_scan_rounds_broken(const pv_ordered_scan *o);
 
 #endif

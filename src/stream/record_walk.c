@@ -180,21 +180,6 @@ static int read_header(const pv_walk *w, const uint8_t *p, pv_record *rec, uint6
     return 0;
 }
 
-int pv_walk_peek_header(pv_walk *w, pv_record *rec, pv_error *err)
-{
-    uint64_t at = w->next_offset;
-    if (w->unpacked.source || at >= w->end_offset || w->end_offset - at < PV_RECORD_HEADER_SIZE)
-        return 0;
-    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
-    if (!p)
-        return -1;
-    if (read_header(w, p, rec, at, "", err))
-        return -1;
-    rec->file_offset = at;
-    rec->bytes = NULL;
-    return 1;
-}
-
 /* Compressed bytes from the container at at to the end of the recording:
  * whether a decompressing thread is worth it. */
 static uint64_t compressed_bytes_left(const pv_walk *w, uint64_t at)

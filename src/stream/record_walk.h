@@ -51,8 +51,8 @@ typedef struct pv_walk {
     const uint8_t *window;
     uint64_t window_offset, window_len;
     /* Bytes read at once when the window moves (more when a record needs
-     * it); 0: the default.  A small one for reads that skip around, as the
-     * time seek's probes (scan/time_seek.h) do. */
+     * it); 0: the default.  A scan that reads a few chunks of the stream
+     * (scan/record_scan.h) reads no more than them. */
     uint32_t window_limit;
     /* The buffers windows are read into: buffers[current] holds the
      * window; one a reader has pinned (pv_walk_pin) is not read into
@@ -125,11 +125,6 @@ static inline int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
  * error.  Writes nothing but w, so that a second thread can run ahead of
  * the walk on the same file (unpack.h). */
 int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err);
-/* The header of the record the walk reads next in the current file (type,
- * misc, size, file_offset; no bytes), read without its body: 1, 0 when
- * none is there (the end, or inside compressed data), -1 when it is
- * unreadable or its size is below 8. */
-int pv_walk_peek_header(pv_walk *w, pv_record *rec, pv_error *err);
 /* Continues the walk at the record header at offset of segment (as in
  * pv_record.segment), whose ordinal is index: a place an earlier walk of
  * the same file found (time_index.h).  Decompression stops there: a seek

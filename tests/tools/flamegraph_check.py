@@ -74,7 +74,8 @@ def fold_samples(path):
     with open(path) as f:
         for line in f:
             cols = line.rstrip('\n').split('\t')
-            chain = json.loads(cols[5]) if len(cols) > 5 and cols[5] else []
+            # the callchain is the last column (perf_expect.py's samples.tsv)
+            chain = json.loads(cols[-1]) if len(cols) > 5 and cols[-1] else []
             stack = ';'.join('0x%x' % (ip & 0xffffffffffffffff) for ip in reversed(chain))
             stacks[stack] = stacks.get(stack, 0) + 1
     for stack in sorted(stacks):

@@ -88,7 +88,9 @@ static void fixture_tests(void)
 {
     counts c;
     if (build("tests/fixtures/offcpu/sleeper.data", false, &c)) {
-        check(c.rows == 21 && c.whole == 21, "sleeper.data: 21 intervals, all whole",
+        /* the program slept 20 times (offcpu/README.md); the exact count of
+         * intervals is perf script's, which tests/t_offcpu.sh compares */
+        check(c.rows >= 20 && c.whole == c.rows, "sleeper.data: its 20 sleeps or more, all whole",
               "%zu rows, %zu whole", c.rows, c.whole);
         check(c.ordered && c.consistent && c.with_stack == 0,
               "sleeper.data: in start order, ends after starts, no stacks unasked", "%d %d %zu",

@@ -595,7 +595,7 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
     if (rc == 0 && cur->rounds_broken) {
         cur->order = PV_ORDER_PERF;
         cur->watch_rounds = false;
-        cur->next_path = cur->nr_paths ? 1 : 0;    /* path is paths[0] */
+        cur->next_path = cur->paths.nr ? 1 : 0;    /* path is paths[0] */
         rc = read_groups(cur, tab, path, columns, nkeys, ncells, desc, &err);
     }
     if (rc)

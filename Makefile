@@ -70,6 +70,10 @@ $(1)/libpvreader.a: $$(patsubst build/gen/%.c,$(1)/reader/gen/%.o,$$(patsubst sr
 	ar rcs $$@ $$^
 $(1)/sqlrun: tests/tools/sqlrun.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+# the allocation sweep fails the extension's allocations too: linked with it
+$(1)/tools/alloc_sweep: tests/tools/alloc_sweep.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/twins: tests/tools/twins.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
 $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
@@ -98,12 +102,18 @@ all: build/perfvtab.so
 # cplus_demangle, ...) are hidden too.  The SONAME is the file's name: a
 # shared object in /usr/lib has one (Debian's lintian holds its absence an
 # error); SQLite loads it by path or name either way.
+SO_LIBS = -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
 build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
+# The ASan+UBSan extension, for programs built with the sanitizers that load
+# it (tests/tools/load_sweep.c, load_cycles.c), or any host run with
+# LD_PRELOAD=$(shell $(CC) -print-file-name=libasan.so).
+build/san/perfvtab.so: $(patsubst ext/%.c,build/san/ext/%.o,$(EXT_SRC)) build/san/libpvreader.a
+	$(CC) -shared $(CFLAGS) $(SANITIZE) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun build/twins $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
-sanitized: build/san/sqlrun build/san/twins $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
+sanitized: build/san/perfvtab.so build/san/sqlrun build/san/twins $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
 
 test: plain sanitized check-layers
 	@bash tests/run.sh

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "base/json_writer.h"
+#include "function_defs.h"
 #include "stream/file_open.h"
 #include "symbols/stack_memo.h"
 #include "unwind/debug_cache.h"
@@ -30,6 +31,7 @@ struct PvCache {
     uint64_t clock;
     PvCacheEntry slots[CACHE_SLOTS];
     pv_debug_cache *debug_info;     /* made on first use */
+    char *sysroot, *symdir;         /* perf_symbol_path's setting */
 };
 
 PvCache *pv_cache_new(void)
@@ -57,18 +59,45 @@ void pv_cache_release(PvCache *cache)
         sqlite3_free(cache->slots[i].path);
     }
     pv_debug_cache_free(cache->debug_info);
+    sqlite3_free(cache->sysroot);
+    sqlite3_free(cache->symdir);
     sqlite3_free(cache);
 }
 
-static bool same_file_on_disk(const pv_file *f)
+static char *copy_setting(const char *text, bool *failed)
 {
-    struct stat st;
-    if (stat(f->data_path, &st) != 0)
-        return false;
-    uint64_t mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
-           mtime == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
+    char *copy = text ? sqlite3_mprintf("%s", text) : NULL;
+    *failed = *failed || (text && !copy);
+    return copy;
 }
+
+int pv_cache_set_symbol_paths(PvCache *cache, const char *sysroot, const char *symdir)
+{
+    bool failed = false;
+    char *new_sysroot = copy_setting(sysroot, &failed);
+    char *new_symdir = copy_setting(symdir, &failed);
+    if (failed) {
+        sqlite3_free(new_sysroot);
+        sqlite3_free(new_symdir);
+        return -1;
+    }
+    sqlite3_free(cache->sysroot);
+    sqlite3_free(cache->symdir);
+    cache->sysroot = new_sysroot;
+    cache->symdir = new_symdir;
+    return 0;
+}
+
+const char *pv_cache_sysroot(const PvCache *cache)
+{
+    return cache->sysroot;
+}
+
+const char *pv_cache_symdir(const PvCache *cache)
+{
+    return cache->symdir;
+}
+
 
 static void clear_slot(PvCacheEntry *e)
 {
@@ -85,7 +114,7 @@ int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_er
     for (int i = 0; i < CACHE_SLOTS; i++) {
         PvCacheEntry *e = &cache->slots[i];
         if (e->file && strcmp(e->path, path) == 0) {
-            if (same_file_on_disk(e->file)) {
+            if (pv_file_unchanged_on_disk(e->file)) {
                 e->users++;
                 e->last_used = ++cache->clock;
                 *out = e->file;
@@ -168,7 +197,7 @@ static void u64_field(pv_json_writer *w, const char *key, uint64_t v)
     pv_json_u64(w, v);
 }
 
-static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void cache_stats_function_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc, (void)argv;
     PvCache *cache = sqlite3_user_data(ctx);
@@ -224,16 +253,9 @@ static void cache_stats_function(sqlite3_context *ctx, int argc, sqlite3_value *
     pv_strbuf_free(&out);
 }
 
-static void release_for_function(void *p)
-{
-    pv_cache_release(p);
-}
+PV_GUARDED_FUNCTION(cache_stats_function, cache_stats_function_body)
 
-int pv_register_cache_stats(sqlite3 *db, PvCache *cache)
-{
-    pv_cache_retain(cache);
-    /* create_function_v2 calls the destructor itself when it fails */
-    return sqlite3_create_function_v2(db, "perf_cache_stats", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                      cache, cache_stats_function, NULL, NULL,
-                                      release_for_function);
-}
+const PvFunctionDef pv_cache_stats_functions[] = {
+    {"perf_cache_stats", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, cache_stats_function, NULL, NULL},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

@@ -1,5 +1,8 @@
 /*
- * The per-connection cache of opened perf.data files.  It keeps files open
+ * The per-connection state: the cache of opened perf.data files, the debug
+ * info and stacks built from them, and the perf_symbol_path setting, which
+ * is the connection's own (a setting made on one connection never changes
+ * what another reads).  It keeps files open
  * between statements so that the tables of a join, and the queries of a
  * session, map a file once; a file whose identity on disk changed (device,
  * inode, mtime, size) is opened again.
@@ -44,9 +47,15 @@ struct pv_debug_cache *pv_cache_debug_info(PvCache *cache);
 struct pv_stack_memo;
 struct pv_stack_memo *pv_cache_stack_memo(PvCache *cache, const pv_file *f);
 
-/* perf_cache_stats(): JSON of what the connection's caches hold and did
- * (opened perf.data files, debug files, remembered stacks), for
- * diagnostics and tests.  Takes its own reference to cache. */
-int pv_register_cache_stats(sqlite3 *db, PvCache *cache);
+/* The connection's perf_symbol_path setting: sysroot and symdir, NULL when
+ * unset.  Setting copies both (NULL: unset); -1 when out of memory, the old
+ * setting kept. */
+int pv_cache_set_symbol_paths(PvCache *cache, const char *sysroot, const char *symdir);
+const char *pv_cache_sysroot(const PvCache *cache);
+const char *pv_cache_symdir(const PvCache *cache);
+
+/* perf_cache_stats() (pv_cache_stats_functions, ext/function_defs.h): JSON
+ * of what the connection's caches hold and did (opened perf.data files,
+ * debug files, remembered stacks), for diagnostics and tests. */
 
 #endif

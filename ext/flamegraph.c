@@ -47,12 +47,14 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
+#include "function_defs.h"
 #include "render/flamegraph.h"
 #include "render/folded_stack.h"
+#include "base/pv_alloc.h"
 
 /* ---- perf_frame_name ---- */
 
-static void frame_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void frame_name_func_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     const char *sym = NULL, *dso = NULL;
@@ -83,7 +85,7 @@ static void frame_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv
 
 /* ---- perf_folded ---- */
 
-static void folded_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void folded_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     pv_folded_stack *stack = sqlite3_aggregate_context(ctx, sizeof *stack);
@@ -104,7 +106,7 @@ static void folded_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error_nomem(ctx);
 }
 
-static void folded_final(sqlite3_context *ctx)
+static void folded_final_body(sqlite3_context *ctx)
 {
     pv_folded_stack *stack = sqlite3_aggregate_context(ctx, 0);
     if (!stack)
@@ -140,7 +142,7 @@ static int keep_text(sqlite3_context *ctx, char **slot, sqlite3_value *value)
         sqlite3_result_error_nomem(ctx);
         return 0;
     }
-    *slot = strdup((const char *)text);
+    *slot = pv_strdup((const char *)text);
     if (!*slot) {
         sqlite3_result_error_nomem(ctx);
         return 0;
@@ -229,7 +231,7 @@ static FlamegraphAgg *begin_row(sqlite3_context *ctx, bool differential, int arg
 }
 
 /* perf_flamegraph(stack [, weight [, title [, unit]]]) */
-static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void flamegraph_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     FlamegraphAgg *agg = begin_row(ctx, false, argc, argv, 2);
     if (!agg)
@@ -245,7 +247,7 @@ static void flamegraph_step(sqlite3_context *ctx, int argc, sqlite3_value **argv
 }
 
 /* perf_flamegraph_diff(stack, new_weight, base_weight [, title [, unit]]) */
-static void flamegraph_diff_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void flamegraph_diff_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     FlamegraphAgg *agg = begin_row(ctx, true, argc, argv, 3);
     if (!agg)
@@ -260,7 +262,7 @@ static void flamegraph_diff_step(sqlite3_context *ctx, int argc, sqlite3_value *
     add_row(ctx, agg, argv[0], weight, base_weight, "perf_flamegraph_diff");
 }
 
-static void flamegraph_final(sqlite3_context *ctx)
+static void flamegraph_final_body(sqlite3_context *ctx)
 {
     FlamegraphAgg *agg = sqlite3_aggregate_context(ctx, 0);
     bool differential = sqlite3_user_data(ctx) != NULL;
@@ -295,23 +297,30 @@ static void flamegraph_final(sqlite3_context *ctx)
     }
 }
 
-int pv_register_flamegraph(sqlite3 *db)
-{
-    /* deterministic: both results depend on the multiset of rows, not on
-     * their order (frames are ordered by depth, children by name) */
-    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-    int rc = sqlite3_create_function(db, "perf_folded", 2, flags, NULL, NULL, folded_step,
-                                     folded_final);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_create_function(db, "perf_frame_name", 3, flags, NULL, frame_name_func,
-                                     NULL, NULL);
-    for (int argc = 1; argc <= 4 && rc == SQLITE_OK; argc++)
-        rc = sqlite3_create_function(db, "perf_flamegraph", argc, flags, NULL, NULL,
-                                     flamegraph_step, flamegraph_final);
-    /* user data marks the differential aggregate for xFinal */
-    static int differential_mark;
-    for (int argc = 3; argc <= 5 && rc == SQLITE_OK; argc++)
-        rc = sqlite3_create_function(db, "perf_flamegraph_diff", argc, flags, &differential_mark,
-                                     NULL, flamegraph_diff_step, flamegraph_final);
-    return rc;
-}
+PV_GUARDED_FUNCTION(frame_name_func, frame_name_func_body)
+PV_GUARDED_FUNCTION(folded_step, folded_step_body)
+PV_GUARDED_FINAL(folded_final, folded_final_body)
+PV_GUARDED_FUNCTION(flamegraph_step, flamegraph_step_body)
+PV_GUARDED_FUNCTION(flamegraph_diff_step, flamegraph_diff_step_body)
+PV_GUARDED_FINAL(flamegraph_final, flamegraph_final_body)
+
+/* Deterministic: both results depend on the multiset of rows, not on their
+ * order (frames are ordered by depth, children by name). */
+#define PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
+/* user data marks the differential aggregate for xFinal */
+static int differential_mark;
+const PvFunctionDef pv_flamegraph_functions[] = {
+    {"perf_folded", 2, PURE, false, NULL, NULL, folded_step, folded_final},
+    {"perf_frame_name", 3, PURE, false, NULL, frame_name_func, NULL, NULL},
+    {"perf_flamegraph", 1, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph", 2, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph", 3, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph", 4, PURE, false, NULL, NULL, flamegraph_step, flamegraph_final},
+    {"perf_flamegraph_diff", 3, PURE, false, &differential_mark, NULL, flamegraph_diff_step,
+     flamegraph_final},
+    {"perf_flamegraph_diff", 4, PURE, false, &differential_mark, NULL, flamegraph_diff_step,
+     flamegraph_final},
+    {"perf_flamegraph_diff", 5, PURE, false, &differential_mark, NULL, flamegraph_diff_step,
+     flamegraph_final},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

@@ -1,6 +1,7 @@
 #include "path_args.h"
 
-#include <glob.h>
+#include "path_glob.h"
+
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,11 +12,6 @@ static bool exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
-}
-
-static bool has_wildcards(const char *path)
-{
-    return strpbrk(path, "*?[") != NULL;
 }
 
 static int add_path(PvPathList *list, size_t *cap, const char *path, pv_error *err)
@@ -35,21 +31,19 @@ static int add_path(PvPathList *list, size_t *cap, const char *path, pv_error *e
     return 0;
 }
 
-/* Appends what one path or pattern names. */
-static int add_named(PvPathList *list, size_t *cap, const char *path, pv_error *err)
+/* Appends what one path or pattern names (path_glob.h: glob(3)'s matches,
+ * bounded and stoppable). */
+static int add_named(PvPathList *list, size_t *cap, const char *path, const pv_stop *stop,
+                     pv_error *err)
 {
-    if (exists(path) || !has_wildcards(path))
+    if (exists(path) || !pv_glob_is_pattern(path))
         return add_path(list, cap, path, err);
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    int rc = glob(path, 0, NULL, &g);
-    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0))
-        rc = pv_error_set(err, "%s: no such file, and no file matches it as a pattern", path);
-    else if (rc != 0)
-        rc = pv_error_set(err, "%s: cannot expand the pattern", path);
-    for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++)
-        rc = add_path(list, cap, g.gl_pathv[i], err);
-    globfree(&g);
+    char **matches = NULL;
+    size_t count = 0;
+    int rc = pv_glob_expand(path, stop, &matches, &count, err);
+    for (size_t i = 0; rc == 0 && i < count; i++)
+        rc = add_path(list, cap, matches[i], err);
+    pv_glob_free(matches, count);
     return rc;
 }
 
@@ -75,7 +69,8 @@ static int is_json_array(sqlite3 *db, const char *text, pv_error *err)
 
 /* The files of a JSON array of paths and patterns, through SQLite's
  * json_each (the same reading a query's json_each gives it). */
-static int add_listed(sqlite3 *db, const char *text, PvPathList *list, size_t *cap, pv_error *err)
+static int add_listed(sqlite3 *db, const char *text, PvPathList *list, size_t *cap,
+                      const pv_stop *stop, pv_error *err)
 {
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v2(db, "SELECT type, value FROM json_each(?1)", -1, &stmt, NULL);
@@ -94,7 +89,7 @@ static int add_listed(sqlite3 *db, const char *text, PvPathList *list, size_t *c
             failed = pv_error_set(err, "%s: a list of paths holds strings, and its element %d "
                                   "is not one (or is empty)", text, n);
         else
-            failed = add_named(list, cap, path, err);
+            failed = add_named(list, cap, path, stop, err);
     }
     if (!failed && rc != SQLITE_DONE)
         failed = pv_error_set(err, "%s: reading it as a JSON list: %s", text, sqlite3_errmsg(db));
@@ -104,7 +99,8 @@ static int add_listed(sqlite3 *db, const char *text, PvPathList *list, size_t *c
     return failed ? -1 : 0;
 }
 
-int pv_path_expand(sqlite3 *db, const char *path, PvPathList *out, pv_error *err)
+int pv_path_expand(sqlite3 *db, const char *path, const pv_stop *stop, PvPathList *out,
+                   pv_error *err)
 {
     memset(out, 0, sizeof *out);
     if (exists(path))
@@ -112,9 +108,9 @@ int pv_path_expand(sqlite3 *db, const char *path, PvPathList *out, pv_error *err
     size_t cap = 0;
     int rc = is_json_array(db, path, err);
     if (rc > 0)
-        rc = add_listed(db, path, out, &cap, err);
-    else if (rc == 0 && has_wildcards(path))
-        rc = add_named(out, &cap, path, err);
+        rc = add_listed(db, path, out, &cap, stop, err);
+    else if (rc == 0 && pv_glob_is_pattern(path))
+        rc = add_named(out, &cap, path, stop, err);
     if (rc)
         pv_path_list_free(out);
     return rc;

@@ -16,7 +16,10 @@
  * zlib): src/render/pprof_encode.c.
  *
  * Registered SQLITE_DIRECTONLY: it reads files, so a schema (a view, a
- * trigger) must not be able to call it.
+ * trigger) must not be able to call it; and refused in a statement that
+ * writes, where SQLite 3.40 would let a CHECK constraint call it
+ * (ext/schema_guard.h).  The profile is built with the statement's
+ * interrupt and progress handler watching (ext/stop_probe.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,10 @@
 #include "analysis/pprof_profile.h"
 #include "format/event_names.h"
 #include "file_cache.h"
+#include "function_defs.h"
 #include "path_args.h"
+#include "schema_guard.h"
+#include "stop_probe.h"
 #include "symbol_paths.h"
 #include "vtab_common.h"
 
@@ -59,17 +65,19 @@ static void no_event_error(sqlite3_context *ctx, pv_file *f, const char *event, 
  * becomes the event's name (the file's, kept in *name_copy) for the files
  * after.  0, or -1 with the result set to the error. */
 static int add_file(sqlite3_context *ctx, PvCache *cache, pv_pprof_builder *b, const char *path,
-                    const char **event, bool asked, char **name_copy)
+                    const pv_stop *stop, const char **event, bool asked, char **name_copy)
 {
-    pv_error err = {{0}};
+    pv_error err = {0};
     pv_file *file = NULL;
     if (pv_cache_acquire_file(cache, path, &file, &err)) {
         pv_result_error(ctx, &err);
         return -1;
     }
+    pv_file_set_stop(file, stop);
     int attr_index = *event ? pv_pprof_find_event(file, *event) : pv_pprof_default_event(file);
     if (attr_index < 0) {
         no_event_error(ctx, file, *event, asked);
+        pv_file_clear_stop(file, stop);
         pv_cache_release_file(cache, file);
         return -1;
     }
@@ -90,28 +98,40 @@ static int add_file(sqlite3_context *ctx, PvCache *cache, pv_pprof_builder *b, c
         rc = -1;
     }
     pv_symbolizer_free(sym);
+    pv_file_clear_stop(file, stop);
     pv_cache_release_file(cache, file);
     return rc;
 }
 
-static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void pprof_function_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     PvCache *cache = sqlite3_user_data(ctx);
+    if (pv_refused_while_writing(ctx, "perf_pprof"))
+        return;
     const char *path = (const char *)sqlite3_value_text(argv[0]);
     if (!path || !*path) {
         sqlite3_result_error(ctx, "perf_pprof: the first argument is the perf.data path "
                              "(a file, a directory, a pattern or a JSON list of paths)", -1);
         return;
     }
+    if (strlen(path) != (size_t)sqlite3_value_bytes(argv[0])) {
+        sqlite3_result_error(ctx, "perf_pprof: a path with a NUL byte in it", -1);
+        return;
+    }
+    PvStopProbe probe = {0};
+    const pv_stop *stop = pv_stop_probe_arm(&probe, sqlite3_context_db_handle(ctx));
     const char *event = argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
     bool asked = event != NULL;
     /* the same paths as the tables: a pattern or a list is every file it names */
     PvPathList files;
-    pv_error err = {{0}};
-    if (pv_path_expand(sqlite3_context_db_handle(ctx), path, &files, &err)) {
+    pv_error err = {0};
+    if (pv_path_expand(sqlite3_context_db_handle(ctx), path, stop, &files, &err)) {
         char *msg = sqlite3_mprintf("perf_pprof: %s", err.msg);
         sqlite3_result_error(ctx, msg ? msg : err.msg, -1);
         sqlite3_free(msg);
+        if (err.kind != PV_ERROR_FAILED)
+            sqlite3_result_error_code(ctx, pv_error_code(&err));
+        pv_stop_probe_finish(&probe);
         return;
     }
     size_t n = files.nr ? files.nr : 1;
@@ -121,7 +141,8 @@ static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (!b)
         sqlite3_result_error_nomem(ctx);
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = add_file(ctx, cache, b, files.nr ? files.paths[i] : path, &event, asked, &event_copy);
+        rc = add_file(ctx, cache, b, files.nr ? files.paths[i] : path, stop, &event, asked,
+                      &event_copy);
     pv_pprof_tables tables;
     memset(&tables, 0, sizeof tables);
     if (rc == 0 && pv_pprof_finish(b, &tables, &err)) {
@@ -145,21 +166,13 @@ static void pprof_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pv_pprof_builder_free(b);
     sqlite3_free(event_copy);
     pv_path_list_free(&files);
+    pv_stop_probe_finish(&probe);
 }
 
-static void release_cache(void *p)
-{
-    pv_cache_release(p);
-}
+PV_GUARDED_FUNCTION(pprof_function, pprof_function_body)
 
-int pv_register_pprof(sqlite3 *db, PvCache *cache)
-{
-    int rc = SQLITE_OK;
-    for (int argc = 1; argc <= 2 && rc == SQLITE_OK; argc++) {
-        pv_cache_retain(cache);
-        /* create_function_v2 calls the destructor itself when it fails */
-        rc = sqlite3_create_function_v2(db, "perf_pprof", argc, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                        cache, pprof_function, NULL, NULL, release_cache);
-    }
-    return rc;
-}
+const PvFunctionDef pv_pprof_functions[] = {
+    {"perf_pprof", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, pprof_function, NULL, NULL},
+    {"perf_pprof", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, true, NULL, pprof_function, NULL, NULL},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

@@ -16,6 +16,7 @@
 #include "location_columns.h"
 #include "row_values.h"
 #include "vtab_common.h"
+#include "base/pv_alloc.h"
 
 #define SAMPLES_COLUMNS(X) \
     X(RECORD, record, INTEGER) \
@@ -231,7 +232,7 @@ static __attribute__((noinline)) bool make_places(PvCursor *cur)
 {
     SamplesState *st = cur->state;
     const pv_file *f = cur->file;
-    st->places = malloc((f->nr_attrs ? f->nr_attrs : 1) * sizeof *st->places);
+    st->places = pv_malloc((f->nr_attrs ? f->nr_attrs : 1) * sizeof *st->places);
     if (!st->places)
         return false;
     for (size_t a = 0; a < f->nr_attrs; a++)

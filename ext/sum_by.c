@@ -17,6 +17,7 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
+#include "function_defs.h"
 #include "render/hash_groups.h"
 #include "base/json_writer.h"
 #include "base/pv_strbuf.h"
@@ -76,7 +77,7 @@ static pv_value summed_value(sqlite3_value *v)
     return out;
 }
 
-static void sum_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void sum_by_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     if (argc < 2 || argc - 1 > MAX_KEYS) {
         sqlite3_result_error(ctx, "perf_sum_by: give 1 to 64 keys, then the value to sum", -1);
@@ -119,7 +120,7 @@ static void json_value(pv_json_writer *w, const pv_value *v)
     }
 }
 
-static void sum_by_final(sqlite3_context *ctx)
+static void sum_by_final_body(sqlite3_context *ctx)
 {
     SumBy *agg = sqlite3_aggregate_context(ctx, 0);
     if (!agg || !agg->started) {
@@ -160,9 +161,11 @@ static void sum_by_final(sqlite3_context *ctx)
     agg->started = false;
 }
 
-int pv_register_sum_by(sqlite3 *db)
-{
-    /* not deterministic: the groups come in the order they were met */
-    return sqlite3_create_function(db, "perf_sum_by", -1, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL,
-                                   NULL, sum_by_step, sum_by_final);
-}
+PV_GUARDED_FUNCTION(sum_by_step, sum_by_step_body)
+PV_GUARDED_FINAL(sum_by_final, sum_by_final_body)
+
+/* not deterministic: the groups come in the order they were met */
+const PvFunctionDef pv_sum_by_functions[] = {
+    {"perf_sum_by", -1, SQLITE_UTF8 | SQLITE_INNOCUOUS, false, NULL, NULL, sum_by_step, sum_by_final},
+    {NULL, 0, 0, false, NULL, NULL, NULL, NULL},
+};

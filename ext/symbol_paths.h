@@ -10,7 +10,8 @@
 #include "symbols/symbolizer.h"
 #include "vtab_common.h"
 
-int pv_register_symbol_path_function(sqlite3 *db);
+/* perf_symbol_path(sysroot [, symdir]) sets the connection's paths:
+ * pv_symbol_path_functions (ext/function_defs.h). */
 
 /* Opens *slot over file (with the current paths, sharing cache's debug
  * info and file's remembered stacks) unless already open. */

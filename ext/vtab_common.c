@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "file_cache.h"
+#include "base/pv_alloc.h"
 #include "row_values.h"
 #include "vtab_tab.h"
 
@@ -76,6 +77,16 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                                   def->name);
         return SQLITE_ERROR;
     }
+    /* A table kept in a database file with a path would read the file the
+     * database's author named, for whoever opens the database. */
+    if (argc == 4 && strcmp(argv[1], "temp") != 0) {
+        *errmsg = sqlite3_mprintf("%s: a table that names its file is made in the temp schema "
+                                  "(CREATE VIRTUAL TABLE temp.%s USING %s(...)), not in '%s': "
+                                  "there it would read the file the database's author named for "
+                                  "whoever opens the database",
+                                  def->name, argv[2], def->name, argv[1]);
+        return SQLITE_ERROR;
+    }
     char *schema = sqlite3_mprintf("CREATE TABLE x(%s, path HIDDEN)", def->columns);
     if (!schema)
         return SQLITE_NOMEM;
@@ -89,9 +100,9 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     if (!tab)
         return SQLITE_NOMEM;
     memset(tab, 0, sizeof *tab);
+    tab->db = db;
     tab->def = def;
     tab->cache = cache;
-    tab->db = db;
     tab->path_column = count_columns(def->columns);
     bool by_time = def->pushdown & PV_PUSHDOWN_TIME;
     bool by_identity = def->pushdown & PV_PUSHDOWN_IDENTITY;
@@ -174,14 +185,34 @@ static int pvOpen(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out)
 static void free_paths(PvCursor *cur);
 
 /* Lets go of the current file and what the table decoded from it. */
+/* The reads of cur's file (its scan's, its symbolizer's) stop when the
+ * statement is interrupted (ext/stop_probe.h): armed when the scan starts,
+ * from the thread that runs it. */
+static void arm_stop(PvCursor *cur)
+{
+    const pv_stop *stop = pv_stop_probe_arm(&cur->stop, ((PvTab *)cur->base.pVtab)->db);
+    if (cur->file)
+        pv_file_set_stop(cur->file, stop);
+}
+
+/* Per row: armed again when another cursor of the connection, sharing the
+ * file, took the file's stop over (or dropped it when it closed). */
+static inline void keep_stop(PvCursor *cur)
+{
+    if (cur->file && pv_file_stop(cur->file) != &cur->stop.stop)
+        pv_file_set_stop(cur->file, &cur->stop.stop);
+}
+
 static void cursor_release_file(PvCursor *cur)
 {
     if (cur->def->reset)
         cur->def->reset(cur);
     if (cur->state)
         memset(cur->state, 0, state_zero_size(cur->def));
-    if (cur->file)
+    if (cur->file) {
+        pv_file_clear_stop(cur->file, &cur->stop.stop);
         pv_cache_release_file(cur->cache, cur->file);
+    }
     cur->file = NULL;
     cur->eof = true;
 }
@@ -210,6 +241,7 @@ static void cursor_reset(PvCursor *cur)
 }
 static void cursor_free(PvCursor *cur)
 {
+    pv_stop_probe_finish(&cur->stop);
     cursor_reset(cur);
     pv_strbuf_free(&cur->text);
     sqlite3_free(cur->state);
@@ -220,8 +252,10 @@ static int pvClose(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
+    /* even for a cursor kept on: a live statement makes sqlite3_close wait */
+    pv_stop_probe_finish(&cur->stop);
     if (tab->keeper == cur) {
-        if (cur->by_ordinal && file_shared(cur)) {
+        if (cur->by_ordinal && file_shared(cur) && !cur->spent) {
             tab->keeper_closed = true;
             return SQLITE_OK;
         }
@@ -236,7 +270,7 @@ static int cursor_error(PvCursor *cur, const pv_error *err)
     sqlite3_free(cur->base.pVtab->zErrMsg);
     cur->base.pVtab->zErrMsg = sqlite3_mprintf("%s", err->msg);
     cur->eof = true;
-    return SQLITE_ERROR;
+    return pv_error_code(err);
 }
 
 /* An integer bound from a constraint's value; false when the value is not
@@ -392,7 +426,10 @@ static void free_paths(PvCursor *cur)
 /* Opens path and positions the cursor on its first row. */
 static int start_file(PvCursor *cur, const char *path, pv_error *err)
 {
-    if (pv_cache_acquire_file(cur->cache, path, &cur->file, err) || apply_filter(cur, err))
+    if (pv_cache_acquire_file(cur->cache, path, &cur->file, err))
+        return -1;
+    arm_stop(cur);
+    if (apply_filter(cur, err))
         return -1;
     cur->eof = false;
     return cur->def->first(cur, err);
@@ -463,7 +500,8 @@ static bool lookup_serves(const PvCursor *cur, int idxNum, const char *idxStr, P
 static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxStr, PathArg path)
 {
     PvCursor *keeper = tab->keeper;
-    if (!keeper || keeper == cur || !keeper->eof || !lookup_serves(keeper, idxNum, idxStr, path))
+    if (!keeper || keeper == cur || !keeper->eof || keeper->spent ||
+        !lookup_serves(keeper, idxNum, idxStr, path))
         return;
     if (tab->keeper_closed && !file_shared(keeper)) {
         cursor_free(keeper);
@@ -471,7 +509,7 @@ static void take_lookup(PvTab *tab, PvCursor *cur, int idxNum, const char *idxSt
         return;
     }
     PvCursor held = *keeper;
-    size_t head = sizeof keeper->base;
+    size_t head = offsetof(PvCursor, spent);
     memcpy((char *)keeper + head, (char *)cur + head, sizeof *cur - head);
     memcpy((char *)cur + head, (char *)&held + head, sizeof *cur - head);
     if (tab->keeper_closed)
@@ -575,8 +613,8 @@ static int group_rows(PvCursor *cur, const PvTab *tab, const char *path, const c
     return SQLITE_OK;
 }
 
-static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
-                    int argc, sqlite3_value **argv)
+static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+                       int argc, sqlite3_value **argv)
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
@@ -597,6 +635,11 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         }
     }
     cursor_reset(cur);
+    /* a C path would end at the NUL: another file than the one named */
+    if (asked.bytes && memchr(asked.bytes, 0, asked.len)) {
+        pv_error_set(&err, "%s: a path with a NUL byte in it", tab->def->name);
+        return cursor_error(cur, &err);
+    }
     const char *path = path_text(tab, idxNum, argc, argv);
     if (!path || !*path) {
         pv_error_set(&err, "%s: needs the path of a perf.data file or directory, "
@@ -619,7 +662,8 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
         cur->ordinal_path_len = strlen(path);
         cur->ordinal_idx_str = idxStr ? sqlite3_mprintf("%s", idxStr) : NULL;
     }
-    if (pv_path_expand(tab->db, path, &cur->paths, &err))
+    const pv_stop *stop = pv_stop_probe_arm(&cur->stop, tab->db);
+    if (pv_path_expand(tab->db, path, stop, &cur->paths, &err))
         return cursor_error(cur, &err);
     if (cur->paths.nr > 0) {
         if ((idxNum & IDX_ORDER_CONSUMED) && cur->paths.nr > 1) {
@@ -638,9 +682,10 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     return SQLITE_OK;
 }
 
-static int pvNext(sqlite3_vtab_cursor *base)
+static int next_row(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
+    keep_stop(cur);
     pv_error err;
     if (cur->groups) {
         /* rows equal in every column read are one entry, handed out
@@ -662,9 +707,10 @@ static int pvEof(sqlite3_vtab_cursor *base)
     return ((PvCursor *)base)->eof;
 }
 
-static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+static int column_value(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
+    keep_stop(cur);
     PvTab *tab = (PvTab *)base->pVtab;
     if (cur->groups) {
         int cell = i >= 0 && i < 64 ? cur->cell_of[i] : -1;
@@ -681,7 +727,7 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
     return cur->def->column(cur, ctx, i);
 }
 
-static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
+static int rowid_value(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 {
     PvCursor *cur = (PvCursor *)base;
     /* Rows equal in every column read are one entry of a grouped scan, so
@@ -697,6 +743,67 @@ static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
     }
     *rowid = cur->rowid;
     return SQLITE_OK;
+}
+
+/*
+ * An allocation that failed during a call makes the call fail, even where
+ * the reader went on without the memory (base/pv_alloc.h): the row, the
+ * value or the file's next rows may be short of it.  An error the call
+ * reported is then said to be for want of memory (a buffer it could not
+ * have may look like a damaged file).  The cursor is spent: it is not kept
+ * for a later lookup (take_lookup).
+ */
+static int out_of_memory(PvCursor *cur, int rc)
+{
+    cur->spent = true;
+    cur->eof = true;
+    char *before = cur->base.pVtab->zErrMsg;
+    cur->base.pVtab->zErrMsg =
+        rc == SQLITE_OK || !before
+            ? sqlite3_mprintf("%s: out of memory", cur->def->name)
+            : sqlite3_mprintf("%s: out of memory (%s)", cur->def->name, before);
+    sqlite3_free(before);
+    return SQLITE_NOMEM;
+}
+
+static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+                    int argc, sqlite3_value **argv)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = filter_rows(base, idxNum, idxStr, argc, argv);
+    if (pv_alloc_failures() != failures)
+        rc = out_of_memory((PvCursor *)base, rc);
+    return rc;
+}
+
+static int pvNext(sqlite3_vtab_cursor *base)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = next_row(base);
+    if (pv_alloc_failures() != failures)
+        rc = out_of_memory((PvCursor *)base, rc);
+    return rc;
+}
+
+static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = column_value(base, ctx, i);
+    if (pv_alloc_failures() != failures) {
+        ((PvCursor *)base)->spent = true;
+        sqlite3_result_error_nomem(ctx);
+        rc = SQLITE_NOMEM;
+    }
+    return rc;
+}
+
+static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
+{
+    unsigned long failures = pv_alloc_failures();
+    int rc = rowid_value(base, rowid);
+    if (pv_alloc_failures() != failures)
+        rc = out_of_memory((PvCursor *)base, rc);
+    return rc;
 }
 
 static const sqlite3_module pv_module = {
@@ -731,81 +838,4 @@ int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache)
     pair[1] = cache;
     pv_cache_retain(cache);
     return sqlite3_create_module_v2(db, def->name, &pv_module, pair, free_pair);
-}
-
-/* The scan's post goes from the board, and it posts no more. */
-static void stop_posting(PvRecordRows *rows)
-{
-    if (rows->board)
-        pv_record_board_withdraw(rows->board, rows);
-    rows->board = NULL;
-}
-
-int pv_record_rows_start(PvCursor *cur, pv_error *err)
-{
-    PvRecordRows *rows = cur->state;
-    stop_posting(rows);
-    if (cur->by_ordinal) {
-        if (!rows->lookup_started) {
-            rows->lookup_started = true;
-            if (pv_record_lookup_start(&rows->lookup, cur->file, &rows->filter, cur->def->wants,
-                                       err))
-                return -1;
-        }
-        rows->ordinal_pending = !cur->ordinal_none;
-        return 0;
-    }
-    if (pv_ordered_scan_start(&rows->scan, cur->file, &rows->filter, cur->def->wants, cur->order,
-                              err))
-        return -1;
-    if (cur->watch_rounds)
-        pv_ordered_scan_watch_rounds(&rows->scan);
-    if (pv_record_board_get(cur->file, &rows->board, err))
-        return -1;
-    return 0;
-}
-
-int pv_record_rows_next(PvCursor *cur, pv_error *err)
-{
-    PvRecordRows *rows = cur->state;
-    int rc;
-    if (cur->by_ordinal) {
-        /* the one record asked for, then the end */
-        rc = 0;
-        if (rows->ordinal_pending) {
-            rows->ordinal_pending = false;
-            rc = pv_record_lookup_find(&rows->lookup, cur->ordinal, &rows->record, err);
-        }
-    } else {
-        rc = pv_ordered_scan_next(&rows->scan, &rows->record, err);
-    }
-    if (rc <= 0) {
-        stop_posting(rows);
-        cur->eof = rc == 0;
-        if (pv_ordered_scan_rounds_broken(&rows->scan))
-            cur->rounds_broken = true;
-        return rc;
-    }
-    if (rows->board)
-        pv_record_board_post(rows->board, rows, &rows->record);
-    cur->rowid = (sqlite3_int64)rows->record.index;
-    return cur->def->decode ? cur->def->decode(cur, err) : 0;
-}
-
-int pv_record_rows_first(PvCursor *cur, pv_error *err)
-{
-    if (pv_record_rows_start(cur, err))
-        return -1;
-    return pv_record_rows_next(cur, err);
-}
-
-void pv_record_rows_reset(PvCursor *cur)
-{
-    PvRecordRows *rows = cur->state;
-    stop_posting(rows);
-    pv_ordered_scan_end(&rows->scan);
-    if (rows->lookup_started)
-        pv_record_lookup_end(&rows->lookup);
-    rows->lookup_started = false;
-    pv_record_filter_free(&rows->filter);
 }

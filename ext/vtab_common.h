@@ -25,6 +25,7 @@
 #include "scan/record_scan.h"
 #include "scan/time_order.h"
 #include "stream/record_walk.h"
+#include "stop_probe.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -37,6 +38,11 @@ typedef struct pv_row_groups pv_row_groups;
 
 typedef struct PvCursor {
     sqlite3_vtab_cursor base;   /* must be first */
+    /* asks SQLite whether the statement must stop (ext/stop_probe.h);
+     * stays with the cursor when take_lookup swaps what follows it */
+    PvStopProbe stop;
+    /* a call failed for want of memory: what the cursor built may be short */
+    bool spent;
     const PvTableDef *def;
     PvCache *cache;
     pv_file *file;
@@ -217,6 +223,8 @@ void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n);
 void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);
 /* Reports a reader error from xColumn. */
 int pv_result_error(sqlite3_context *ctx, const pv_error *err);
+/* The SQLite result code of err: SQLITE_NOMEM, SQLITE_INTERRUPT or SQLITE_ERROR. */
+int pv_error_code(const pv_error *err);
 
 /* Each registered module takes its own reference to the cache. */
 int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache);

@@ -222,6 +222,10 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
                         : sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
     sqlite3_free(keys);
     info->needToFreeIdxStr = 1;
+    /* without it xFilter would not group (nor know the columns read) where
+     * the plan says the rows come grouped */
+    if (!info->idxStr)
+        return SQLITE_NOMEM;
     info->estimatedCost = cost;
     info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : rows;
     return SQLITE_OK;

@@ -56,8 +56,23 @@ void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n)
     sqlite3_result_blob64(ctx, p ? p : "", n, SQLITE_TRANSIENT);
 }
 
+int pv_error_code(const pv_error *err)
+{
+    switch (err->kind) {
+    case PV_ERROR_NOMEM:
+        return SQLITE_NOMEM;
+    case PV_ERROR_STOPPED:
+        return SQLITE_INTERRUPT;
+    default:
+        return SQLITE_ERROR;
+    }
+}
+
 int pv_result_error(sqlite3_context *ctx, const pv_error *err)
 {
     sqlite3_result_error(ctx, err->msg, -1);
-    return SQLITE_ERROR;
+    int code = pv_error_code(err);
+    if (code != SQLITE_ERROR)
+        sqlite3_result_error_code(ctx, code);
+    return code;
 }

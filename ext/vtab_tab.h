@@ -19,7 +19,9 @@ typedef struct PvTab {
     sqlite3_vtab base;      /* must be first */
     const PvTableDef *def;
     PvCache *cache;
-    sqlite3 *db;            /* reads a JSON list of paths (path_args.h) */
+    /* the connection: reads a JSON list of paths (path_args.h), asks for
+     * its interrupt (stop_probe.h) */
+    sqlite3 *db;
     int path_column;        /* index of the hidden path column */
     char *default_path;     /* from CREATE VIRTUAL TABLE ... USING m('path') */
     /* columns named time, pid, tid, cpu, event when pushed down, else -1 */

@@ -33,6 +33,8 @@
 #   time                 GNU time: make bench's peak RSS of each command
 #   clang libclang-rt-14-dev  ThreadSanitizer build of tests/t_threads.sh, and
 #                        the libFuzzer targets of `make fuzz`
+#   strace               tests/t_hostile_schema.sh watches which files a victim's
+#                        process touches
 #   rustc                Debian's Rust compiler: tests/t_rust_names.sh builds a
 #                        Rust program (legacy and v0 mangling) and records it
 #   llvm                 llvm-dwarfdump: tests/perf_inline_proof.py reads the DIE
@@ -49,7 +51,8 @@ set -euo pipefail
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
           linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
-          libclang-rt-14-dev rustc golang-go llvm dpkg-dev debhelper lintian man-db bsdextrautils)
+          libclang-rt-14-dev rustc golang-go llvm dpkg-dev debhelper lintian man-db bsdextrautils
+          strace)
 
 installed() {
     local status

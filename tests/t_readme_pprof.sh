@@ -35,11 +35,10 @@ if ! command -v go >/dev/null 2>&1; then
     ok "README's pprof example prints what the README shows # SKIP go is not installed (golang-go)"
     exit 0
 fi
-# The profile's head (file, build-id, type, duration and total); the
-# functions below it name kernel frames only on the kernel the fixture was
-# recorded on, so they are not compared.
-head -n 4 "$tmp/out" | sed 's/ *$//' >"$tmp/got"
-head -n 4 "$tmp/shown" | sed 's/ *$//' >"$tmp/want"
+# All of go's lines: the example leaves out the two that count nodes,
+# which depend on the kernel symbols the machine has.
+sed 's/ *$//' "$tmp/out" >"$tmp/got"
+sed 's/ *$//' "$tmp/shown" >"$tmp/want"
 if [ "$status" = 0 ] && cmp -s "$tmp/got" "$tmp/want"; then
     ok "README's pprof example runs, and go tool pprof reads the profile it wrote as the README shows ($(tail -n 1 "$tmp/want"))"
 else

@@ -16,6 +16,7 @@
 #include "stream/record_walk.h"
 #include "decode/sample.h"
 #include "decode/tracepoint.h"
+#include "base/pv_alloc.h"
 
 /* Per-type rows (unknown and malformed types): beyond this many distinct
  * types, the rest are counted in one row, so a file of random types cannot
@@ -71,7 +72,7 @@ static pv_diagnostic *add_row(collector *c, const char *kind, const char *severi
         return NULL;
     if (d->nr == d->capacity) {
         size_t capacity = d->capacity ? d->capacity * 2 : 16;
-        pv_diagnostic *grown = realloc(d->items, capacity * sizeof *grown);
+        pv_diagnostic *grown = pv_realloc(d->items, capacity * sizeof *grown);
         if (!grown) {
             c->failed = true;
             return NULL;
@@ -82,7 +83,7 @@ static pv_diagnostic *add_row(collector *c, const char *kind, const char *severi
     va_list ap;
     va_start(ap, fmt);
     char *message = NULL;
-    int n = vasprintf(&message, fmt, ap);
+    int n = pv_vasprintf(&message, fmt, ap);
     va_end(ap);
     if (n < 0) {
         c->failed = true;
@@ -172,7 +173,7 @@ static void count_type(collector *c, type_tallies *t, const pv_record *rec, cons
         slot->first_record = rec->index;
         slot->first_offset = rec->file_offset;
         if (message) {
-            slot->first_message = strdup(message);
+            slot->first_message = pv_strdup(message);
             if (!slot->first_message)
                 c->failed = true;
         }
@@ -510,13 +511,13 @@ static int compare_rows(const void *a, const void *b)
 int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
 {
     memset(out, 0, sizeof *out);
-    collector *c = calloc(1, sizeof *c);
+    collector *c = pv_calloc(1, sizeof *c);
     if (!c)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     c->f = f;
     c->out = out;
     check_features(c);
-    c->samples_per_attr = calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *c->samples_per_attr);
+    c->samples_per_attr = pv_calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *c->samples_per_attr);
     if (!c->samples_per_attr)
         c->failed = true;
     walk_records(c);

@@ -1,4 +1,5 @@
 #include "analysis/frame_set.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static struct pv_frame_slot *slot_of(pv_frame_set *set, const pv_frame_key *k)
 static bool grow_slots(pv_frame_set *set)
 {
     size_t n = set->nr_slots ? set->nr_slots * 2 : 256;
-    struct pv_frame_slot *slots = calloc(n, sizeof *slots);
+    struct pv_frame_slot *slots = pv_calloc(n, sizeof *slots);
     if (!slots)
         return false;
     free(set->slots);
@@ -90,7 +91,7 @@ int pv_frame_set_add(pv_frame_set *set, const pv_frame_key *k)
         return 0;
     if (set->nr == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 64;
-        pv_frame_key *keys = realloc(set->keys, cap * sizeof *keys);
+        pv_frame_key *keys = pv_realloc(set->keys, cap * sizeof *keys);
         if (!keys)
             return -1;
         set->keys = keys;

@@ -14,6 +14,7 @@
 #include "decode/tracepoint.h"
 #include "format/perf_abi.h"
 #include "scan/time_order.h"
+#include "base/pv_alloc.h"
 
 #define NO_ROW SIZE_MAX
 
@@ -96,7 +97,7 @@ static thread_slot *thread_find(thread_map *m, int32_t tid, bool *is_new)
 {
     if ((m->nr_used + 1) * 2 > m->nr_slots) {
         size_t n = m->nr_slots ? m->nr_slots * 2 : 256;
-        thread_slot *slots = calloc(n, sizeof *slots);
+        thread_slot *slots = pv_calloc(n, sizeof *slots);
         if (!slots)
             return NULL;
         for (size_t i = 0; i < m->nr_slots; i++) {
@@ -168,7 +169,7 @@ static const char *intern_state(builder *b, const char *words)
     if (!pv_array_grow((void **)&o->states, &o->cap_states, o->nr_states + 1,
                        sizeof *o->states))
         return NULL;
-    char *copy = strdup(words);
+    char *copy = pv_strdup(words);
     if (!copy)
         return NULL;
     o->states[o->nr_states++] = copy;
@@ -225,13 +226,13 @@ static char *stack_json(builder *b, const pv_sample *s, uint64_t key)
     pv_json_array_end(&w);
     if (b->text.failed)
         return NULL;
-    return strdup(pv_strbuf_text(&b->text));
+    return pv_strdup(pv_strbuf_text(&b->text));
 }
 
 static char *comm_at(builder *b, int32_t tid, uint64_t key)
 {
     const char *comm = pv_symbolizer_comm(b->sym, tid, key);
-    return comm ? strdup(comm) : NULL;
+    return comm ? pv_strdup(comm) : NULL;
 }
 
 static void learn_pid(thread_slot *t, bool has_pid, int32_t pid)
@@ -451,7 +452,7 @@ int pv_offcpu_build(pv_file *f, pv_symbolizer *sym, bool with_stacks, pv_offcpu 
         return -1;
     if (!trace)
         return 0;
-    builder *b = calloc(1, sizeof *b);
+    builder *b = pv_calloc(1, sizeof *b);
     if (!b)
         return pv_error_set(err, "%s: out of memory reading the off-CPU intervals", f->path);
     b->file = f;

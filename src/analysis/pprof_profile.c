@@ -12,6 +12,7 @@
 #include "format/attr.h"
 #include "format/event_names.h"
 #include "format/perf_abi.h"
+#include "base/pv_alloc.h"
 
 /* perf_event_attr.type and the software events' configs */
 enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
@@ -331,7 +332,7 @@ static bool describe(pv_pprof_tables *t, pv_file *f, size_t attr_index)
 
 pv_pprof_builder *pv_pprof_builder_new(void)
 {
-    return calloc(1, sizeof(pv_pprof_builder));
+    return pv_calloc(1, sizeof(pv_pprof_builder));
 }
 
 int pv_pprof_add(pv_pprof_builder *b, pv_file *f, pv_symbolizer *sym, size_t attr_index,

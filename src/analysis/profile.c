@@ -9,6 +9,7 @@
 #include "analysis/sample_pass.h"
 #include "format/perf_abi.h"
 #include "decode/sample.h"
+#include "base/pv_alloc.h"
 
 #define NO_SLOT SIZE_MAX
 
@@ -43,7 +44,7 @@ static size_t hash(const key *k)
 
 static bool rehash(pv_profile *p, size_t nr_slots)
 {
-    size_t *slots = malloc(nr_slots * sizeof *slots);
+    size_t *slots = pv_malloc(nr_slots * sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < nr_slots; i++)
@@ -77,7 +78,7 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     }
     if (p->nr_rows == *cap) {
         size_t n = *cap ? *cap * 2 : 1024;
-        pv_profile_row *rows = realloc(p->rows, n * sizeof *rows);
+        pv_profile_row *rows = pv_realloc(p->rows, n * sizeof *rows);
         if (!rows)
             return NULL;
         p->rows = rows;
@@ -131,7 +132,7 @@ static const char *intern(pv_profile *p, const char *name)
 {
     if ((p->nr_names + 1) * 2 > p->nr_name_slots) {
         size_t n = p->nr_name_slots ? p->nr_name_slots * 2 : 64;
-        uint32_t *slots = malloc(n * sizeof *slots);
+        uint32_t *slots = pv_malloc(n * sizeof *slots);
         if (!slots || p->nr_names >= UINT32_MAX) {
             free(slots);
             return NULL;
@@ -149,13 +150,13 @@ static const char *intern(pv_profile *p, const char *name)
             return p->names[p->name_slots[j]];
     if (p->nr_names == p->cap_names) {
         size_t n = p->cap_names ? p->cap_names * 2 : 16;
-        char **names = realloc(p->names, n * sizeof *names);
+        char **names = pv_realloc(p->names, n * sizeof *names);
         if (!names)
             return NULL;
         p->names = names;
         p->cap_names = n;
     }
-    char *copy = strdup(name);
+    char *copy = pv_strdup(name);
     if (!copy)
         return NULL;
     p->names[p->nr_names] = copy;
@@ -272,7 +273,7 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
-    scratch *sc = calloc(1, sizeof *sc);
+    scratch *sc = pv_calloc(1, sizeof *sc);
     if (!sc)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     counting c = { out, &cap, sym, f, with_children, sc };

@@ -1,4 +1,5 @@
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@ bool pv_array_grow(void **array, size_t *cap, size_t need, size_t elem)
             return false;
         n *= 2;
     }
-    void *p = realloc(*array, n * elem);
+    void *p = pv_realloc(*array, n * elem);
     if (!p)
         return false;
     *array = p;

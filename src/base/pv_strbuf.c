@@ -1,4 +1,5 @@
 #include "base/pv_strbuf.h"
+#include "base/pv_alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ static bool reserve(pv_strbuf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 64;
     while (cap < want)
         cap *= 2;
-    char *text = realloc(b->text, cap);
+    char *text = pv_realloc(b->text, cap);
     if (!text) {
         b->failed = true;
         return false;

@@ -13,6 +13,7 @@
 #include "format/user_records.h"
 #include "base/pv_cursor.h"
 #include "stream/record_walk.h"
+#include "base/pv_alloc.h"
 
 /* perf_event_attr.type of a tracepoint; attr.config is its format id. */
 #define ATTR_TYPE_TRACEPOINT 2
@@ -35,7 +36,8 @@ void pv_trace_free(pv_trace *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->nr_attrs; i++)
+    /* names is NULL when allocating it failed (name_events) */
+    for (size_t i = 0; t->names && i < t->nr_attrs; i++)
         free(t->names[i]);
     free(t->names);
     free(t->events);
@@ -61,7 +63,7 @@ static int copy_blob(tracing_blob *b, const uint8_t *p, uint64_t size, uint64_t 
         return pv_error_set(err, "%s: tracing data at offset 0x%llx claims %llu bytes (more than "
                             "%u): damaged file", f->data_path, (unsigned long long)offset,
                             (unsigned long long)size, MAX_TRACING_DATA);
-    b->data = malloc(size ? size : 1);
+    b->data = pv_malloc(size ? size : 1);
     if (!b->data)
         return pv_error_set(err, "%s: out of memory for %llu bytes of tracing data",
                             f->data_path, (unsigned long long)size);
@@ -91,7 +93,7 @@ static int read_pipe_payload(tracing_blob *b, const pv_file *f, const pv_record 
                             "bytes of tracing data (more than %u): damaged file", f->data_path,
                             (unsigned long long)at, (unsigned long long)size, MAX_TRACING_DATA);
     uint64_t start = at + rec->size;
-    b->data = malloc(size ? size : 1);
+    b->data = pv_malloc(size ? size : 1);
     if (!b->data)
         return pv_error_set(err, "%s: out of memory for %llu bytes of tracing data",
                             f->data_path, (unsigned long long)size);
@@ -192,7 +194,7 @@ static char *take_text(blob_reader *r, uint64_t size, const char *what)
         truncated(r, what);
         return NULL;
     }
-    char *s = malloc(size + 1);
+    char *s = pv_malloc(size + 1);
     if (!s) {
         pv_error_set(r->err, "%s: out of memory", r->f->data_path);
         return NULL;
@@ -334,8 +336,8 @@ static int parse_tracing_data(blob_reader *r, struct tep_handle *tep)
 static int name_events(pv_trace *t, const pv_file *f, pv_error *err)
 {
     t->nr_attrs = f->nr_attrs;
-    t->events = calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *t->events);
-    t->names = calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *t->names);
+    t->events = pv_calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *t->events);
+    t->names = pv_calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *t->names);
     if (!t->events || !t->names)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     for (size_t i = 0; i < f->nr_attrs; i++) {
@@ -346,7 +348,7 @@ static int name_events(pv_trace *t, const pv_file *f, pv_error *err)
         if (!e)
             continue;
         t->events[i] = e;
-        if (asprintf(&t->names[i], "%s:%s", e->system, e->name) < 0) {
+        if (pv_asprintf(&t->names[i], "%s:%s", e->system, e->name) < 0) {
             t->names[i] = NULL;
             return pv_error_set(err, "%s: out of memory", f->data_path);
         }
@@ -364,7 +366,7 @@ static int load(pv_file *f, pv_trace **out, pv_error *err)
     }
     if (!b.data)
         return 0;
-    pv_trace *t = calloc(1, sizeof *t);
+    pv_trace *t = pv_calloc(1, sizeof *t);
     if (!t || !(t->tep = tep_alloc())) {
         free(t);
         free(b.data);

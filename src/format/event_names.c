@@ -12,12 +12,13 @@
 
 #include "format/attr.h"
 #include "format/event_desc.h"
+#include "base/pv_alloc.h"
 
 #define FEATURE_EVENT_DESC 12
 
 static char *copy_name(const char *s, uint64_t n)
 {
-    char *d = malloc((size_t)n + 1);
+    char *d = pv_malloc((size_t)n + 1);
     if (d) {
         memcpy(d, s, (size_t)n);
         d[n] = 0;

@@ -10,6 +10,7 @@
 
 #include "format/attr.h"
 #include "base/pv_cursor.h"
+#include "base/pv_alloc.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
 #define PERF_MAGIC_BE "2ELIFREP"
@@ -29,7 +30,7 @@
 static char *dup_string(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = pv_malloc(n);
     if (d)
         memcpy(d, s, n);
     return d;
@@ -38,7 +39,7 @@ static char *dup_string(const char *s)
 static char *join_path(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
+    char *p = pv_malloc(a + b + 2);
     if (!p)
         return NULL;
     memcpy(p, dir, a);
@@ -60,8 +61,12 @@ static char *resolve_data_path(const char *path, pv_error *err)
     struct stat st;
     if (stat(path, &st) != 0)
         return pv_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
-    if (S_ISREG(st.st_mode))
-        return dup_string(path);
+    if (S_ISREG(st.st_mode)) {
+        char *copy = dup_string(path);
+        if (!copy)
+            pv_error_set(err, "%s: out of memory", path);
+        return copy;
+    }
     if (!S_ISDIR(st.st_mode)) {
         pv_error_set(err, "%s: not a regular file or a perf.data directory", path);
         return NULL;
@@ -77,6 +82,11 @@ static char *resolve_data_path(const char *path, pv_error *err)
     }
     pv_error_set(err, "%s: is a directory with neither a perf.data nor a data file inside", path);
     return NULL;
+}
+
+static uint64_t mtime_of(const struct stat *st)
+{
+    return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
 }
 
 /* Opens a regular file for reading; its size in *size. */
@@ -104,14 +114,35 @@ static int open_file(pv_file *f, pv_error *err)
         return -1;
     f->dev = (uint64_t)st.st_dev;
     f->ino = (uint64_t)st.st_ino;
-    f->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    f->mtime_ns = mtime_of(&st);
     if (f->file_size == 0)
         return pv_error_set(err, "%s: empty file (offset 0x0): not a perf.data file", f->data_path);
     return 0;
 }
 
-static int read_fd(int fd, const char *path, uint64_t offset, uint8_t *buf, uint64_t n,
-                   pv_error *err)
+/*
+ * Whether fd is still the file as opened.  A file rewritten in place keeps
+ * its inode but not its modification time or size: the kernel updates the
+ * time before a write changes the bytes, so a read that finds it unchanged
+ * afterwards read the bytes as they were.  Rows therefore come wholly from
+ * one version of the file; the first read after a change is an error.
+ */
+static int check_unchanged(int fd, const char *path, uint64_t size, uint64_t mtime_ns,
+                           pv_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return pv_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
+    if ((uint64_t)st.st_size != size || mtime_of(&st) != mtime_ns)
+        return pv_error_set(err, "%s: the file changed while it was being read (now %llu bytes, "
+                            "%llu when opened): the rows before this error came from it as it "
+                            "was; query it again to read it as it is now", path,
+                            (unsigned long long)st.st_size, (unsigned long long)size);
+    return 0;
+}
+
+static int read_fd(int fd, const char *path, uint64_t size, uint64_t mtime_ns, uint64_t offset,
+                   uint8_t *buf, uint64_t n, pv_error *err)
 {
     uint64_t done = 0;
     while (done < n) {
@@ -129,15 +160,19 @@ static int read_fd(int fd, const char *path, uint64_t offset, uint8_t *buf, uint
                                 (unsigned long long)(n - done));
         done += (uint64_t)got;
     }
-    return 0;
+    return check_unchanged(fd, path, size, mtime_ns, err);
 }
 
 int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
                  pv_error *err)
 {
+    /* every read of a recording's bytes is a point where long work (a scan,
+     * building an index or a profile) stops when asked */
+    if (pv_stop_check_point(f->stop, f->path, err))
+        return -1;
     if (segment > 0) {
         const pv_segment *s = &f->segments[segment - 1];
-        return read_fd(s->fd, s->path, offset, buf, n, err);
+        return read_fd(s->fd, s->path, s->file_size, s->mtime_ns, offset, buf, n, err);
     }
     if (f->memory) {
         if (offset > f->file_size || f->file_size - offset < n)
@@ -147,13 +182,22 @@ int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, u
         memcpy(buf, f->memory + offset, (size_t)n);
         return 0;
     }
-    return read_fd(f->fd, f->data_path, offset, buf, n, err);
+    return read_fd(f->fd, f->data_path, f->file_size, f->mtime_ns, offset, buf, n, err);
+}
+
+bool pv_file_unchanged_on_disk(const pv_file *f)
+{
+    struct stat st;
+    if (f->memory || stat(f->data_path, &st) != 0)
+        return f->memory != NULL;
+    return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
+           mtime_of(&st) == f->mtime_ns && (uint64_t)st.st_size == f->file_size;
 }
 
 /* n bytes at offset into a new buffer the caller frees. */
 static uint8_t *read_new(const pv_file *f, uint64_t offset, uint64_t n, pv_error *err)
 {
-    uint8_t *buf = malloc(n ? (size_t)n : 1);
+    uint8_t *buf = pv_malloc(n ? (size_t)n : 1);
     if (!buf) {
         pv_error_set(err, "%s: out of memory for %llu bytes at offset 0x%llx", f->data_path,
                      (unsigned long long)n, (unsigned long long)offset);
@@ -272,7 +316,7 @@ static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_
     *total_ids += a->nr_ids;
     if (a->nr_ids) {
         uint8_t *raw = read_new(f, ids.offset, ids.size, err);
-        a->ids = malloc((size_t)ids.size);
+        a->ids = pv_malloc((size_t)ids.size);
         if (!raw || !a->ids) {
             free(raw);
             return raw ? pv_error_set(err, "%s: out of memory", f->data_path) : -1;
@@ -307,8 +351,8 @@ static int read_attrs(pv_file *f, pv_error *err)
         return pv_error_set(err, "%s: attr_size %llu at offset 0x10 is too large for a perf_event_attr "
                             "(more than %u bytes)", f->data_path,
                             (unsigned long long)f->attr_size, MAX_ATTR_SIZE);
-    f->attrs = calloc((size_t)nr, sizeof *f->attrs);
-    uint8_t *entry = malloc((size_t)f->attr_size);
+    f->attrs = pv_calloc((size_t)nr, sizeof *f->attrs);
+    uint8_t *entry = pv_malloc((size_t)f->attr_size);
     if (!f->attrs || !entry) {
         free(entry);
         return pv_error_set(err, "%s: out of memory", f->data_path);
@@ -337,7 +381,7 @@ static int open_segments(pv_file *f, pv_error *err)
     if (f->memory || n < 5 || strcmp(f->data_path + n - 5, "/data") != 0)
         return 0;
     for (size_t k = 0; k < MAX_SEGMENTS; k++) {
-        char *path = malloc(n + 24);
+        char *path = pv_malloc(n + 24);
         if (!path)
             return pv_error_set(err, "%s: out of memory", f->data_path);
         snprintf(path, n + 24, "%s.%zu", f->data_path, k);
@@ -345,7 +389,7 @@ static int open_segments(pv_file *f, pv_error *err)
             free(path);
             return 0;
         }
-        pv_segment *grown = realloc(f->segments, (f->nr_segments + 1) * sizeof *grown);
+        pv_segment *grown = pv_realloc(f->segments, (f->nr_segments + 1) * sizeof *grown);
         if (!grown) {
             free(path);
             return pv_error_set(err, "%s: out of memory", f->data_path);
@@ -355,8 +399,10 @@ static int open_segments(pv_file *f, pv_error *err)
         memset(s, 0, sizeof *s);
         s->path = path;
         s->fd = -1;
-        if (open_regular(path, &s->fd, &s->file_size, NULL, err))
+        struct stat st;
+        if (open_regular(path, &s->fd, &s->file_size, &st, err))
             return -1;
+        s->mtime_ns = mtime_of(&st);
         s->data_offset = 0;
         s->data_end = s->file_size;
     }
@@ -369,7 +415,7 @@ static int index_ids(pv_file *f, pv_error *err)
     uint64_t total_ids = 0;
     for (size_t i = 0; i < f->nr_attrs; i++)
         total_ids += f->attrs[i].nr_ids;
-    f->id_map = calloc(total_ids ? (size_t)total_ids : 1, sizeof *f->id_map);
+    f->id_map = pv_calloc(total_ids ? (size_t)total_ids : 1, sizeof *f->id_map);
     if (!f->id_map)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     for (size_t i = 0; i < f->nr_attrs; i++)
@@ -397,7 +443,7 @@ static void index_ids_densely(pv_file *f)
     uint64_t span = f->id_map[f->nr_id_map - 1].id - base;   /* sorted: no overflow */
     if (span >= DENSE_ID_SPAN_LIMIT)
         return;
-    int32_t *dense = malloc((size_t)(span + 1) * sizeof *dense);
+    int32_t *dense = pv_malloc((size_t)(span + 1) * sizeof *dense);
     if (!dense)
         return;     /* the search still answers */
     for (uint64_t i = 0; i <= span; i++)
@@ -560,7 +606,7 @@ static int finish_open(pv_file *f, pv_file **out, pv_error *err);
 int pv_file_open_header(const char *path, pv_file **out, pv_error *err)
 {
     *out = NULL;
-    pv_file *f = calloc(1, sizeof *f);
+    pv_file *f = pv_calloc(1, sizeof *f);
     if (!f)
         return pv_error_set(err, "%s: out of memory", path);
     f->fd = -1;
@@ -581,7 +627,7 @@ int pv_file_open_memory_header(const char *name, const uint8_t *bytes, uint64_t 
                                pv_file **out, pv_error *err)
 {
     *out = NULL;
-    pv_file *f = calloc(1, sizeof *f);
+    pv_file *f = pv_calloc(1, sizeof *f);
     if (!f)
         return pv_error_set(err, "%s: out of memory", name);
     f->fd = -1;

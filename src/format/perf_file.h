@@ -30,6 +30,7 @@
 
 #include "format/attr.h"
 #include "base/pv_error.h"
+#include "base/pv_stop.h"
 
 #define PV_FEATURE_BITS 256
 /* Kinds of derived state a file can carry (pv_file_state_set). */
@@ -49,6 +50,7 @@ typedef struct pv_segment {
     char *path;
     int fd;
     uint64_t file_size;
+    uint64_t mtime_ns;          /* when opened: a change shows in each read */
     uint64_t data_offset;
     uint64_t data_end;
 } pv_segment;
@@ -65,6 +67,8 @@ struct pv_file {
     const uint8_t *memory;
     /* identity of the file when opened, to notice it being replaced */
     uint64_t dev, ino, mtime_ns;
+    /* asked before every read (base/pv_stop.h); NULL: never stop */
+    const pv_stop *stop;
 
     bool swap;                  /* written on a machine of the other byte order */
     bool pipe;                  /* pipe mode: attrs and features are records */
@@ -141,6 +145,29 @@ bool pv_file_has_feature(const pv_file *f, unsigned id);
 /* Copies n bytes at offset of a file of the recording into buf: segment 0 is
  * the perf.data itself, N + 1 its data.N.  A short read means the file
  * shrank since it was opened: an error naming the offset. */
+/* Makes every later read of f (by any walk, scan or symbolizer over it)
+ * ask stop first; pv_file_clear_stop(f, stop) undoes it if stop is still
+ * the one set. */
+static inline void pv_file_set_stop(pv_file *f, const pv_stop *stop)
+{
+    f->stop = stop;
+}
+
+static inline const pv_stop *pv_file_stop(const pv_file *f)
+{
+    return f->stop;
+}
+
+static inline void pv_file_clear_stop(pv_file *f, const pv_stop *stop)
+{
+    if (f->stop == stop)
+        f->stop = NULL;
+}
+
+/* Whether f's file (its data file: the data.N files are checked as they are
+ * read) is still the one opened: device, inode, modification time, size. */
+bool pv_file_unchanged_on_disk(const pv_file *f);
+
 int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
                  pv_error *err);
 /* The bytes of a feature section, bounds-checked against the file; read on

@@ -1,5 +1,6 @@
 #include "render/flamegraph.h"
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -76,7 +77,7 @@ static uint64_t child_key(uint32_t parent, const char *name, size_t len)
 
 static bool rehash(pv_flamegraph *fg, size_t slot_count)
 {
-    uint32_t *slots = calloc(slot_count, sizeof *slots);
+    uint32_t *slots = pv_calloc(slot_count, sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 1; i < fg->count; i++) {
@@ -93,7 +94,7 @@ static bool rehash(pv_flamegraph *fg, size_t slot_count)
 
 pv_flamegraph *pv_flamegraph_new(void)
 {
-    pv_flamegraph *fg = calloc(1, sizeof *fg);
+    pv_flamegraph *fg = pv_calloc(1, sizeof *fg);
     if (!fg)
         return NULL;
     if (!pv_array_grow((void **)&fg->nodes, &fg->cap, 1, sizeof *fg->nodes) || !rehash(fg, 64)) {
@@ -307,10 +308,10 @@ bool pv_flamegraph_layout_make(const pv_flamegraph *fg, const pv_flamegraph_styl
     int64_t total = fg->nodes[0].weight;
     /* per node, the frames of its subtree (itself included) and those of
      * them with weight 0 (only a base weight): the counts of frames not drawn */
-    uint32_t *subtree = calloc(fg->count, sizeof *subtree);
-    uint32_t *base_only = calloc(fg->count, sizeof *base_only);
+    uint32_t *subtree = pv_calloc(fg->count, sizeof *subtree);
+    uint32_t *base_only = pv_calloc(fg->count, sizeof *base_only);
     /* per node, whether it is off-CPU: the marker or above one */
-    bool *off_cpu = calloc(fg->count, sizeof *off_cpu);
+    bool *off_cpu = pv_calloc(fg->count, sizeof *off_cpu);
     pending *todo = NULL;
     size_t todo_len = 0, todo_cap = 0;
     sort_key *keys = NULL;

@@ -1,4 +1,5 @@
 #include "render/folded_stack.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 
@@ -6,7 +7,7 @@ bool pv_folded_stack_add(pv_folded_stack *s, int64_t depth, const char *name, si
 {
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 32;
-        pv_folded_frame *frames = realloc(s->frames, cap * sizeof *frames);
+        pv_folded_frame *frames = pv_realloc(s->frames, cap * sizeof *frames);
         if (!frames)
             return false;
         s->frames = frames;

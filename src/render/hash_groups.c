@@ -1,5 +1,6 @@
 #include "render/hash_groups.h"
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -121,7 +122,7 @@ static bool group_has_keys(const pv_hash_groups *g, size_t i, const pv_value *ke
 
 static bool rehash(pv_hash_groups *g, size_t nr_slots)
 {
-    uint32_t *slots = calloc(nr_slots, sizeof *slots);
+    uint32_t *slots = pv_calloc(nr_slots, sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < g->nr_groups; i++) {

@@ -5,6 +5,7 @@
 
 #include "base/pv_array.h"
 #include "render/hash_groups.h"
+#include "base/pv_alloc.h"
 
 void pv_key_table_free(pv_key_table *t)
 {
@@ -17,7 +18,7 @@ void pv_key_table_free(pv_key_table *t)
 static bool grow_slots(pv_key_table *t)
 {
     size_t n = t->nr_slots ? t->nr_slots * 2 : 256;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint32_t *slots = pv_calloc(n, sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < t->nr; i++) {

@@ -1,4 +1,5 @@
 #include "render/pprof_encode.h"
+#include "base/pv_alloc.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -76,7 +77,7 @@ static void arena_free(arena *a)
 
 static void *array(size_t n, size_t size)
 {
-    return calloc(n ? n : 1, size);
+    return pv_calloc(n ? n : 1, size);
 }
 
 static void fill_functions(const pv_pprof_tables *t, arena *a, Profile *p)
@@ -192,7 +193,7 @@ static int gzip(const uint8_t *in, size_t in_len, uint8_t **out, size_t *out_len
         return -1;
     }
     uLong bound = deflateBound(&z, (uLong)in_len);
-    uint8_t *buf = malloc(bound ? bound : 1);
+    uint8_t *buf = pv_malloc(bound ? bound : 1);
     if (!buf) {
         deflateEnd(&z);
         *why = "out of memory";
@@ -284,7 +285,7 @@ int pv_pprof_encode(const pv_pprof_tables *t, uint8_t **out, size_t *out_len, co
     fill_samples(t, &a, &p);
 
     size_t size = perftools__profiles__profile__get_packed_size(&p);
-    packed = malloc(size ? size : 1);
+    packed = pv_malloc(size ? size : 1);
     if (!packed)
         goto done;
     size_t packed_len = perftools__profiles__profile__pack(&p, packed);

@@ -1,5 +1,6 @@
 #include "render/row_groups.h"
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static int grow_slots(uint32_t **slots, size_t *nr_slots, size_t used,
     if (*nr_slots && used < *nr_slots / 2)
         return 0;
     size_t n = *nr_slots ? *nr_slots * 2 : 1024;
-    uint32_t *s = calloc(n, sizeof *s);
+    uint32_t *s = pv_calloc(n, sizeof *s);
     if (!s)
         return -1;
     for (size_t i = 0; i < *nr_slots; i++) {
@@ -70,7 +71,7 @@ static int intern(pv_row_groups *g, const void *p, size_t len, int64_t *id)
 {
     if (len > UINT32_MAX || g->nr_texts >= UINT32_MAX - 1)
         return -1;
-    if (!g->recent && !(g->recent = calloc(RECENT_TEXTS, sizeof *g->recent)))
+    if (!g->recent && !(g->recent = pv_calloc(RECENT_TEXTS, sizeof *g->recent)))
         return -1;
     size_t r = ((uintptr_t)p >> 3) % RECENT_TEXTS;
     if (g->recent[r].at == p) {
@@ -100,7 +101,7 @@ static int intern(pv_row_groups *g, const void *p, size_t len, int64_t *id)
                        sizeof *g->text_offsets))
         return -1;
     /* text_lens grows with text_offsets: same capacity */
-    uint32_t *lens = realloc(g->text_lens, g->cap_texts * sizeof *lens);
+    uint32_t *lens = pv_realloc(g->text_lens, g->cap_texts * sizeof *lens);
     if (!lens)
         return -1;
     g->text_lens = lens;
@@ -148,13 +149,13 @@ static int new_entry(pv_row_groups *g, const int64_t *cells, const uint8_t *type
         size_t c = cap;
         if (!pv_array_grow((void **)&g->counts, &c, need, sizeof *g->counts))
             return -1;
-        int64_t *ids = realloc(g->first_ids, c * sizeof *ids);
+        int64_t *ids = pv_realloc(g->first_ids, c * sizeof *ids);
         if (ids) g->first_ids = ids;
-        uint32_t *eg = ids ? realloc(g->entry_group, c * sizeof *eg) : NULL;
+        uint32_t *eg = ids ? pv_realloc(g->entry_group, c * sizeof *eg) : NULL;
         if (eg) g->entry_group = eg;
-        int64_t *cl = eg ? realloc(g->cells, c * g->ncells * sizeof *cl + 1) : NULL;
+        int64_t *cl = eg ? pv_realloc(g->cells, c * g->ncells * sizeof *cl + 1) : NULL;
         if (cl) g->cells = cl;
-        uint8_t *ty = cl ? realloc(g->types, c * g->ncells + 1) : NULL;
+        uint8_t *ty = cl ? pv_realloc(g->types, c * g->ncells + 1) : NULL;
         if (ty) g->types = ty;
         if (!ty)
             return -1;      /* the arrays that grew keep their old contents */
@@ -281,9 +282,9 @@ static int compare_groups(const void *pa, const void *pb, void *context)
 int pv_row_groups_finish(pv_row_groups *g)
 {
     size_t n = g->nr_groups;
-    uint32_t *groups = malloc((n ? n : 1) * sizeof *groups);
-    uint64_t *start = calloc(n + 1, sizeof *start);
-    g->order = malloc((g->nr_entries ? g->nr_entries : 1) * sizeof *g->order);
+    uint32_t *groups = pv_malloc((n ? n : 1) * sizeof *groups);
+    uint64_t *start = pv_calloc(n + 1, sizeof *start);
+    g->order = pv_malloc((g->nr_entries ? g->nr_entries : 1) * sizeof *g->order);
     if (!groups || !start || !g->order) {
         free(groups);
         free(start);
@@ -293,7 +294,7 @@ int pv_row_groups_finish(pv_row_groups *g)
         groups[i] = (uint32_t)i;
     qsort_r(groups, n, sizeof *groups, compare_groups, g);
     /* a counting sort of the entries by their group's rank, stable */
-    uint32_t *rank = malloc((n ? n : 1) * sizeof *rank);
+    uint32_t *rank = pv_malloc((n ? n : 1) * sizeof *rank);
     if (!rank) {
         free(groups);
         free(start);

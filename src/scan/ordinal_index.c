@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "format/perf_abi.h"
+#include "base/pv_alloc.h"
 
 /* A backward lookup walks at most this many bytes of headers past a mark;
  * the index of a 2 GB file is then about 3 MB. */
@@ -21,7 +22,7 @@ int pv_ordinal_index_get(pv_file *f, pv_ordinal_index **out, pv_error *err)
 {
     void *kept;
     if (!pv_file_state_get(f, &ordinal_index_key, &kept)) {
-        pv_ordinal_index *ix = calloc(1, sizeof *ix);
+        pv_ordinal_index *ix = pv_calloc(1, sizeof *ix);
         if (!ix)
             return pv_error_set(err, "%s: out of memory for the record index", f->data_path);
         if (pv_file_state_set(f, &ordinal_index_key, ix, free_index, err))
@@ -49,7 +50,7 @@ void pv_ordinal_index_note(pv_ordinal_index *ix, const pv_record *rec)
     }
     if (ix->nr_marks == ix->capacity) {
         uint64_t grown = ix->capacity ? ix->capacity * 2 : 256;
-        pv_ordinal_mark *m = realloc(ix->marks, (size_t)grown * sizeof *m);
+        pv_ordinal_mark *m = pv_realloc(ix->marks, (size_t)grown * sizeof *m);
         if (!m)
             return;
         ix->marks = m;

@@ -1,4 +1,5 @@
 #include "scan/record_board.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 
@@ -8,7 +9,7 @@ int pv_record_board_get(pv_file *f, pv_record_board **out, pv_error *err)
 {
     void *kept;
     if (!pv_file_state_get(f, &record_board_key, &kept)) {
-        pv_record_board *b = calloc(1, sizeof *b);
+        pv_record_board *b = pv_calloc(1, sizeof *b);
         if (!b)
             return pv_error_set(err, "%s: out of memory for the record board", f->data_path);
         if (pv_file_state_set(f, &record_board_key, b, free, err))

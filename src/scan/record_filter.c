@@ -6,6 +6,7 @@
 
 #include "format/perf_abi.h"
 #include "decode/sample.h"
+#include "base/pv_alloc.h"
 
 int pv_record_filter_test(const pv_record_filter *filter, const pv_file *f, const pv_record *rec,
                           pv_error *err)
@@ -43,7 +44,7 @@ int pv_record_filter_set_event(pv_record_filter *filter, pv_file *f, const char 
                                pv_error *err)
 {
     free(filter->event_matches);
-    filter->event_matches = calloc(f->nr_attrs ? f->nr_attrs : 1, 1);
+    filter->event_matches = pv_calloc(f->nr_attrs ? f->nr_attrs : 1, 1);
     if (!filter->event_matches)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     for (size_t i = 0; i < f->nr_attrs; i++) {

@@ -1,4 +1,5 @@
 #include "scan/record_lookup.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static uint8_t *take_buffer(pv_record_lookup *l, uint64_t size)
         l->spare[c] = spare_link(b);
         return b;
     }
-    return malloc((size_t)64 << c);
+    return pv_malloc((size_t)64 << c);
 }
 
 /* Keeps b, the buffer of a record of size bytes, for take_buffer. */
@@ -131,7 +132,7 @@ static int stash_add(pv_record_lookup *l, const pv_record *rec, bool keep, pv_er
             l->head = 0;
         } else {
             uint64_t grown = l->capacity ? l->capacity * 2 : 1024;
-            pv_stashed_record *s = realloc(l->stash, (size_t)grown * sizeof *s);
+            pv_stashed_record *s = pv_realloc(l->stash, (size_t)grown * sizeof *s);
             if (!s)
                 return pv_error_set(err, "%s: out of memory for records looked up", l->file->data_path);
             l->stash = s;

@@ -6,6 +6,7 @@
 #include "format/perf_abi.h"
 #include "stream/record_walk.h"
 #include "decode/sample.h"
+#include "base/pv_alloc.h"
 
 /* Small enough that 1% of a long recording is many chunks, large enough
  * that the index of a 2 GB file is a few hundred kB. */
@@ -16,7 +17,7 @@ static int add_chunk(pv_time_index *ti, uint64_t *capacity, const pv_record *rec
 {
     if (ti->nr_chunks == *capacity) {
         uint64_t grown = *capacity ? *capacity * 2 : 256;
-        pv_time_chunk *c = realloc(ti->chunks, (size_t)grown * sizeof *c);
+        pv_time_chunk *c = pv_realloc(ti->chunks, (size_t)grown * sizeof *c);
         if (!c)
             return pv_error_set(err, "%s: out of memory for the time index", path);
         ti->chunks = c;
@@ -122,7 +123,7 @@ static int get_index(pv_file *f, const void *key, bool complete, const pv_time_i
 {
     void *kept;
     if (!pv_file_state_get(f, key, &kept)) {
-        pv_time_index *ti = calloc(1, sizeof *ti);
+        pv_time_index *ti = pv_calloc(1, sizeof *ti);
         if (!ti)
             return pv_error_set(err, "%s: out of memory for the time index", f->data_path);
         if (build(f, ti, complete, err)) {

@@ -7,6 +7,7 @@
 #include "decode/sample.h"
 #include "format/attr.h"
 #include "format/perf_abi.h"
+#include "base/pv_alloc.h"
 
 #define SIGN_BIT ((uint64_t)1 << 63)
 
@@ -62,10 +63,10 @@ static bool reserve_queue(pv_ordered_scan *o, uint64_t need)
     uint64_t grown = o->capacity ? o->capacity * 2 : 1024;
     while (grown < need)
         grown *= 2;
-    void *c = realloc(o->slots, (size_t)grown * sizeof *o->slots);
+    void *c = pv_realloc(o->slots, (size_t)grown * sizeof *o->slots);
     if (c)
         o->slots = c;
-    void *d = realloc(o->sort_buffer, (size_t)grown * sizeof *o->slots);
+    void *d = pv_realloc(o->sort_buffer, (size_t)grown * sizeof *o->slots);
     if (d)
         o->sort_buffer = d;
     if (!c || !d)
@@ -289,7 +290,7 @@ static bool block_for(pv_ordered_scan *o, uint32_t size)
         return false;
     pv_order_block *b = &o->blocks[o->nr_blocks];
     memset(b, 0, sizeof *b);
-    b->bytes = malloc(BLOCK_BYTES);
+    b->bytes = pv_malloc(BLOCK_BYTES);
     if (!b->bytes)
         return false;
     o->filling = (uint32_t)o->nr_blocks++;
@@ -398,7 +399,7 @@ static int use_index(pv_ordered_scan *o, pv_error *err)
     if (pv_time_index_get_complete(o->file, &o->index, err))
         return -1;
     const pv_time_index *ti = o->index;
-    o->limits = malloc((size_t)(ti->nr_chunks ? ti->nr_chunks : 1) * sizeof *o->limits);
+    o->limits = pv_malloc((size_t)(ti->nr_chunks ? ti->nr_chunks : 1) * sizeof *o->limits);
     if (!o->limits)
         return out_of_memory(o, err);
     uint64_t lowest = UINT64_MAX;

@@ -7,6 +7,7 @@
 #include "format/perf_abi.h"
 #include "format/user_records.h"
 #include "stream/record_walk.h"
+#include "base/pv_alloc.h"
 
 #define FEATURE_END_MARKER 32
 #define MAX_ATTRS 65536
@@ -26,7 +27,7 @@ static int add_attr(pv_file *f, const pv_record *r, uint64_t *total_ids, pv_erro
         return pv_error_set(err, "%s: HEADER_ATTR record at offset 0x%llx brings the events' ids "
                             "to more than %u", f->data_path, (unsigned long long)r->file_offset,
                             MAX_IDS);
-    pv_attr *grown = realloc(f->attrs, (f->nr_attrs + 1) * sizeof *grown);
+    pv_attr *grown = pv_realloc(f->attrs, (f->nr_attrs + 1) * sizeof *grown);
     if (!grown)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     f->attrs = grown;
@@ -36,7 +37,7 @@ static int add_attr(pv_file *f, const pv_record *r, uint64_t *total_ids, pv_erro
     a->nr_ids = 0;
     f->nr_attrs++;
     if (h.nr_ids) {
-        a->ids = malloc((size_t)h.nr_ids * 8);
+        a->ids = pv_malloc((size_t)h.nr_ids * 8);
         if (!a->ids)
             return pv_error_set(err, "%s: out of memory", f->data_path);
         for (uint64_t k = 0; k < h.nr_ids; k++)
@@ -77,13 +78,13 @@ static int note_event_update(pv_file *f, const pv_record *r, pending_names *pend
     uint64_t id = u.id;
     if (pending->nr == pending->capacity) {
         size_t capacity = pending->capacity ? pending->capacity * 2 : 16;
-        pending_name *grown = realloc(pending->items, capacity * sizeof *grown);
+        pending_name *grown = pv_realloc(pending->items, capacity * sizeof *grown);
         if (!grown)
             return -1;
         pending->items = grown;
         pending->capacity = capacity;
     }
-    char *copy = malloc((size_t)len + 1);
+    char *copy = pv_malloc((size_t)len + 1);
     if (!copy)
         return -1;
     memcpy(copy, name, (size_t)len);
@@ -112,7 +113,7 @@ static int apply_event_updates(pv_file *f, pending_names *pending)
     uint64_t total = 0;
     for (size_t i = 0; i < f->nr_attrs; i++)
         total += f->attrs[i].nr_ids;
-    id_owner *owners = malloc((total ? (size_t)total : 1) * sizeof *owners);
+    id_owner *owners = pv_malloc((total ? (size_t)total : 1) * sizeof *owners);
     if (!owners)
         return -1;
     size_t n = 0;

@@ -7,6 +7,7 @@
 #include "format/user_records.h"
 #include "base/pv_cursor.h"
 #include "stream/unpack.h"
+#include "base/pv_alloc.h"
 
 /* Bytes read from the file at once; a record (at most 64 KiB) always fits. */
 #define WINDOW_CAPACITY (256u << 10)
@@ -89,11 +90,11 @@ static bool unpinned_buffer(pv_walk *w)
             w->current = i;
             return true;
         }
-    struct pv_walk_buffer *grown = realloc(w->buffers, (w->nr_buffers + 1) * sizeof *grown);
+    struct pv_walk_buffer *grown = pv_realloc(w->buffers, (w->nr_buffers + 1) * sizeof *grown);
     if (!grown)
         return false;
     w->buffers = grown;
-    uint8_t *bytes = malloc(WINDOW_CAPACITY);
+    uint8_t *bytes = pv_malloc(WINDOW_CAPACITY);
     if (!bytes)
         return false;
     w->buffers[w->nr_buffers].bytes = bytes;
@@ -194,7 +195,7 @@ static int enter_container(pv_walk *w, const pv_record *container, pv_error *err
 {
     pv_unpacked *u = &w->unpacked;
     if (!u->source) {
-        u->stitch = malloc(MAX_RECORD_SIZE);
+        u->stitch = pv_malloc(MAX_RECORD_SIZE);
         if (!u->stitch)
             return pv_error_set(err, "%s: out of memory for decompression", w->path);
         if (pv_unpacker_open(&u->source, w->file, container,

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "format/perf_abi.h"
 #include "format/user_records.h"
 #include "stream/record_walk.h"
+#include "base/pv_alloc.h"
 
 /* Decompressed bytes per block: big enough that handing a block over costs
  * nothing next to filling it, small enough that the blocks stay in cache
@@ -97,9 +99,12 @@ static int add_piece(pv_unpacker *u, pv_unpack_block *b, pv_error *err)
         size_t before = out.pos;
         size_t z = ZSTD_decompressStream(u->zstd, &out, &in);
         if (ZSTD_isError(z)) {
-            rc = pv_error_set(err, "%s: compressed data of the record at offset 0x%llx "
-                              "does not decompress: %s", c->path,
-                              (unsigned long long)c->offset, ZSTD_getErrorName(z));
+            bool memory = ZSTD_getErrorCode(z) == ZSTD_error_memory_allocation;
+            rc = pv_error_set_kind(err, memory ? PV_ERROR_NOMEM : PV_ERROR_FAILED,
+                                   "%s: compressed data of the record at offset 0x%llx "
+                                   "does not decompress: %s%s", c->path,
+                                   (unsigned long long)c->offset, ZSTD_getErrorName(z),
+                                   memory ? " (out of memory)" : "");
             break;
         }
         c->data += in.pos;
@@ -245,14 +250,14 @@ int pv_unpacker_open(pv_unpacker **out, pv_file *f, const pv_record *container,
                      uint64_t remaining, const char *path, pv_error *err)
 {
     *out = NULL;
-    pv_unpacker *u = calloc(1, sizeof *u);
+    pv_unpacker *u = pv_calloc(1, sizeof *u);
     if (!u || !(u->zstd = ZSTD_createDStream()))
         goto oom;
     u->file = f;
     u->path = f->data_path;
     size_t nr_blocks = remaining >= thread_threshold() ? NR_BLOCKS : 1;
     for (size_t i = 0; i < nr_blocks; i++)
-        if (!(u->blocks[i].bytes = malloc(BLOCK_CAPACITY)))
+        if (!(u->blocks[i].bytes = pv_malloc(BLOCK_CAPACITY)))
             goto oom;
     /* Without a thread (little data, or none to be had) one block is used. */
     u->threaded = nr_blocks > 1 && start_thread(u, f, container);
@@ -282,6 +287,10 @@ int pv_unpacker_enter(pv_unpacker *u, const pv_record *container, const char *pa
 
 int pv_unpacker_next_block(pv_unpacker *u, const pv_unpack_block **out, pv_error *err)
 {
+    /* the walk of a compressed file reads no file bytes itself: each
+     * block is where it stops when asked */
+    if (pv_stop_check_point(u->file->stop, u->path, err))
+        return -1;
     if (!u->threaded) {
         pv_unpack_block *b = &u->blocks[0];
         start_block(b);

@@ -1,5 +1,6 @@
 #include "symbols/addr_space.h"
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,7 @@ static bool id_insert(pv_id_table *t, int32_t id, uint32_t index)
 {
     if ((t->nr_used + 1) * 2 > t->nr_slots) {
         size_t n = t->nr_slots ? t->nr_slots * 2 : 64;
-        struct pv_id_slot *slots = malloc(n * sizeof *slots);
+        struct pv_id_slot *slots = pv_malloc(n * sizeof *slots);
         if (!slots)
             return false;
         for (size_t i = 0; i < n; i++)
@@ -197,7 +198,7 @@ static size_t name_slot(const pv_aspace *as, const char *name, size_t len)
 static bool grow_name_slots(pv_aspace *as)
 {
     size_t n = as->nr_name_slots ? as->nr_name_slots * 2 : 64;
-    uint32_t *slots = malloc(n * sizeof *slots);
+    uint32_t *slots = pv_malloc(n * sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < n; i++)
@@ -373,7 +374,7 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
         n += parent->maps[i].end_key == PV_KEY_NEVER;
     if (n == 0)
         return true;
-    pv_map *copies = malloc(n * sizeof *copies);
+    pv_map *copies = pv_malloc(n * sizeof *copies);
     if (!copies)
         return false;
     n = 0;

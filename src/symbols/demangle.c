@@ -1,8 +1,35 @@
 #include "symbols/demangle.h"
 
 #include <libiberty/demangle.h>
+#include <stdbool.h>
 
+#include "base/pv_alloc.h"
+#include "base/pv_strbuf.h"
+
+/* libiberty hands the name over in pieces */
+static void append(const char *piece, size_t len, void *opaque)
+{
+    pv_strbuf_append(opaque, piece, len);
+}
+
+/*
+ * cplus_demangle's "auto" style, piece by piece: Rust first (its legacy
+ * names are also C++ names, which would keep their hash), then C++.
+ * cplus_demangle itself allocates its answer with malloc and answers NULL
+ * when that fails, which would show a mangled name where memory ran out;
+ * the callback forms allocate nothing, and the answer is built here, where
+ * a failed allocation is counted (base/pv_alloc.h) and fails the query.
+ */
 char *pv_demangle(const char *name)
 {
-    return cplus_demangle(name, DMGL_NO_OPTS);
+    pv_strbuf out = {0};
+    bool ok = rust_demangle_callback(name, DMGL_NO_OPTS, append, &out) ||
+              (pv_strbuf_free(&out), cplus_demangle_v3_callback(name, DMGL_NO_OPTS, append, &out));
+    if (!ok || out.failed) {
+        pv_strbuf_free(&out);
+        return NULL;
+    }
+    char *text = out.text;
+    out.text = NULL;
+    return text;
 }

@@ -1,4 +1,5 @@
 #include "symbols/symbolizer_internal.h"
+#include "base/pv_alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@ char *pv_sym_dup_printf(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     char *out = NULL;
-    if (vasprintf(&out, fmt, ap) < 0)
+    if (pv_vasprintf(&out, fmt, ap) < 0)
         out = NULL;
     va_end(ap);
     return out;
@@ -54,9 +55,9 @@ bool pv_sym_offsets_are_addresses(const char *name, bool jit)
 char *pv_sym_kernel_dso_name(const char *filename, size_t n)
 {
     if (starts_with(filename, n, "[kernel.kallsyms]") || n == 0)
-        return strdup("[kernel.kallsyms]");
+        return pv_strdup("[kernel.kallsyms]");
     if (filename[0] == '[')
-        return strndup(filename, n);
+        return pv_strndup(filename, n);
     const char *base = filename;
     for (size_t i = 0; i < n; i++)
         if (filename[i] == '/')
@@ -65,7 +66,7 @@ char *pv_sym_kernel_dso_name(const char *filename, size_t n)
     const char *dot = memchr(base, '.', len);
     if (dot)
         len = (size_t)(dot - base);
-    char *out = malloc(len + 3);
+    char *out = pv_malloc(len + 3);
     if (!out)
         return NULL;
     out[0] = '[';
@@ -94,7 +95,7 @@ uint32_t pv_sym_intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool ker
     size_t n = strlen(name);
     if ((s->nr_dsos + 1) * 2 > s->nr_dso_slots) {
         size_t slots = s->nr_dso_slots ? s->nr_dso_slots * 2 : 256;
-        uint32_t *table = malloc(slots * sizeof *table);
+        uint32_t *table = pv_malloc(slots * sizeof *table);
         if (!table) {
             free(name);
             return UINT32_MAX;
@@ -121,7 +122,7 @@ uint32_t pv_sym_intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool ker
     }
     if (s->nr_dsos >= s->cap_dsos) {
         size_t cap = s->cap_dsos ? s->cap_dsos * 2 : 64;
-        dso *p = realloc(s->dsos, cap * sizeof *p);
+        dso *p = pv_realloc(s->dsos, cap * sizeof *p);
         if (!p) {
             free(name);
             return UINT32_MAX;
@@ -154,11 +155,11 @@ uint32_t pv_sym_dso_for_map(pv_symbolizer *s, int32_t pid, unsigned cpumode, con
                  starts_with(filename, n, "/vmap") || (n == 6 && !memcmp(filename, "[heap]", 6))))
         return pv_sym_intern_dso(s, pv_sym_dup_printf("/tmp/perf-%d.map", pid), DSO_JIT, false, pid);
     if (is_anon(filename, n))
-        return pv_sym_intern_dso(s, strndup(filename, n), DSO_NONE, false, -1);
+        return pv_sym_intern_dso(s, pv_strndup(filename, n), DSO_NONE, false, -1);
     if (n == 6 && memcmp(filename, "[vdso]", 6) == 0)
-        return pv_sym_intern_dso(s, strdup("[vdso]"), DSO_VDSO, false, -1);
+        return pv_sym_intern_dso(s, pv_strdup("[vdso]"), DSO_VDSO, false, -1);
     dso_kind kind = filename[0] == '/' ? DSO_ELF : DSO_NONE;
-    return pv_sym_intern_dso(s, strndup(filename, n), kind, false, -1);
+    return pv_sym_intern_dso(s, pv_strndup(filename, n), kind, false, -1);
 }
 
 dso *pv_sym_find_dso_by_name(pv_symbolizer *s, const char *name, size_t n, bool kernel_side)

@@ -1,6 +1,7 @@
 #include "symbols/elf_image.h"
 
 #include "symbols/demangle.h"
+#include "base/pv_alloc.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -91,7 +92,10 @@ bool pv_elf_probe(const char *path, pv_elf_image *img, char *why, size_t why_siz
         snprintf(why, why_size, "cannot open %s", path);
         return false;
     }
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    errno = 0;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf)
+        pv_alloc_check_errno();
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok)
         probe_elf(elf, img);
@@ -107,7 +111,10 @@ bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img)
     memset(img, 0, sizeof *img);
     if (!libelf_ready())
         return false;
+    errno = 0;
     Elf *elf = elf_memory((char *)image, size);
+    if (!elf)
+        pv_alloc_check_errno();
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok)
         probe_elf(elf, img);
@@ -124,7 +131,7 @@ static void add_demangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t 
     const char *base = demangled ? demangled : name;
     size_t n = strlen(base), k = strlen(suffix);
     char buf[512];
-    char *full = n + k < sizeof buf ? buf : malloc(n + k + 1);
+    char *full = n + k < sizeof buf ? buf : pv_malloc(n + k + 1);
     if (full) {
         memcpy(full, base, n);
         memcpy(full + n, suffix, k + 1);
@@ -145,7 +152,10 @@ static bool section_is_text(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
 
 static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_symtree *t)
 {
+    errno = 0;
     Elf_Data *data = elf_getdata(table, NULL);
+    if (!data)
+        pv_alloc_check_errno();
     if (!data || table_sh->sh_entsize == 0)
         return;
     size_t shstrndx;
@@ -210,8 +220,11 @@ static void synthesize_plt(Elf *elf, pv_symtree *t)
     Elf_Scn *dynsym = elf_getscn(elf, rel_sh.sh_link);
     if (!dynsym || !gelf_getshdr(dynsym, &dynsym_sh) || dynsym_sh.sh_type != SHT_DYNSYM)
         return;
+    errno = 0;
     Elf_Data *rel_data = elf_getdata(rel, NULL);
     Elf_Data *sym_data = elf_getdata(dynsym, NULL);
+    if (!rel_data || !sym_data)
+        pv_alloc_check_errno();
     GElf_Ehdr eh;
     if (!rel_data || !sym_data || !gelf_getehdr(elf, &eh))
         return;
@@ -267,7 +280,10 @@ static bool with_elf(const char *path, void (*fn)(Elf *, pv_symtree *), pv_symtr
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    errno = 0;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf)
+        pv_alloc_check_errno();
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok)
         fn(elf, t);
@@ -290,7 +306,10 @@ bool pv_elf_read_symbols_memory(const void *image, size_t size, pv_symtree *t)
 {
     if (!libelf_ready())
         return false;
+    errno = 0;
     Elf *elf = elf_memory((char *)image, size);
+    if (!elf)
+        pv_alloc_check_errno();
     bool ok = elf && elf_kind(elf) == ELF_K_ELF;
     if (ok) {
         read_symbols(elf, t);

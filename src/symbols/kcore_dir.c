@@ -1,4 +1,5 @@
 #include "symbols/kcore_dir.h"
+#include "base/pv_alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@ char *pv_kcore_kallsyms_path(const pv_file *f)
         return NULL;
     size_t dir_len = slash ? (size_t)(slash - path) : 0;
     static const char tail[] = "kcore_dir/kallsyms";
-    char *out = malloc(dir_len + 1 + sizeof tail);
+    char *out = pv_malloc(dir_len + 1 + sizeof tail);
     if (!out)
         return NULL;
     if (slash) {
@@ -43,14 +44,17 @@ int pv_kcore_kallsyms(const pv_file *f, char **text, size_t *len, pv_error *err)
     char *path = pv_kcore_kallsyms_path(f);
     if (!path)
         return 0;
+    errno = 0;
     FILE *in = fopen(path, "rb");
+    if (!in)
+        pv_alloc_check_errno();
     if (!in) {
         pv_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         free(path);
         return -1;
     }
     size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
+    char *buf = pv_malloc(cap + 1);
     int rc = 0;
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, in);
@@ -66,7 +70,7 @@ int pv_kcore_kallsyms(const pv_file *f, char **text, size_t *len, pv_error *err)
             break;
         }
         cap *= 2;
-        char *bigger = realloc(buf, cap + 1);
+        char *bigger = pv_realloc(buf, cap + 1);
         if (!bigger) {
             free(buf);
             buf = NULL;

@@ -1,6 +1,8 @@
 #include "symbols/symbolizer_internal.h"
 
 #include "unwind/source_lines.h"
+#include "base/pv_alloc.h"
+#include "unwind/libdw_memory.h"
 
 /* The debug info of the files, the caller's cache (shared by the queries
  * of a connection) or, made on first use, the symbolizer's own. */
@@ -32,6 +34,16 @@ bool pv_symbolizer_source_line(pv_symbolizer *s, int32_t pid, uint64_t key, unsi
     /* the address in the file's own layout, as symbols are looked up */
     uint64_t dso_offset = d->identity_offsets ? ip : ip - m->start + m->pgoff;
     uint64_t file_addr = pv_elf_offset_to_vaddr(&d->image, dso_offset);
+    /* libdw reads the line tables on first use: where that ran out of
+     * memory (its malloc's ENOMEM), the tables it keeps may be short, so
+     * the lookup fails the query (base/pv_alloc.h) and the file is read
+     * afresh next time */
+    pv_libdw_memory_begin();
     struct Dwfl_Module *mod = pv_debug_cache_module(pv_sym_debug_cache(s), d->runtime_path);
-    return pv_source_line_at(mod, file_addr, level, file, file_size, line);
+    bool found = pv_source_line_at(mod, file_addr, level, file, file_size, line);
+    if (pv_libdw_out_of_memory()) {
+        pv_alloc_count_failure();
+        pv_debug_cache_forget(pv_sym_debug_cache(s), d->runtime_path);
+    }
+    return found;
 }

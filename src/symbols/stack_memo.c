@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 #define NO_NAME UINT32_MAX
 
@@ -49,7 +50,7 @@ struct pv_stack_memo {
 
 pv_stack_memo *pv_stack_memo_new(size_t max_bytes)
 {
-    pv_stack_memo *m = calloc(1, sizeof *m);
+    pv_stack_memo *m = pv_calloc(1, sizeof *m);
     if (m)
         m->max_bytes = max_bytes ? max_bytes : PV_STACK_MEMO_BYTES;
     return m;
@@ -130,7 +131,7 @@ static bool same_text(const char *a, const char *b)
 
 static char *copy_text(const char *s)
 {
-    return s ? strdup(s) : NULL;
+    return s ? pv_strdup(s) : NULL;
 }
 
 void pv_stack_memo_begin(pv_stack_memo *m, const char *sysroot, const char *symdir)
@@ -164,7 +165,7 @@ void pv_stack_memo_depends_on(pv_stack_memo *m, const char *path)
             return;
     if (!pv_array_grow((void **)&m->deps, &m->cap_deps, m->nr_deps + 1, sizeof *m->deps))
         return;
-    memo_dep d = { .path = strdup(path) };
+    memo_dep d = { .path = pv_strdup(path) };
     if (!d.path)
         return;
     read_identity(&d);
@@ -218,7 +219,7 @@ static bool index_room(pv_stack_memo *m)
     size_t n = m->nr_slots ? m->nr_slots * 2 : 1024;
     if (n > UINT32_MAX || !room_for(m, n * sizeof *m->slots))
         return false;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint32_t *slots = pv_calloc(n, sizeof *slots);
     if (!slots)
         return false;
     for (size_t s = 0; s < m->nr_stacks; s++) {
@@ -240,7 +241,7 @@ static bool name_index_room(pv_stack_memo *m)
     size_t n = m->nr_name_slots ? m->nr_name_slots * 2 : 256;
     if (n > UINT32_MAX || !room_for(m, n * sizeof *m->name_slots))
         return false;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint32_t *slots = pv_calloc(n, sizeof *slots);
     if (!slots)
         return false;
     for (size_t j = 0; j < m->nr_name_slots; j++) {

@@ -1,4 +1,5 @@
 #include "symbols/symbol_cache.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 
@@ -6,7 +7,7 @@ bool pv_symbol_cache_alloc(pv_symbol_cache *c)
 {
     if (c->failed)
         return false;
-    c->slots = malloc(PV_SYMBOL_CACHE_SLOTS * sizeof *c->slots);
+    c->slots = pv_malloc(PV_SYMBOL_CACHE_SLOTS * sizeof *c->slots);
     if (!c->slots) {
         c->failed = true;
         return false;

@@ -10,6 +10,7 @@
 #include "format/features.h"
 #include "symbols/kcore_dir.h"
 #include "symbols/stack_memo.h"
+#include "base/pv_alloc.h"
 
 /* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
  * which the lookups then report as not found. */
@@ -104,13 +105,13 @@ static bool find_runtime_image(pv_symbolizer *s, dso *d, char *path, size_t size
         d->image = img;
         snprintf(path, size, "%s", candidates[i]);
         free(d->runtime_path);
-        d->runtime_path = strdup(candidates[i]);
+        d->runtime_path = pv_strdup(candidates[i]);
         return true;
     }
     if (mismatch[0])
-        d->status = strdup(mismatch);
+        d->status = pv_strdup(mismatch);
     else if (why[0])
-        d->status = strdup(why);
+        d->status = pv_strdup(why);
     else
         d->status = pv_sym_dup_printf("not found: %s%s", s->sysroot ? s->sysroot : "", d->name);
     return false;
@@ -189,13 +190,13 @@ static void load_own_vdso(dso *d)
 {
     unsigned long base = getauxval(AT_SYSINFO_EHDR);
     if (!base || d->build_id_len == 0) {
-        d->status = strdup("no [vdso] image: not in the build-id cache");
+        d->status = pv_strdup("no [vdso] image: not in the build-id cache");
         return;
     }
     /* the vdso's size: its section headers end it */
     const unsigned char *p = (const unsigned char *)base;
     if (memcmp(p, "\177ELF", 4) != 0 || p[4] != 2) {
-        d->status = strdup("no [vdso] image: not in the build-id cache");
+        d->status = pv_strdup("no [vdso] image: not in the build-id cache");
         return;
     }
     uint64_t shoff;
@@ -205,11 +206,11 @@ static void load_own_vdso(dso *d)
     memcpy(&shnum, p + 0x3c, 2);
     size_t size = (size_t)(shoff + (uint64_t)shentsize * shnum);
     if (size > (1u << 20)) {
-        d->status = strdup("no [vdso] image: not in the build-id cache");
+        d->status = pv_strdup("no [vdso] image: not in the build-id cache");
         return;
     }
     /* libelf gets a private copy: the vdso is read-only */
-    void *copy = malloc(size);
+    void *copy = pv_malloc(size);
     if (!copy)
         return;
     memcpy(copy, p, size);
@@ -218,7 +219,7 @@ static void load_own_vdso(dso *d)
         d->image = img;
         pv_elf_read_symbols_memory(copy, size, &d->tree);
     } else {
-        d->status = strdup("no [vdso] image: not in the build-id cache, and this machine's vdso "
+        d->status = pv_strdup("no [vdso] image: not in the build-id cache, and this machine's vdso "
                            "has another build-id");
     }
     free(copy);
@@ -241,7 +242,10 @@ bool pv_sym_read_feature_text(pv_file *f, unsigned id, char *out, size_t size)
 /* The build-id note of the running kernel (/sys/kernel/notes); its length or 0. */
 static size_t running_kernel_build_id(uint8_t out[PV_BUILD_ID_MAX])
 {
+    errno = 0;
     FILE *f = fopen("/sys/kernel/notes", "rb");
+    if (!f)
+        pv_alloc_check_errno();
     if (!f)
         return 0;
     uint8_t notes[4096];
@@ -314,7 +318,7 @@ static void load_kallsyms(pv_symbolizer *s)
         size_t running_len = running_kernel_build_id(running);
         if (running_len < kernel->build_id_len ||
             memcmp(running, kernel->build_id, kernel->build_id_len) != 0) {
-            s->kallsyms_status = strdup("no kallsyms: the recorded kernel is not in the build-id "
+            s->kallsyms_status = pv_strdup("no kallsyms: the recorded kernel is not in the build-id "
                                         "cache and is not the running kernel");
             return;
         }
@@ -323,7 +327,7 @@ static void load_kallsyms(pv_symbolizer *s)
         struct utsname me;
         if (uname(&me) != 0 || !pv_sym_read_feature_text(s->file, PV_FEATURE_HOSTNAME, host, sizeof host) ||
             !pv_sym_read_feature_text(s->file, PV_FEATURE_OSRELEASE, release, sizeof release)) {
-            s->kallsyms_status = strdup("no kallsyms: none in the recording or the build-id cache, "
+            s->kallsyms_status = pv_strdup("no kallsyms: none in the recording or the build-id cache, "
                                         "and the recording does not name its kernel");
             return;
         }
@@ -335,7 +339,7 @@ static void load_kallsyms(pv_symbolizer *s)
     }
     if (!pv_symtab_load_kallsyms(&s->kallsyms, "/proc/kallsyms")) {
         pv_symtab_free(&s->kallsyms);
-        s->kallsyms_status = strdup("no kallsyms: /proc/kallsyms unreadable or hidden (kptr_restrict)");
+        s->kallsyms_status = pv_strdup("no kallsyms: /proc/kallsyms unreadable or hidden (kptr_restrict)");
     }
 }
 
@@ -367,7 +371,7 @@ void pv_sym_load_dso(pv_symbolizer *s, dso *d)
         if (!s->kallsyms_loaded)
             load_kallsyms(s);
         if (s->kallsyms_status)
-            d->status = strdup(s->kallsyms_status);
+            d->status = pv_strdup(s->kallsyms_status);
         break;
     case DSO_NONE:
         d->status = pv_sym_dup_printf("%s is not a file", d->name);

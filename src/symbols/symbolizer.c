@@ -1,4 +1,5 @@
 #include "symbols/symbolizer_internal.h"
+#include "base/pv_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -6,17 +7,21 @@
 int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer **out,
                        pv_error *err)
 {
-    pv_symbolizer *s = calloc(1, sizeof *s);
+    pv_symbolizer *s = pv_calloc(1, sizeof *s);
     if (!s)
         return pv_error_set(err, "%s: out of memory", f->path);
     s->file = f;
     s->timed = pv_sym_file_is_timed(f);
     pv_aspace_init(&s->space);
     pv_symtab_init(&s->kallsyms);
-    if (paths && paths->sysroot && *paths->sysroot)
-        s->sysroot = strdup(paths->sysroot);
-    if (paths && paths->symdir && *paths->symdir)
-        s->symdir = strdup(paths->symdir);
+    if (paths && paths->sysroot && *paths->sysroot && !(s->sysroot = pv_strdup(paths->sysroot))) {
+        pv_symbolizer_free(s);
+        return pv_error_set(err, "%s: out of memory", f->path);
+    }
+    if (paths && paths->symdir && *paths->symdir && !(s->symdir = pv_strdup(paths->symdir))) {
+        pv_symbolizer_free(s);
+        return pv_error_set(err, "%s: out of memory", f->path);
+    }
     pv_build_id_iter it;
     if (pv_build_ids_start_feature(&it, f, err) || pv_sym_apply_build_ids(s, &it, err) < 0) {
         pv_symbolizer_free(s);

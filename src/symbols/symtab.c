@@ -1,5 +1,6 @@
 #include "symbols/symtab.h"
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,17 +174,20 @@ static bool parse_hex(const char **p, uint64_t *out)
  * when unreadable or over max bytes. */
 static char *slurp_text(const char *path, size_t max, size_t *len)
 {
+    errno = 0;
     FILE *f = fopen(path, "r");
+    if (!f)
+        pv_alloc_check_errno();
     if (!f)
         return NULL;
     size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap + 1);
+    char *buf = pv_malloc(cap + 1);
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (n < cap)
             break;
-        char *bigger = cap <= max / 2 ? realloc(buf, cap * 2 + 1) : NULL;
+        char *bigger = cap <= max / 2 ? pv_realloc(buf, cap * 2 + 1) : NULL;
         if (!bigger) {
             free(buf);
             buf = NULL;
@@ -285,7 +289,10 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
 
 bool pv_symtab_load_jit_map(pv_symtab *t, const char *path)
 {
+    errno = 0;
     FILE *f = fopen(path, "r");
+    if (!f)
+        pv_alloc_check_errno();
     if (!f)
         return false;
     char line[4096];

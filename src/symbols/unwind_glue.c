@@ -5,6 +5,8 @@
 #include "unwind/inline_frames.h"
 #include "symbols/demangle.h"
 #include "symbols/stack_memo.h"
+#include "base/pv_alloc.h"
+#include "unwind/libdw_memory.h"
 
 /* ---- DWARF stacks ---------------------------------------------------------- */
 
@@ -90,6 +92,8 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
             return 0;
         pv_unwinder_use_debug_cache(s->unwinder, pv_sym_debug_cache(s));
     }
+    /* a stack built short of memory is not remembered */
+    unsigned long failures = pv_alloc_failures();
     unwind_lookup lookup = { s, (int32_t)sample->pid, key };
     pv_unwind_result res;
     size_t nr_ips = pv_unwind_sample(s->unwinder, sample, unwind_find_map, &lookup, s->user_ips,
@@ -104,9 +108,16 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
         size_t n = 0;
         if (l.sym) {
             uint64_t file_addr = 0;
+            pv_libdw_memory_begin();
             struct Dwfl_Module *mod = debug_module(s, ip, &file_addr);
             n = pv_inline_names(mod, file_addr, pv_demangle, &buf, inline_names,
                                 PV_INLINE_DEPTH);
+            const char *path;
+            if (pv_libdw_out_of_memory()) {
+                pv_alloc_count_failure();
+                if (pv_unwinder_file_at(s->unwinder, ip, &path, &file_addr))
+                    pv_debug_cache_forget(s->debug_cache, path);
+            }
         }
         if (n == 0)
             frames[nr++] = (pv_unwound_frame){ ip, -1, 0 };
@@ -116,7 +127,7 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
             frames[nr++] = (pv_unwound_frame){ ip, inline_names[j].inlined ? inline_names[j].at : -1,
                                                (uint32_t)j };
     }
-    if (s->stack_memo)
+    if (s->stack_memo && pv_alloc_failures() == failures)
         pv_stack_memo_put(s->stack_memo, record, key, frames, nr, max, names, names_size);
     return nr;
 }

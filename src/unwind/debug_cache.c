@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "unwind/elf_snapshot.h"
 #include "unwind/inline_frames.h"
+#include "base/pv_alloc.h"
 
 /* One file: its libdwfl session, or the memory that it is no ELF file. */
 typedef struct debug_file {
@@ -32,11 +35,11 @@ struct pv_debug_cache {
 
 pv_debug_cache *pv_debug_cache_new(size_t max_files)
 {
-    pv_debug_cache *c = calloc(1, sizeof *c);
+    pv_debug_cache *c = pv_calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->max = max_files ? max_files : PV_DEBUG_CACHE_FILES;
-    c->files = calloc(c->max, sizeof *c->files);
+    c->files = pv_calloc(c->max, sizeof *c->files);
     if (!c->files) {
         free(c);
         return NULL;
@@ -44,7 +47,7 @@ pv_debug_cache *pv_debug_cache_new(size_t max_files)
     c->generation = 1;
     /* as the unwinding sessions find files (dwarf_unwind.c) */
     c->callbacks.find_elf = dwfl_build_id_find_elf;
-    c->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    c->callbacks.find_debuginfo = pv_elf_snapshot_find_debuginfo;
     c->callbacks.section_address = dwfl_offline_section_address;
     c->callbacks.debuginfo_path = &c->debuginfo_path;
     return c;
@@ -136,17 +139,29 @@ static debug_file *make_room(pv_debug_cache *c)
  * module, at its own addresses. */
 static bool open_file(pv_debug_cache *c, debug_file *f, const char *path)
 {
-    if (!(f->path = strdup(path)))
+    if (!(f->path = pv_strdup(path)))
         return false;
     c->stats.opened++;
     if (!identity(path, &f->dev, &f->ino, &f->size, &f->mtime_ns))
         return true;
+    errno = 0;
     f->dwfl = dwfl_begin(&c->callbacks);
-    if (!f->dwfl)
+    if (!f->dwfl) {
+        pv_alloc_check_errno();
         return true;
+    }
+    /* libdwfl maps what it is given: a snapshot (unwind/elf_snapshot.h) */
+    char why[256];
+    errno = 0;
+    int fd = pv_elf_snapshot(path, -1, why, sizeof why);
     dwfl_report_begin(f->dwfl);
-    f->mod = dwfl_report_elf(f->dwfl, path, path, -1, 0, true);
+    f->mod = fd >= 0 ? dwfl_report_elf(f->dwfl, path, path, fd, 0, true) : NULL;
     dwfl_report_end(f->dwfl, NULL, NULL);
+    if (!f->mod) {
+        pv_alloc_check_errno();
+        if (fd >= 0)
+            close(fd);
+    }
     if (!f->mod) {
         dwfl_end(f->dwfl);
         f->dwfl = NULL;
@@ -194,6 +209,15 @@ struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path)
     f->last_use = ++c->clock;
     c->last = f;
     return f->mod;
+}
+
+void pv_debug_cache_forget(pv_debug_cache *c, const char *path)
+{
+    debug_file *f = c && path ? find_open(c, path) : NULL;
+    if (f) {
+        remove_file(c, f);
+        c->stats.closed++;
+    }
 }
 
 bool pv_debug_cache_has_debug_frame(pv_debug_cache *c, const char *path)

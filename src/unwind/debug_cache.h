@@ -55,6 +55,11 @@ void pv_debug_cache_recheck(pv_debug_cache *c);
 struct Dwfl_Module;
 struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path);
 
+/* Drops the session of path (a lookup in it ran out of memory inside
+ * libdw, which may have left its tables short): the next asks for the
+ * file open it afresh. */
+void pv_debug_cache_forget(pv_debug_cache *c, const char *path);
+
 /* Whether the debug info of the ELF file at path (pv_debug_cache_module)
  * has CFI of its own, a .debug_frame; false when it has no debug info.
  * Reads the file's DWARF when not yet read. */

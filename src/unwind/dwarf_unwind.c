@@ -1,5 +1,7 @@
 #include "unwind/dwarf_unwind.h"
 
+#include "unwind/elf_snapshot.h"
+
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include "base/pv_cursor.h"
 #include "unwind/debug_cache.h"
 #include "unwind/unwind_regs.h"
+#include "base/pv_alloc.h"
 
 /* Dwfl sessions kept for recently sampled processes, and files kept open
  * for reads outside the stack copy.  A session holds an open ELF per
@@ -125,13 +128,13 @@ static int find_debug_frame_file(Dwfl_Module *mod, void **userdata, const char *
     if (u && u->debug_cache && file_name &&
         !pv_debug_cache_has_debug_frame(u->debug_cache, file_name))
         return -1;
-    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                        debuglink_crc, debuginfo_file_name);
+    return pv_elf_snapshot_find_debuginfo(mod, userdata, modname, base, file_name,
+                                          debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
 pv_unwinder *pv_unwinder_new(const char *arch)
 {
-    pv_unwinder *u = calloc(1, sizeof *u);
+    pv_unwinder *u = pv_calloc(1, sizeof *u);
     if (!u)
         return NULL;
     struct utsname host;
@@ -191,7 +194,7 @@ static bool path_failed(const pv_unwinder *u, const char *path)
 
 static void remember_failed(pv_unwinder *u, const char *path)
 {
-    char *copy = strdup(path);
+    char *copy = pv_strdup(path);
     if (!copy)
         return;
     if (u->nr_failed < FAILED_PATHS) {
@@ -232,7 +235,7 @@ static int file_fd(pv_unwinder *u, const char *path)
         remember_failed(u, path);
         return -1;
     }
-    char *copy = strdup(path);
+    char *copy = pv_strdup(path);
     if (!copy) {
         close(fd);
         return -1;
@@ -412,7 +415,7 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
     /* The bias needs the program headers: read them from a handle of our
      * own, then let libdwfl open the file for the module. */
     int fd = open(map.path, O_RDONLY | O_CLOEXEC);
-    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
     GElf_Ehdr ehdr_mem, *ehdr = elf ? gelf_getehdr(elf, &ehdr_mem) : NULL;
     if (!ehdr) {
         if (elf)
@@ -437,9 +440,14 @@ static Dwfl_Module *module_for(pv_unwinder *u, uint64_t pc, bool leaf)
                       (unsigned long long)pc, map.path, machine, u->abi->name);
         return NULL;
     }
+    /* libdwfl maps what it is given: a snapshot (unwind/elf_snapshot.h) */
+    char why[256];
+    int snapshot = pv_elf_snapshot(map.path, -1, why, sizeof why);
     dwfl_report_begin_add(p->dwfl);
-    mod = dwfl_report_elf(p->dwfl, map.path, map.path, -1, bias, true);
+    mod = snapshot >= 0 ? dwfl_report_elf(p->dwfl, map.path, map.path, snapshot, bias, true) : NULL;
     dwfl_report_end(p->dwfl, NULL, NULL);
+    if (!mod && snapshot >= 0)
+        close(snapshot);
     void **userdata = NULL;
     if (mod)
         dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -839,6 +847,9 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
     u->max_frames = max_frames;
 
     u->session = session_for(u, s->pid);
+    /* libdwfl stops a walk that runs out of memory as it stops at a
+     * stack's end: its malloc's ENOMEM tells the two apart */
+    errno = 0;
     for (int attempt = 0; attempt < 2; attempt++) {
         res->nr = 0;
         u->stopped = false;
@@ -854,6 +865,12 @@ size_t pv_unwind_sample(pv_unwinder *u, const pv_sample *s, pv_unwind_find_map_f
         session_end(u->session);
         u->session->used = true;
         u->session->pid = s->pid;
+    }
+    /* a session that ran out of memory may keep short tables: a fresh one
+     * for the next sample */
+    if (errno == ENOMEM) {
+        pv_alloc_count_failure();
+        session_end(u->session);
     }
     if (u->conflict)
         stop_with(u, PV_UNWIND_STEP_FAILED, "modules keep overlapping in process %d",

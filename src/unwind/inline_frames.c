@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/pv_array.h"
+#include "base/pv_alloc.h"
 
 static int32_t keep_name(pv_name_buf *buf, const char *name)
 {
@@ -151,7 +152,7 @@ static unit_functions *unit_index(struct Dwfl_Module *mod, Dwarf_Die *cu)
     if (!userdata)
         return NULL;
     module_functions *m = *userdata;
-    if (!m && !(m = *userdata = calloc(1, sizeof *m)))
+    if (!m && !(m = *userdata = pv_calloc(1, sizeof *m)))
         return NULL;
     for (size_t i = 0; i < m->nr; i++)
         if (m->units[i].unit == cu->cu)
@@ -273,11 +274,16 @@ size_t pv_inline_functions(struct Dwfl_Module *mod, uint64_t pc, Dwarf_Die *path
     if (!mod || max == 0)
         return 0;
     Dwarf_Addr bias;
+    /* libdw reads the DIEs on first use: nothing found for want of memory
+     * is counted (base/pv_alloc.h), not taken for code without inlines */
+    errno = 0;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
     unit_functions *u = cu ? unit_index(mod, cu) : NULL;
     Dwarf_Die function;
-    if (!u || !unit_function_at(u, pc - bias, &function))
+    if (!u || !unit_function_at(u, pc - bias, &function)) {
+        pv_alloc_check_errno();
         return 0;
+    }
     return functions_below(&function, pc - bias, path, max);
 }
 

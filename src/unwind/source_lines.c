@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "unwind/inline_frames.h"
+#include "base/pv_alloc.h"
 
 /* Appends text to file[*len ..], cut short at size - 1 bytes. */
 static void append(char *file, size_t size, size_t *len, const char *text)
@@ -75,18 +76,29 @@ static bool call_site(Dwarf_Die *die, char *file, size_t size, uint64_t *line)
     return true;
 }
 
+/* libdw reads line tables and DIEs on first use: a lookup that finds
+ * nothing for want of memory is counted (base/pv_alloc.h), not taken for
+ * an address without a line */
+static bool counted(bool found)
+{
+    if (!found)
+        pv_alloc_check_errno();
+    return found;
+}
+
 bool pv_source_line_at(struct Dwfl_Module *mod, uint64_t pc, unsigned level, char *file,
                        size_t size, uint64_t *line)
 {
     if (!mod || size == 0)
         return false;
+    errno = 0;
     if (level == 0)
-        return code_line(mod, pc, file, size, line);
+        return counted(code_line(mod, pc, file, size, line));
     Dwarf_Die path[PV_INLINE_MAX_DEPTH];
     size_t depth = pv_inline_functions(mod, pc, path, PV_INLINE_MAX_DEPTH);
     /* level k is path[depth - 1 - k]; its line is where path[depth - k],
      * the function inlined into it, was called */
     if (level >= depth)
-        return false;
-    return call_site(&path[depth - level], file, size, line);
+        return counted(false);
+    return counted(call_site(&path[depth - level], file, size, line));
 }

@@ -231,7 +231,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: unwind_dump FILE [--max-stack N] [--why]\n");
         return 2;
     }
-    pv_error err = { { 0 } };
+    pv_error err = {0};
     pv_file *f;
     if (pv_file_open(path, &f, &err) < 0) {
         fprintf(stderr, "unwind_dump: %s\n", err.msg);

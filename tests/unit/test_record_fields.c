@@ -43,7 +43,7 @@ static bool json_valid(const char *text)
 static void expect(const char *what, const pv_file *f, const pv_record *rec, const char *want)
 {
     pv_strbuf out = {0};
-    pv_error err = {{0}};
+    pv_error err = {0};
     int rc = pv_record_fields_json(f, rec, &out, &err);
     const char *got = pv_strbuf_text(&out);
     if (rc != 0)
@@ -61,7 +61,7 @@ static void expect(const char *what, const pv_file *f, const pv_record *rec, con
 static void expect_contains(const char *what, const pv_file *f, const pv_record *rec, ...)
 {
     pv_strbuf out = {0};
-    pv_error err = {{0}};
+    pv_error err = {0};
     int rc = pv_record_fields_json(f, rec, &out, &err);
     const char *got = pv_strbuf_text(&out);
     bool ok = rc == 0 && json_valid(got);
@@ -87,7 +87,7 @@ static void expect_contains(const char *what, const pv_file *f, const pv_record 
 static void expect_json_error(const char *what, const pv_file *f, const pv_record *rec, const char *fragment)
 {
     pv_strbuf out = {0};
-    pv_error err = {{0}};
+    pv_error err = {0};
     int rc = pv_record_fields_json(f, rec, &out, &err);
     if (rc == 0)
         check(false, what, "no error; got %s", pv_strbuf_text(&out));

@@ -1,0 +1,11 @@
+#include "base/pv_stop.h"
+
+#include <stddef.h>
+
+int pv_stop_check_point(const pv_stop *stop, const char *what, pv_error *err)
+{
+    if (!stop || !stop->check || !pthread_equal(stop->thread, pthread_self()) ||
+        !stop->check(stop->arg))
+        return 0;
+    return pv_error_set_kind(err, PV_ERROR_STOPPED, "%s: interrupted", what);
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# An allocation that fails ends the query in an error or in its right rows,
+# never a crash, a hang, a leak or other rows (ISSUE: safe in any host).
+#  1. tests/tools/alloc_sweep.c fails the Nth allocation of the reader, the
+#     extension and SQLite (one at a time, then all from the Nth on) for a
+#     query of every table and function, the symbol, DWARF, compressed,
+#     pipe, directory, pattern and time-window paths included: the first 64
+#     allocations and 40 more spread over the rest (`make alloc-sweep`
+#     tries every one).  Under the sanitizer flavour, LeakSanitizer holds
+#     each run to its frees.
+#  2. What libraries allocate inside themselves (libelf, libdw, zstd,
+#     libtraceevent, libc's fopen) cannot be failed one by one: the same
+#     queries run under address-space limits (ulimit -v), where their
+#     allocations fail for real, and must give their clean output or an
+#     error (plain flavour: the sanitizers reserve address space).
+set -u
+. "$(dirname "$0")/lib/common.sh"
+cd "$PV_ROOT"
+F=tests/fixtures
+S="SELECT perf_symbol_path(NULL, '$PV_ROOT/tests/fixtures/symbols');"
+queries=(
+    "$S SELECT record, comm, dso, sym, sym_offset, sym_status FROM perf_samples('$F/example.data')"
+    "$S SELECT sample, depth, ip, sym, dso, inlined, srcline FROM perf_callchains('$F/dwarf.data')"
+    "$S SELECT * FROM perf_profile('$F/example.data')"
+    "SELECT * FROM perf_records('$F/multi.data')"
+    "SELECT * FROM perf_features('$F/multi.data')"
+    "SELECT * FROM perf_events('$F/multi.data')"
+    "SELECT * FROM perf_mmaps('$F/multi.data')"
+    "SELECT * FROM perf_comms('$F/multi.data')"
+    "SELECT * FROM perf_build_ids('$F/multi.data')"
+    "SELECT * FROM perf_tasks('$F/multi.data')"
+    "SELECT * FROM perf_lost('$F/multi.data')"
+    "SELECT * FROM perf_switches('$F/datasrc.data')"
+    "SELECT * FROM perf_stats('$F/stat_interval.data')"
+    "SELECT * FROM perf_diagnostics('$F/killed/killed.data')"
+    "$S SELECT * FROM perf_offcpu('$F/offcpu/sleeper.data')"
+    "SELECT record, data, fields FROM perf_records('$F/tracepoint_kinds.data')"
+    "SELECT count(*), sum(period) FROM perf_samples('$F/tracepoint_zfile.data')"
+    "SELECT * FROM perf_records('$F/tracepoint_pipe.data')"
+    "SELECT count(*) FROM perf_samples('$F/threads_zdir')"
+    "SELECT path, count(*) FROM perf_samples('$F/[ef]*.data') GROUP BY path"
+    "SELECT count(*) FROM perf_samples('$F/example.data') WHERE time BETWEEN 3808429000000 AND 3808460000000"
+    "$S SELECT length(perf_pprof('$F/example.data'))"
+    "$S SELECT length(perf_flamegraph(stack, n)) FROM (SELECT perf_folded(perf_frame_name(sym, dso, ip), depth) AS stack, 1 AS n FROM perf_callchains('$F/example.data') GROUP BY sample)"
+    "SELECT perf_sum_by(comm, pid, period) FROM perf_samples('$F/multi.data')"
+    "SELECT s.record, c.depth FROM perf_samples('$F/fp.data') s JOIN perf_callchains('$F/fp.data') c ON c.sample = s.record"
+    "SELECT dso, sym, count(*) FROM perf_samples('$F/example.data') GROUP BY dso, sym"
+)
+how=(--runs 40)
+[ "${ALLOC_SWEEP:-}" = full ] && how=(--full)
+timeout 1800 "$PV_BUILD/tools/alloc_sweep" "${how[@]}" "${queries[@]}"
+status=$?
+[ $status -le 1 ] || not_ok "alloc_sweep" "exited with status $status (a crash, or a timeout)"
+
+# 2. real failures inside the libraries, plain flavour only
+case $PV_BUILD in */san) exit 0 ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+library_queries=(
+    "$S SELECT sample, depth, sym, srcline FROM perf_callchains('$F/dwarf.data')"
+    "$S SELECT record, dso, sym FROM perf_samples('$F/example.data')"
+    "SELECT count(*), sum(period) FROM perf_samples('$F/tracepoint_zfile.data')"
+    "SELECT record, fields FROM perf_records('$F/tracepoint_kinds.data')"
+    "$S SELECT length(perf_pprof('$F/example.data'))"
+)
+for q in "${library_queries[@]}"; do
+    "$PV_SQLRUN" "$q" >"$tmp/clean" 2>"$tmp/clean.err"
+    runs=0 errors=0 wrong=""
+    for kb in 30000 40000 50000 60000 70000 80000 90000 100000 120000 150000 200000; do
+        (ulimit -v $kb; timeout 60 "$PV_SQLRUN" "$q") >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -eq 0 ] && cmp -s "$tmp/out" "$tmp/clean"; then
+            continue
+        fi
+        # an error (status 1, not a signal), after rows that begin the
+        # clean ones
+        lines=$(wc -l <"$tmp/out")
+        if [ $rc -eq 1 ] && [ -s "$tmp/err" ] && head -n "$lines" "$tmp/clean" | cmp -s - "$tmp/out"; then
+            errors=$((errors + 1))
+        else
+            wrong=${wrong:-"ulimit -v $kb: status $rc: $(oneline "$tmp/err") (rows: $lines)"}
+        fi
+    done
+    if [ -z "$wrong" ]; then
+        ok "under $runs address-space limits, '${q:0:70}...' gives its clean output or an error after some of it ($errors errors)"
+    else
+        not_ok "under address-space limits, '${q:0:70}...'" "$wrong"
+    fi
+done

@@ -11,7 +11,14 @@
  *    one file, globs and path lists, LIMIT/OFFSET, over any module and
  *    column, and two statements over one file stepped alternately.  Their
  *    values are kept past the row (query_gen.h says how), so a value that
- *    points into a cursor shows up under ASan.
+ *    points into a cursor shows up under ASan;
+ *  - the settings functions (perf_symbol_path with the input as sysroot or
+ *    symbol dir, its getter, perf_cache_stats) and perf_pprof, between the
+ *    tables;
+ *  - a hostile schema: CHECK constraints, DEFAULTs, views, triggers and
+ *    forged generated columns and indexes that call the functions and
+ *    tables on the input, written to and read: whatever they do, the
+ *    connection's symbol setting must stay what it was (abort otherwise).
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -59,6 +66,78 @@ static void run_query(sqlite3 *db, const char *sql, const char *path)
     sqlite3_finalize(stmt);
 }
 
+/* Runs sql's statements, errors allowed (a hostile schema's are refused). */
+static void run_any(sqlite3 *db, const char *sql, const char *path)
+{
+    const char *tail = sql;
+    while (tail && *tail) {
+        sqlite3_stmt *stmt = NULL;
+        const char *next = NULL;
+        if (sqlite3_prepare_v2(db, tail, -1, &stmt, &next) != SQLITE_OK) {
+            sqlite3_finalize(stmt);
+            return;
+        }
+        if (stmt) {
+            sqlite3_bind_text(stmt, 1, path, -1, SQLITE_STATIC);
+            qg_read_rows(stmt);
+        }
+        sqlite3_finalize(stmt);
+        tail = next;
+    }
+}
+
+static const char *const settings[] = {
+    "SELECT perf_symbol_path(?1)",
+    "SELECT perf_symbol_path(NULL, ?1)",
+    "SELECT perf_symbol_path(?1, ?1), perf_cache_stats()",
+    "SELECT length(perf_pprof(?1)), perf_symbol_path()",
+    "SELECT perf_symbol_path(NULL)",
+};
+
+/* Objects a database's author controls, calling the extension on the
+ * input; the writable_schema ones SQLite refuses to create directly. */
+static const char *const hostile[] = {
+    "CREATE TABLE c(x CHECK (coalesce(perf_symbol_path(NULL, 'hostile'), 1) IS NOT NULL));"
+    "INSERT INTO c VALUES (1)",
+    "CREATE TABLE p(x CHECK (coalesce(perf_pprof(?1), 1) IS NOT NULL)); INSERT INTO p VALUES (1)",
+    "CREATE TABLE d(x DEFAULT (perf_symbol_path('hostile')), y); INSERT INTO d(y) VALUES (1)",
+    "CREATE VIEW v AS SELECT count(*) FROM perf_samples(?1); SELECT * FROM v",
+    "CREATE VIEW w AS SELECT perf_symbol_path('hostile'); SELECT * FROM w",
+    "CREATE TABLE t(x); CREATE TRIGGER tr AFTER INSERT ON t BEGIN "
+    "SELECT perf_symbol_path(NULL, 'hostile'); SELECT count(*) FROM perf_records(?1); END;"
+    "INSERT INTO t VALUES (1)",
+    "CREATE TABLE g(x, y AS (abs(1))); PRAGMA writable_schema = ON;"
+    "UPDATE sqlite_schema SET sql = 'CREATE TABLE g(x, y AS (perf_symbol_path(''hostile'')))' "
+    "WHERE name = 'g'; PRAGMA writable_schema = OFF; INSERT INTO g(x) VALUES (1); SELECT * FROM g",
+    "CREATE TABLE i(x); CREATE INDEX ii ON i(abs(x)); PRAGMA writable_schema = ON;"
+    "UPDATE sqlite_schema SET sql = 'CREATE INDEX ii ON i(perf_symbol_path(NULL, x))' "
+    "WHERE name = 'ii'; PRAGMA writable_schema = OFF; INSERT INTO i VALUES ('hostile')",
+    "PRAGMA writable_schema = ON; INSERT INTO sqlite_schema(type, name, tbl_name, rootpage, sql) "
+    "VALUES ('table', 'k', 'k', 0, 'CREATE VIRTUAL TABLE k USING perf_samples(''/etc/passwd'')');"
+    "PRAGMA writable_schema = OFF; SELECT * FROM k",
+};
+
+static void hostile_schema(sqlite3 *db, const char *path, unsigned choice)
+{
+    run_any(db, "SELECT perf_symbol_path('/fuzz/sysroot', '/fuzz/symdir')", path);
+    char before[256] = "";
+    sqlite3_stmt *get = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT perf_symbol_path()", -1, &get, NULL) == SQLITE_OK &&
+        sqlite3_step(get) == SQLITE_ROW)
+        snprintf(before, sizeof before, "%s", (const char *)sqlite3_column_text(get, 0));
+    sqlite3_reset(get);
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
+        if ((choice >> (i % 8)) & 1 || i == choice % (sizeof hostile / sizeof hostile[0]))
+            run_any(db, hostile[i], path);
+    if (sqlite3_step(get) == SQLITE_ROW && before[0] &&
+        strcmp(before, (const char *)sqlite3_column_text(get, 0)) != 0) {
+        fprintf(stderr, "fuzz_sql: a hostile schema changed the setting: %s -> %s\n", before,
+                (const char *)sqlite3_column_text(get, 0));
+        abort();
+    }
+    sqlite3_finalize(get);
+}
+
 static void select_all(sqlite3 *db, const char *module, const char *path)
 {
     char *sql = sqlite3_mprintf("SELECT *, path FROM \"%w\"(%Q)", module, path);
@@ -88,12 +167,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     qg_schema schema;
     qg_schema_load(db, &schema);
-    for (int i = 0; i < schema.nr_modules; i++)
+    unsigned steer = size ? data[size / 2] : 0;
+    for (int i = 0; i < schema.nr_modules; i++) {
         select_all(db, schema.modules[i].name, path);
+        if ((steer >> (i % 8)) & 1)
+            run_any(db, settings[i % (sizeof settings / sizeof settings[0])], path);
+    }
     for (size_t i = 0; i < sizeof pushdown_and_aggregates / sizeof pushdown_and_aggregates[0]; i++)
         run_query(db, pushdown_and_aggregates[i], path);
     qg_choices choices = qg_choices_from_tail(data, size);
     qg_run_generated(db, &schema, &choices, path, fd, twin_fd);
+    hostile_schema(db, path, steer);
     sqlite3_close(db);
     close(twin_fd);
     close(fd);

@@ -6,6 +6,7 @@
 #                   make uninstall removes them
 #   make demo       the sqlite3 shell on the bundled example profile
 #   make bench      SQL against perf script / perf report on a big recording (ratios)
+#   make alloc-sweep every allocation of tests/t_alloc.sh's queries failed in turn
 
 # dlopen() finds "perfvtab.so" by name only in the system library directories
 # (/usr/lib, not /usr/local/lib: ldconfig ignores names without "lib").
@@ -171,6 +172,11 @@ build/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -O2 $< -o $@ -lzstd
 
+# Every allocation of every query of tests/t_alloc.sh failed in turn (make
+# test tries 104 of each), both flavours: about 5 minutes plain.
+alloc-sweep: plain sanitized
+	@ALLOC_SWEEP=full PV_TESTS=tests/t_alloc.sh bash tests/run.sh
+
 bench: plain build/bench/raw_walk
 	@bash bench/run.sh
 
@@ -205,5 +211,5 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-.PHONY: all plain sanitized test check-layers demo man install uninstall bench clean fuzz tsan
+.PHONY: alloc-sweep all plain sanitized test check-layers demo man install uninstall bench clean fuzz tsan
 .SECONDARY:

@@ -394,7 +394,7 @@ static void emit_record_rows(collector *c)
 }
 
 /* One row for a recording perf record never finished (pv_file.unfinished). */
-static void unfinished_row(collector *c, const pv_walk *w)
+static void unfinished_row(collector *c, const pv_file_walk *w)
 {
     const pv_file *f = c->f;
     char cut[512] = "";
@@ -435,7 +435,7 @@ static void walk_records(collector *c)
     pv_strbuf_free(&text);
     emit_record_rows(c);
     if (f->unfinished)
-        unfinished_row(c, &w);
+        unfinished_row(c, &w.files);
     if (rc < 0) {
         pv_diagnostic *row = add_row(c, "unreadable_records", "error",
                                      "%s; the records after it are not read", err.msg);

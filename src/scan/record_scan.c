@@ -38,7 +38,7 @@ static bool next_chunk(pv_record_scan *scan)
     const pv_record_filter *filter = scan->filter;
     if (scan->in_chunk) {
         const pv_time_chunk *c = &ti->chunks[scan->chunk];
-        if (scan->walk.segment == c->segment && scan->walk.next_offset < c->end)
+        if (scan->walk.files.segment == c->segment && scan->walk.files.next_offset < c->end)
             return true;
         scan->chunk++;
     }
@@ -64,7 +64,7 @@ static bool next_chunk(pv_record_scan *scan)
         j++;
     scan->run_end = j + 1;
     uint64_t run = ti->chunks[j].end - c->offset;
-    scan->walk.window_limit = run < UINT32_MAX ? (uint32_t)run : UINT32_MAX;
+    scan->walk.files.window_limit = run < UINT32_MAX ? (uint32_t)run : UINT32_MAX;
     return true;
 }
 

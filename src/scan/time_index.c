@@ -68,7 +68,7 @@ static int build(pv_file *f, pv_time_index *ti, bool complete, pv_error *err)
             chunk = &ti->chunks[ti->nr_chunks - 1];
         }
         /* The walk has stepped over the record and any payload after it. */
-        chunk->end = w.next_offset;
+        chunk->end = w.files.next_offset;
         if (rec.type == PV_RECORD_FINISHED_ROUND) {
             flushed = next_flush;
             next_flush = max_time;

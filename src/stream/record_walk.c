@@ -4,22 +4,15 @@
 #include <string.h>
 
 #include "format/perf_abi.h"
-#include "format/user_records.h"
 #include "base/pv_cursor.h"
-#include "stream/unpack.h"
 #include "base/pv_alloc.h"
 
-/* Bytes read from the file at once; a record (at most 64 KiB) always fits. */
-#define WINDOW_CAPACITY (256u << 10)
 #define MAX_RECORD_SIZE 0xffffu
 
 void pv_walk_start(pv_walk *w, pv_file *f)
 {
     memset(w, 0, sizeof *w);
-    w->file = f;
-    w->path = f->data_path;
-    w->next_offset = f->data_section.offset;
-    w->end_offset = f->data_section.offset + f->data_section.size;
+    pv_file_walk_start(&w->files, f);
 }
 
 /* Ends decompression: stops its thread, frees its blocks. */
@@ -33,176 +26,35 @@ static void stop_unpacking(pv_walk *w)
 
 void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index)
 {
-    const pv_file *f = w->file;
-    if (segment == w->segment && offset == w->next_offset && index == w->next_index)
+    if (segment == w->files.segment && offset == w->files.next_offset && index == w->next_index)
         return;
     stop_unpacking(w);
-    if (segment != w->segment) {
-        w->window_len = 0;
-        w->segment = segment;
-        if (segment == 0) {
-            w->path = f->data_path;
-            w->end_offset = f->data_section.offset + f->data_section.size;
-        } else {
-            const pv_segment *s = &f->segments[segment - 1];
-            w->path = s->path;
-            w->end_offset = s->data_end;
-        }
-    }
-    w->next_offset = offset;
+    pv_file_walk_seek(&w->files, segment, offset);
     w->next_index = index;
-}
-
-/* Moves to the next data.N file; false when there is none. */
-static bool next_segment(pv_walk *w)
-{
-    const pv_file *f = w->file;
-    if (w->segment >= f->nr_segments)
-        return false;
-    const pv_segment *s = &f->segments[w->segment++];
-    w->path = s->path;
-    w->window_len = 0;
-    w->next_offset = s->data_offset;
-    w->end_offset = s->data_end;
-    return true;
 }
 
 void pv_walk_end(pv_walk *w)
 {
     stop_unpacking(w);
-    for (uint32_t i = 0; i < w->nr_buffers; i++)
-        free(w->buffers[i].bytes);
-    free(w->buffers);
-    w->buffers = NULL;
-    w->nr_buffers = w->current = w->nr_pinned = 0;
-    w->window = NULL;
-    w->window_len = 0;
+    pv_file_walk_end(&w->files);
 }
 
-/* Makes buffers[current] one no reader has pinned; false when out of
- * memory. */
-static bool unpinned_buffer(pv_walk *w)
-{
-    if (w->nr_buffers && w->buffers[w->current].pins == 0)
-        return true;
-    for (uint32_t i = 0; i < w->nr_buffers; i++)
-        if (w->buffers[i].pins == 0) {
-            w->current = i;
-            return true;
-        }
-    struct pv_walk_buffer *grown = pv_realloc(w->buffers, (w->nr_buffers + 1) * sizeof *grown);
-    if (!grown)
-        return false;
-    w->buffers = grown;
-    uint8_t *bytes = pv_malloc(WINDOW_CAPACITY);
-    if (!bytes)
-        return false;
-    w->buffers[w->nr_buffers].bytes = bytes;
-    w->buffers[w->nr_buffers].pins = 0;
-    w->current = w->nr_buffers++;
-    return true;
-}
-
-/* Reads the window that holds the n bytes at at (walk_bytes' slow way). */
-static const uint8_t *move_window(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
-{
-    const pv_file *f = w->file;
-    if (w->segment == 0 && f->memory) {
-        w->window = f->memory + at;
-        w->window_offset = at;
-        w->window_len = w->end_offset - at;
-        return w->window;
-    }
-    w->window = NULL;
-    if (!unpinned_buffer(w)) {
-        pv_error_set(err, "%s: out of memory for reading records", w->path);
-        return NULL;
-    }
-    uint8_t *buffer = w->buffers[w->current].bytes;
-    uint64_t capacity = WINDOW_CAPACITY;
-    if (w->window_limit && w->window_limit < capacity)
-        capacity = w->window_limit < n ? n : w->window_limit;
-    uint64_t len = w->end_offset - at < capacity ? w->end_offset - at : capacity;
-    if (pv_file_read(f, w->segment, at, buffer, len, err))
-        return NULL;
-    w->buffers[w->current].segment = (uint32_t)w->segment;
-    w->buffers[w->current].window_offset = at;
-    w->window = buffer;
-    w->window_offset = at;
-    w->window_len = len;
-    return w->window;
-}
-
-/* The n bytes at offset at of the current segment (at + n <= end_offset,
- * n <= WINDOW_CAPACITY), or NULL with err set.  Inline: the walk asks for
- * every record's bytes, and they are nearly always in the window. */
-static inline const uint8_t *walk_bytes(pv_walk *w, uint64_t at, uint64_t n, pv_error *err)
-{
-    if (w->window && at >= w->window_offset && w->window_len >= n &&
-        at - w->window_offset <= w->window_len - n)
-        return w->window + (at - w->window_offset);
-    return move_window(w, at, n, err);
-}
-
-/* Record types are small numbers; text appended to a pipe recording reads
- * as a huge one. */
-#define PIPE_MAX_RECORD_TYPE PV_RECORD_TYPE_LIMIT
-
-/* 1: a record starts at at; 0: it does not; -1: read error. */
-static int pipe_record_fits(pv_walk *w, uint64_t at, uint64_t end, pv_error *err)
-{
-    if (end - at < PV_RECORD_HEADER_SIZE)
-        return 0;
-    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
-    if (!p)
-        return -1;
-    uint32_t type = pv_load_u32(p, w->file->swap);
-    uint16_t size = pv_load_u16(p + 6, w->file->swap);
-    /* A record type with an impossible size is a damaged record, not text
-     * or zero padding: read_header reports it. */
-    if (type != 0 && type < PIPE_MAX_RECORD_TYPE && size < PV_RECORD_HEADER_SIZE)
-        return 1;
-    return type < PIPE_MAX_RECORD_TYPE && size >= PV_RECORD_HEADER_SIZE && end - at >= size;
-}
-
-/* Reads the header at p (n bytes available) into rec; checks size >= 8. */
-static int read_header(const pv_walk *w, const uint8_t *p, pv_record *rec, uint64_t at,
-                       const char *where, pv_error *err)
-{
-    bool swap = w->file->swap;
-    rec->type = pv_load_u32(p, swap);
-    rec->misc = pv_load_u16(p + 4, swap);
-    rec->size = pv_load_u16(p + 6, swap);
-    rec->segment = (uint32_t)w->segment;
-    if (rec->size < PV_RECORD_HEADER_SIZE)
-        return pv_error_set(err, "%s: record at offset 0x%llx%s has size %u (< 8)",
-                            w->path, (unsigned long long)at, where, rec->size);
-    return 0;
-}
-
-/* Compressed bytes from the container at at to the end of the recording:
- * whether a decompressing thread is worth it. */
-static uint64_t compressed_bytes_left(const pv_walk *w, uint64_t at)
-{
-    const pv_file *f = w->file;
-    uint64_t n = w->end_offset - at;
-    for (size_t k = w->segment; k < f->nr_segments; k++)
-        n += f->segments[k].data_end - f->segments[k].data_offset;
-    return n;
-}
-
+/* Enters the COMPRESSED container the file walk just handed out.  The
+ * compressed bytes from there to the end of the recording decide whether
+ * a decompressing thread is worth it. */
 static int enter_container(pv_walk *w, const pv_record *container, pv_error *err)
 {
+    pv_file_walk *fw = &w->files;
     pv_unpacked *u = &w->unpacked;
     if (!u->source) {
         u->stitch = pv_malloc(MAX_RECORD_SIZE);
         if (!u->stitch)
-            return pv_error_set(err, "%s: out of memory for decompression", w->path);
-        if (pv_unpacker_open(&u->source, w->file, container,
-                             compressed_bytes_left(w, container->file_offset), w->path, err))
+            return pv_error_set(err, "%s: out of memory for decompression", fw->path);
+        if (pv_unpacker_open(&u->source, fw->file, container,
+                             pv_file_walk_bytes_left(fw, container->file_offset), fw->path, err))
             return -1;
     }
-    if (pv_unpacker_enter(u->source, container, w->path, err))
+    if (pv_unpacker_enter(u->source, container, fw->path, err))
         return -1;
     u->segment = container->segment;
     u->container_offset = container->file_offset;
@@ -221,7 +73,7 @@ static int next_block(pv_walk *w, pv_error *err)
     }
     if (b && b->status == PV_UNPACK_END)
         return pv_error_set(err, "%s: the decompressed data of the record at offset 0x%llx is "
-                            "missing: the file changed while it was read", w->path,
+                            "missing: the file changed while it was read", w->files.path,
                             (unsigned long long)u->container_offset);
     if (pv_unpacker_next_block(u->source, &u->block, err))
         return -1;
@@ -259,7 +111,7 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
         if (piece->segment != u->segment || piece->container_offset != u->container_offset)
             return pv_error_set(err, "%s: the decompressed data of the record at offset 0x%llx "
                                 "is not where it was: the file changed while it was read",
-                                w->path, (unsigned long long)u->container_offset);
+                                w->files.path, (unsigned long long)u->container_offset);
         if (u->pos == piece->end) {
             u->container_done = piece->last;
             u->piece++;
@@ -268,7 +120,7 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
         const uint8_t *p = u->block->bytes + u->pos;
         uint32_t avail = piece->end - u->pos;
         if (u->held == 0 && avail >= PV_RECORD_HEADER_SIZE) {
-            if (read_header(w, p, rec, u->container_offset, inside, err))
+            if (pv_file_walk_read_header(&w->files, p, rec, u->container_offset, inside, err))
                 return -1;
             if (avail >= rec->size) {
                 u->pos += rec->size;
@@ -278,13 +130,13 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
         }
         uint32_t need = PV_RECORD_HEADER_SIZE - u->held;
         if (u->held >= PV_RECORD_HEADER_SIZE)
-            need = pv_load_u16(u->stitch + 6, w->file->swap) - u->held;
+            need = pv_load_u16(u->stitch + 6, w->files.file->swap) - u->held;
         uint32_t take = avail < need ? avail : need;
         memcpy(u->stitch + u->held, p, take);
         u->held += take;
         u->pos += take;
         if (u->held >= PV_RECORD_HEADER_SIZE) {
-            if (read_header(w, u->stitch, rec, u->container_offset, inside, err))
+            if (pv_file_walk_read_header(&w->files, u->stitch, rec, u->container_offset, inside, err))
                 return -1;
             if (u->held == rec->size) {
                 u->held = 0;
@@ -295,131 +147,9 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
     }
 }
 
-/* An unfinished recording may end in the middle of a record, where perf
- * was stopped while writing it: the bytes from at to the file's end, or
- * the n bytes of a record begun in compressed data, are dropped. */
-static int cut_short(pv_walk *w, uint32_t segment, uint64_t at, uint64_t n)
-{
-    if (w->cut_bytes == 0) {
-        w->cut_segment = segment;
-        w->cut_offset = at;
-    }
-    w->cut_bytes += n;
-    return 0;
-}
-
-/* An unfinished file's last record, begun at at, never ended: the rest of
- * the current file is dropped (and counted), and the file ends there. */
-static int drop_rest_of_file(pv_walk *w, uint64_t at)
-{
-    uint64_t rest = w->end_offset - at;
-    w->next_offset = w->end_offset;
-    return cut_short(w, (uint32_t)w->segment, at, rest);
-}
-
-/* The next record of the current file: 1, 0 at its end, -1 on error. */
-static int file_record(pv_walk *w, pv_record *rec, pv_error *err)
-{
-    const pv_file *f = w->file;
-    uint64_t at = w->next_offset;
-    if (at >= w->end_offset)
-        return 0;
-    int fits = f->pipe ? pipe_record_fits(w, at, w->end_offset, err) : 1;
-    if (fits < 0)
-        return -1;
-    if (!fits) {
-        /* A pipe has no size in a header: what does not form a record at
-         * the end (a cut-off write, text a shell appended) ends the stream. */
-        w->garbage_offset = at;
-        w->next_offset = w->end_offset;
-        return 0;
-    }
-    bool cut_ends = f->unfinished;
-    if (cut_ends && w->end_offset - at < PV_RECORD_HEADER_SIZE) {
-        return drop_rest_of_file(w, at);
-    }
-    if (w->end_offset - at < PV_RECORD_HEADER_SIZE)
-        return pv_error_set(err, "%s: truncated record header at offset 0x%llx: "
-                            "only %llu bytes left in the data section",
-                            w->path, (unsigned long long)at,
-                            (unsigned long long)(w->end_offset - at));
-    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
-    if (!p)
-        return -1;
-    /* An unfinished file's records end where one cannot be: a tail the
-     * file system zero-filled, or (data size lost from a finished file)
-     * the feature sections.  What follows is dropped and said, not fatal. */
-    if (cut_ends && pv_load_u16(p + 6, f->swap) < PV_RECORD_HEADER_SIZE) {
-        return drop_rest_of_file(w, at);
-    }
-    if (read_header(w, p, rec, at, "", err))
-        return -1;
-    if (cut_ends && w->end_offset - at < rec->size) {
-        return drop_rest_of_file(w, at);
-    }
-    if (w->end_offset - at < rec->size)
-        return pv_error_set(err, "%s: record at offset 0x%llx (type %u, size %u) goes past the "
-                            "end of the data section at offset 0x%llx: truncated file",
-                            w->path, (unsigned long long)at, rec->type, rec->size,
-                            (unsigned long long)w->end_offset);
-    p = walk_bytes(w, at, rec->size, err);
-    if (!p)
-        return -1;
-    rec->bytes = p;
-    rec->file_offset = at;
-    uint64_t next = at + rec->size;
-    /* In a pipe, tracing data follows its record, outside header.size.  A
-     * record too short to say how much is taken to have none (perf_records'
-     * fields report it). */
-    if (f->pipe && rec->type == PV_RECORD_HEADER_TRACING_DATA) {
-        pv_rec_tracing_data td;
-        pv_error ignored;
-        uint64_t payload = pv_rec_tracing_data_decode(f, rec, &td, &ignored) == 0 ? td.size : 0;
-        if (w->end_offset - next < payload)
-            return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx has %llu bytes "
-                                "of data that go past the end of the file at offset 0x%llx",
-                                w->path, (unsigned long long)at, (unsigned long long)payload,
-                                (unsigned long long)w->end_offset);
-        next += payload;
-    }
-    /* An AUXTRACE record's trace data follows it, outside header.size.  Its
-     * length is the first field: a record damaged after it (perf_records'
-     * fields report it) still says where the next one starts. */
-    if (rec->type == PV_RECORD_AUXTRACE) {
-        pv_rec_auxtrace aux;
-        pv_error damaged;
-        if (pv_rec_auxtrace_decode(f, rec, &aux, &damaged) &&
-            rec->size - PV_RECORD_HEADER_SIZE < 8) {
-            *err = damaged;
-            return -1;
-        }
-        if (cut_ends && w->end_offset - next < aux.size) {
-            return drop_rest_of_file(w, at);
-        }
-        if (w->end_offset - next < aux.size)
-            return pv_error_set(err, "%s: AUXTRACE record at offset 0x%llx has %llu bytes of trace "
-                                "data that go past the end of the data section at offset 0x%llx",
-                                w->path, (unsigned long long)at, (unsigned long long)aux.size,
-                                (unsigned long long)w->end_offset);
-        next += aux.size;
-    }
-    rec->compressed = false;
-    rec->index = w->next_index++;
-    w->next_offset = next;
-    return 1;
-}
-
-int pv_walk_files_next(pv_walk *w, pv_record *rec, pv_error *err)
-{
-    for (;;) {
-        int rc = file_record(w, rec, err);
-        if (rc != 0 || w->garbage_offset || !next_segment(w))
-            return rc;
-    }
-}
-
 int pv_walk_next_slow(pv_walk *w, pv_record *rec, pv_error *err)
 {
+    pv_file_walk *fw = &w->files;
     pv_unpacked *u = &w->unpacked;
     for (;;) {
         if (u->source) {
@@ -427,29 +157,30 @@ int pv_walk_next_slow(pv_walk *w, pv_record *rec, pv_error *err)
             if (rc != 0)
                 return rc;
         }
-        if (pv_walk_in_window(w, rec))
+        if (pv_file_walk_in_window(fw, rec))
             break;
-        int rc = file_record(w, rec, err);
+        int rc = pv_file_walk_record(fw, rec, err);
         if (rc < 0)
             return -1;
         if (rc == 1)
             break;
-        if (w->garbage_offset) {
-            w->file->trailing_garbage_offset = w->garbage_offset;
+        if (fw->garbage_offset) {
+            fw->file->trailing_garbage_offset = fw->garbage_offset;
             return 0;
         }
         /* A record does not continue into the next file. */
-        if (u->held > 0 && w->file->unfinished) {
-            cut_short(w, u->segment, u->container_offset, u->held);
+        if (u->held > 0 && fw->file->unfinished) {
+            pv_file_walk_cut_short(fw, u->segment, u->container_offset, u->held);
             u->held = 0;
         }
         if (u->held > 0)
             return pv_error_set(err, "%s: the compressed data ends in the middle of a record: "
                                 "%u bytes left after the container at offset 0x%llx",
-                                w->path, u->held, (unsigned long long)u->container_offset);
-        if (!next_segment(w))
+                                fw->path, u->held, (unsigned long long)u->container_offset);
+        if (!pv_file_walk_next_file(fw))
             return 0;
     }
+    rec->index = w->next_index++;
     if ((rec->type == PV_RECORD_COMPRESSED || rec->type == PV_RECORD_COMPRESSED2) &&
         enter_container(w, rec, err))
         return -1;

@@ -9,7 +9,7 @@
 
 #include "format/perf_abi.h"
 #include "format/user_records.h"
-#include "stream/record_walk.h"
+#include "stream/file_walk.h"
 #include "base/pv_alloc.h"
 
 /* Decompressed bytes per block: big enough that handing a block over costs
@@ -49,7 +49,7 @@ struct pv_unpacker {
      * produced <= released + NR_BLOCKS (guarded by lock) */
     uint64_t produced, taken, released;
     bool stop, finished;
-    pv_walk files;            /* the thread's own walk to the containers */
+    pv_file_walk files;       /* the thread's own walk to the containers */
 };
 
 /* The zstd bytes of a COMPRESSED or COMPRESSED2 container. */
@@ -152,7 +152,7 @@ static void fill(pv_unpacker *u, pv_unpack_block *b)
         if (!u->current.open) {
             pv_record rec;
             int rc;
-            while ((rc = pv_walk_files_next(&u->files, &rec, &b->error)) == 1 &&
+            while ((rc = pv_file_walk_next(&u->files, &rec, &b->error)) == 1 &&
                    rec.type != PV_RECORD_COMPRESSED && rec.type != PV_RECORD_COMPRESSED2)
                 ;
             /* The walk meets what stopped the thread (a damaged record, the
@@ -212,8 +212,8 @@ static uint64_t thread_threshold(void)
 /* Starts the thread at container; false when it cannot be started. */
 static bool start_thread(pv_unpacker *u, pv_file *f, const pv_record *container)
 {
-    pv_walk_start(&u->files, f);
-    pv_walk_seek(&u->files, container->segment, container->file_offset, container->index);
+    pv_file_walk_start(&u->files, f);
+    pv_file_walk_seek(&u->files, container->segment, container->file_offset);
     if (pthread_mutex_init(&u->lock, NULL) != 0)
         return false;
     if (pthread_cond_init(&u->filled, NULL) != 0) {
@@ -241,7 +241,7 @@ static bool start_thread(pv_unpacker *u, pv_file *f, const pv_record *container)
         pthread_cond_destroy(&u->freed);
         pthread_cond_destroy(&u->filled);
         pthread_mutex_destroy(&u->lock);
-        pv_walk_end(&u->files);
+        pv_file_walk_end(&u->files);
     }
     return started;
 }
@@ -329,7 +329,7 @@ void pv_unpacker_close(pv_unpacker *u)
         pthread_cond_destroy(&u->freed);
         pthread_cond_destroy(&u->filled);
         pthread_mutex_destroy(&u->lock);
-        pv_walk_end(&u->files);
+        pv_file_walk_end(&u->files);
     }
     ZSTD_freeDStream(u->zstd);
     for (size_t i = 0; i < NR_BLOCKS; i++)

@@ -7,7 +7,7 @@
  * record of the stream may span two containers.  Decompression costs about
  * as much as the rest of a scan, so when there is enough compressed data
  * a second thread runs ahead of the walk: it reads the containers itself
- * (its own walk of the same files, containers not entered) and fills a few
+ * (its own file walk, file_walk.h, of the same files) and fills a few
  * blocks while the walk cuts records out of the one before.  With little
  * data the walk decompresses each container itself when it enters it.
  * Either way the walk sees the same blocks.

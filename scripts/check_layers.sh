@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # make check-layers: the reader's layers (docs/architecture.md) are folders
 # of src/, and a file may include only headers of its own layer and of the
-# layers below it.  Also: nothing in src/ mentions SQLite, and ext/ neither
-# includes the byte cursor nor calls it (tables get typed records from
-# src/decode/).  Prints each breach and exits 1 when there is any.
+# layers below it.  No two files of src/ include each other, directly or
+# around a circle of any length, inside a folder or across folders.  Also:
+# nothing in src/ mentions SQLite, and ext/ neither includes the byte cursor
+# nor calls it (tables get typed records from src/decode/).  Prints each
+# breach and exits 1 when there is any.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -34,9 +36,24 @@ for f in src/*.c src/*.h; do
     [ -e "$f" ] && breach "$f: every reader file belongs in a layer folder"
 done
 
+# unit_of file: sets unit to the unit include cycles are made of that file
+# belongs to.  A file and its header are one (record_walk.c including
+# unpack.h while unpack.c includes record_walk.h is a cycle), and so are a
+# private header name_internal.h and name's files.
+unit_of() {
+    unit=${1%.[ch]}
+    case "$unit" in
+    *_internal) [ -e "${unit%_internal}.c" ] || [ -e "${unit%_internal}.h" ] && unit=${unit%_internal} ;;
+    esac
+}
+edges=""                 # "unit included_unit" lines, for tsort
+declare -A edge_example  # "unit included_unit": one include that makes it
+
 for f in src/*/*.[ch]; do
     layer=$(basename "$(dirname "$f")")
     allowed=" $layer ${may_include[$layer]:-} "
+    unit_of "$f"
+    includer=$unit
     while IFS= read -r inc; do
         case "$inc" in
         */*) ;;
@@ -48,8 +65,36 @@ for f in src/*/*.[ch]; do
         *" $target "*) ;;
         *) breach "$f ($layer) includes \"$inc\": $layer may include only ${may_include[$layer]:-nothing below it}" ;;
         esac
+        unit_of "src/$inc"
+        if [ "$unit" != "$includer" ]; then
+            edges+="$includer $unit"$'\n'
+            edge_example["$includer $unit"]="$f includes \"$inc\""
+        fi
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
 done
+
+# tsort names the units of each cycle it meets, in include order, after a
+# line saying "input contains a loop".
+report_cycle() {
+    local -a units=("$@")
+    local n=${#units[@]} k path="" steps="" example
+    for ((k = 0; k < n; k++)); do
+        path+="${units[k]} -> "
+        example=${edge_example["${units[k]} ${units[(k + 1) % n]}"]:-}
+        [ -n "$example" ] && steps+="; $example"
+    done
+    breach "include cycle ${path}${units[0]} (a file and its header count as one)${steps:+: ${steps#; }}"
+}
+cycle=()
+while IFS= read -r line; do
+    case "$line" in
+    *"input contains a loop:")
+        [ ${#cycle[@]} -gt 0 ] && report_cycle "${cycle[@]}"
+        cycle=() ;;
+    tsort:\ *) cycle+=("${line#tsort: }") ;;
+    esac
+done < <(printf '%s' "$edges" | tsort 2>&1 >/dev/null)
+[ ${#cycle[@]} -gt 0 ] && report_cycle "${cycle[@]}"
 
 if grep -rniI 'sqlite' src; then
     breach "src/ mentions SQLite (lines above): the reader knows nothing of it"

@@ -90,9 +90,9 @@ want=$(sqlrun "SELECT count(*) FROM perf_records('$f')")
 same "zeros.data: perf_records reads the records of killed.data" "$got" "$want"
 
 # --- the last whole record at a read window's end.  The walk reads the data
-# section in windows of WINDOW_CAPACITY bytes (src/stream/record_walk.c), the
+# section in windows of WINDOW_CAPACITY bytes (src/stream/file_walk.c), the
 # first at the data offset; a record that lies whole in a window takes the
-# inline path of record_walk.h, one that crosses the window's end (or starts
+# inline path of file_walk.h, one that crosses the window's end (or starts
 # there) the slow path, where an unfinished file's last record is checked
 # against the end of the file.  killed.data (82 KB) never crosses a window:
 # copies of synth_start.data (566 KB, finished) are made unfinished (data size
@@ -108,12 +108,12 @@ same "zeros.data: perf_records reads the records of killed.data" "$got" "$want"
 # the repaired copy, the last record's offset and size.
 s=$PV_ROOT/tests/fixtures/synth_start/synth_start.data
 window=$(sed -n 's/^#define WINDOW_CAPACITY (\([0-9]*\)u << \([0-9]*\))$/\1 \2/p' \
-    "$PV_ROOT/src/stream/record_walk.c")
+    "$PV_ROOT/src/stream/file_walk.c")
 if [ ! -f "$s" ]; then
     skip "straddle.data, round_edge.data (killed recordings whose last record is at a read window's end)" "$s"
 elif ! [[ $window =~ ^[0-9]+\ [0-9]+$ ]]; then
     not_ok "straddle.data: the window size" \
-        "no '#define WINDOW_CAPACITY (N << M)' in src/stream/record_walk.c: update this test"
+        "no '#define WINDOW_CAPACITY (N << M)' in src/stream/file_walk.c: update this test"
 else
     window=$(( ${window% *} << ${window#* } ))
     # prints per file: name, the last record's offset and size, the records

@@ -40,31 +40,41 @@
 #include "stream/record_walk.h"
 #include "decode/sample.h"
 #include "symbol_paths.h"
+#include "column_flags.h"
 #include "location_columns.h"
 #include "row_values.h"
 #include "vtab_common.h"
 
+/* One row per column (column_flags.h): every column is a value
+ * (callchains_value), so a grouped scan may read any; the location
+ * columns say which PV_LOC_* field they are.  time is unique with the
+ * sample, since a sample's frames are about as many as the rows.  Adding a
+ * column is its row and its case in callchains_value. */
+#define VALUE PV_COL_VALUE
+#define LOCATION(field) (PV_COL_VALUE | PV_COL_LOCATION(field))
 #define CALLCHAINS_COLUMNS(X) \
-    X(SAMPLE, sample, INTEGER) \
-    X(DEPTH, depth, INTEGER) \
-    X(IP, ip, INTEGER) \
-    X(CPUMODE, cpumode, TEXT) \
-    X(DSO, dso, TEXT) \
-    X(DSO_OFFSET, dso_offset, INTEGER) \
-    X(SYM, sym, TEXT) \
-    X(SYM_OFFSET, sym_offset, INTEGER) \
-    X(SYM_STATUS, sym_status, TEXT) \
-    X(PID, pid, INTEGER) \
-    X(TID, tid, INTEGER) \
-    X(TIME, time, INTEGER) \
-    X(PERIOD, period, INTEGER) \
-    X(EVENT, event, TEXT) \
-    X(REPEATED, repeated, INTEGER) \
-    X(INLINED, inlined, INTEGER) \
-    X(ORIGIN, origin, TEXT) \
-    X(SRCFILE, srcfile, TEXT) \
-    X(SRCLINE, srcline, INTEGER)
-enum { CALLCHAINS_COLUMNS(PV_COLUMN_ENUM) };
+    X(SAMPLE, sample, INTEGER, VALUE | PV_COL_UNIQUE) \
+    X(DEPTH, depth, INTEGER, VALUE) \
+    X(IP, ip, INTEGER, VALUE) \
+    X(CPUMODE, cpumode, TEXT, VALUE) \
+    X(DSO, dso, TEXT, LOCATION(PV_LOC_DSO)) \
+    X(DSO_OFFSET, dso_offset, INTEGER, LOCATION(PV_LOC_DSO_OFFSET)) \
+    X(SYM, sym, TEXT, LOCATION(PV_LOC_SYM)) \
+    X(SYM_OFFSET, sym_offset, INTEGER, LOCATION(PV_LOC_SYM_OFFSET)) \
+    X(SYM_STATUS, sym_status, TEXT, LOCATION(PV_LOC_SYM_STATUS)) \
+    X(PID, pid, INTEGER, VALUE) \
+    X(TID, tid, INTEGER, VALUE) \
+    X(TIME, time, INTEGER, VALUE | PV_COL_UNIQUE) \
+    X(PERIOD, period, INTEGER, VALUE) \
+    X(EVENT, event, TEXT, VALUE) \
+    X(REPEATED, repeated, INTEGER, VALUE) \
+    X(INLINED, inlined, INTEGER, VALUE) \
+    X(ORIGIN, origin, TEXT, VALUE) \
+    X(SRCFILE, srcfile, TEXT, VALUE) \
+    X(SRCLINE, srcline, INTEGER, VALUE)
+enum { CALLCHAINS_COLUMNS(PV_FLAGGED_COLUMN_ENUM) CALLCHAINS_COLUMN_COUNT };
+_Static_assert(CALLCHAINS_COLUMN_COUNT <= 64, "a column mask holds 64 columns");
+static const uint32_t column_flags[] = { CALLCHAINS_COLUMNS(PV_COLUMN_FLAGS) };
 
 /* rows of an unwound user stack with the inline expansion; their names */
 #define PV_UNWIND_ROWS 1024
@@ -284,7 +294,7 @@ static int location_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     if (i == COL_INLINED)
         *out = pv_int_value(st->inlined);
     else
-        *out = pv_location_value(&st->location, i - COL_DSO);
+        *out = pv_location_value(&st->location, pv_col_location_of(column_flags[i]));
     return 0;
 }
 
@@ -339,7 +349,7 @@ static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
 
 const PvTableDef pv_callchains_table = {
     .name = "perf_callchains",
-    .columns = PV_COLUMNS_DECL(CALLCHAINS_COLUMNS),
+    .columns = PV_FLAGGED_COLUMNS_DECL(CALLCHAINS_COLUMNS),
     .state_size = sizeof(CallchainsState),
     .state_zeroed = offsetof(CallchainsState, user_frames),
     .first = callchains_first,
@@ -350,9 +360,8 @@ const PvTableDef pv_callchains_table = {
     .ordinal_column = "sample",
     .rows_per_ordinal_many = true,
     .decode = NULL,
-    .groupable = ((uint64_t)1 << (COL_SRCLINE + 1)) - 1,
-    /* a sample's frames are about as many as the rows */
-    .row_unique = ((uint64_t)1 << COL_SAMPLE) | ((uint64_t)1 << COL_TIME),
+    .groupable = PV_COLUMNS_WITH(CALLCHAINS_COLUMNS, VALUE),
+    .row_unique = PV_COLUMNS_WITH(CALLCHAINS_COLUMNS, UNIQUE),
     .replayed_columns = ~(uint64_t)0,
     .value = callchains_value,
 };

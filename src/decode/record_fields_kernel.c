@@ -267,28 +267,9 @@ static int write_aux_output_hw_id(pv_fields_decoder *d)
     return 0;
 }
 
+/* write_<writer> of each row of format/record_type_list.h */
 static const pv_fields_write_fn kernel_writers[PV_RECORD_KERNEL_TYPE_END] = {
-    [PV_RECORD_MMAP] = write_mmap_any,
-    [PV_RECORD_LOST] = write_lost_any,
-    [PV_RECORD_COMM] = write_comm,
-    [PV_RECORD_EXIT] = write_task,
-    [PV_RECORD_THROTTLE] = write_throttle,
-    [PV_RECORD_UNTHROTTLE] = write_throttle,
-    [PV_RECORD_FORK] = write_task,
-    [PV_RECORD_READ] = write_read,
-    [PV_RECORD_SAMPLE] = write_sample,
-    [PV_RECORD_MMAP2] = write_mmap_any,
-    [PV_RECORD_AUX] = write_aux,
-    [PV_RECORD_ITRACE_START] = write_itrace_start,
-    [PV_RECORD_LOST_SAMPLES] = write_lost_any,
-    [PV_RECORD_SWITCH] = write_switch_any,
-    [PV_RECORD_SWITCH_CPU_WIDE] = write_switch_any,
-    [PV_RECORD_NAMESPACES] = write_namespaces,
-    [PV_RECORD_KSYMBOL] = write_ksymbol,
-    [PV_RECORD_BPF_EVENT] = write_bpf_event,
-    [PV_RECORD_CGROUP] = write_cgroup,
-    [PV_RECORD_TEXT_POKE] = write_text_poke,
-    [PV_RECORD_AUX_OUTPUT_HW_ID] = write_aux_output_hw_id,
+    PV_KERNEL_RECORD_TYPES(PV_RECORD_TYPE_WRITER)
 };
 
 pv_fields_write_fn pv_fields_kernel_writer(uint32_t type)

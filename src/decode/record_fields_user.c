@@ -369,27 +369,9 @@ static int write_compressed(pv_fields_decoder *d)
     return 0;
 }
 
+/* write_<writer> of each row of format/record_type_list.h */
 static const pv_fields_write_fn user_writers[] = {
-    [PV_RECORD_HEADER_ATTR] = write_header_attr,
-    [PV_RECORD_HEADER_EVENT_TYPE] = write_header_event_type,
-    [PV_RECORD_HEADER_TRACING_DATA] = write_header_tracing_data,
-    [PV_RECORD_HEADER_BUILD_ID] = write_header_build_id,
-    [PV_RECORD_FINISHED_ROUND] = write_empty,
-    [PV_RECORD_ID_INDEX] = write_id_index,
-    [PV_RECORD_AUXTRACE_INFO] = write_auxtrace_info,
-    [PV_RECORD_AUXTRACE] = write_auxtrace,
-    [PV_RECORD_AUXTRACE_ERROR] = write_auxtrace_error,
-    [PV_RECORD_THREAD_MAP] = write_thread_map,
-    [PV_RECORD_CPU_MAP] = write_cpu_map,
-    [PV_RECORD_STAT_CONFIG] = write_stat_config,
-    [PV_RECORD_STAT] = write_stat,
-    [PV_RECORD_STAT_ROUND] = write_stat_round,
-    [PV_RECORD_EVENT_UPDATE] = write_event_update,
-    [PV_RECORD_TIME_CONV] = write_time_conv,
-    [PV_RECORD_HEADER_FEATURE] = write_header_feature,
-    [PV_RECORD_COMPRESSED] = write_compressed,
-    [PV_RECORD_FINISHED_INIT] = write_empty,
-    [PV_RECORD_COMPRESSED2] = write_compressed,
+    PV_USER_RECORD_TYPES(PV_RECORD_TYPE_WRITER)
 };
 
 pv_fields_write_fn pv_fields_user_writer(uint32_t type)

@@ -1,13 +1,16 @@
 /*
  * Numbers of the perf.data ABI: sample_type and read_format bits, record
- * types, misc bits, callchain context markers.  Values from the kernel's
- * <linux/perf_event.h> and perf's tools/perf/util/event.h, kept here so
- * that the reader builds against any kernel headers.
+ * types (made from record_type_list.h), misc bits, callchain context
+ * markers.  Values from the kernel's <linux/perf_event.h> and perf's
+ * tools/perf/util/event.h, kept here so that the reader builds against any
+ * kernel headers.
  */
 #ifndef PV_PERF_ABI_H
 #define PV_PERF_ABI_H
 
 #include <stdint.h>
+
+#include "format/record_type_list.h"
 
 /* Every record starts with {u32 type; u16 misc; u16 size}. */
 #define PV_RECORD_HEADER_SIZE 8
@@ -57,49 +60,11 @@ enum {
 #define PV_BRANCH_CALL_STACK (1u << 11)
 #define PV_BRANCH_HW_INDEX (1u << 17)
 
+/* PV_RECORD_MMAP, PV_RECORD_SAMPLE, ...: one per row of record_type_list.h */
 enum {
-    PV_RECORD_MMAP = 1,
-    PV_RECORD_LOST = 2,
-    PV_RECORD_COMM = 3,
-    PV_RECORD_EXIT = 4,
-    PV_RECORD_THROTTLE = 5,
-    PV_RECORD_UNTHROTTLE = 6,
-    PV_RECORD_FORK = 7,
-    PV_RECORD_READ = 8,
-    PV_RECORD_SAMPLE = 9,
-    PV_RECORD_MMAP2 = 10,
-    PV_RECORD_AUX = 11,
-    PV_RECORD_ITRACE_START = 12,
-    PV_RECORD_LOST_SAMPLES = 13,
-    PV_RECORD_SWITCH = 14,
-    PV_RECORD_SWITCH_CPU_WIDE = 15,
-    PV_RECORD_NAMESPACES = 16,
-    PV_RECORD_KSYMBOL = 17,
-    PV_RECORD_BPF_EVENT = 18,
-    PV_RECORD_CGROUP = 19,
-    PV_RECORD_TEXT_POKE = 20,
-    PV_RECORD_AUX_OUTPUT_HW_ID = 21,
+    PV_KERNEL_RECORD_TYPES(PV_RECORD_TYPE_ENUM)
     PV_RECORD_KERNEL_TYPE_END = 64,  /* types below carry a sample_id_all trailer */
-    PV_RECORD_HEADER_ATTR = 64,
-    PV_RECORD_HEADER_EVENT_TYPE = 65,
-    PV_RECORD_HEADER_TRACING_DATA = 66,
-    PV_RECORD_HEADER_BUILD_ID = 67,
-    PV_RECORD_FINISHED_ROUND = 68,
-    PV_RECORD_ID_INDEX = 69,
-    PV_RECORD_AUXTRACE_INFO = 70,
-    PV_RECORD_AUXTRACE = 71,
-    PV_RECORD_AUXTRACE_ERROR = 72,
-    PV_RECORD_THREAD_MAP = 73,
-    PV_RECORD_CPU_MAP = 74,
-    PV_RECORD_STAT_CONFIG = 75,
-    PV_RECORD_STAT = 76,
-    PV_RECORD_STAT_ROUND = 77,
-    PV_RECORD_EVENT_UPDATE = 78,
-    PV_RECORD_TIME_CONV = 79,
-    PV_RECORD_HEADER_FEATURE = 80,
-    PV_RECORD_COMPRESSED = 81,
-    PV_RECORD_FINISHED_INIT = 82,
-    PV_RECORD_COMPRESSED2 = 83,
+    PV_USER_RECORD_TYPES(PV_RECORD_TYPE_ENUM)
     /* No writer uses a type from here up (the kernel's are below 64, perf's
      * below 100, simpleperf's from 32768): such a record is damaged. */
     PV_RECORD_TYPE_LIMIT = 0x10000,

@@ -403,20 +403,6 @@ static int parse_filter(PvCursor *cur, int idxNum, int argc, sqlite3_value **arg
     return 0;
 }
 
-/* The scan's filter for the cursor's current file (see PvRecordRows). */
-static int apply_filter(PvCursor *cur, pv_error *err)
-{
-    if (!cur->wanted.active)
-        return 0;
-    PvRecordRows *rows = cur->state;
-    rows->filter = cur->wanted;
-    rows->filter.event_matches = NULL;
-    if (cur->event_name &&
-        pv_record_filter_set_event(&rows->filter, cur->file, cur->event_name, err))
-        return -1;
-    return 0;
-}
-
 static void free_paths(PvCursor *cur)
 {
     pv_path_list_free(&cur->paths);
@@ -429,7 +415,8 @@ static int start_file(PvCursor *cur, const char *path, pv_error *err)
     if (pv_cache_acquire_file(cur->cache, path, &cur->file, err))
         return -1;
     arm_stop(cur);
-    if (apply_filter(cur, err))
+    /* only tables of records are given constraints (PvTableDef.pushdown) */
+    if (cur->wanted.active && pv_record_rows_filter(cur, err))
         return -1;
     cur->eof = false;
     return cur->def->first(cur, err);

@@ -20,9 +20,7 @@
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
 #include "scan/record_filter.h"
-#include "scan/record_board.h"
-#include "scan/record_lookup.h"
-#include "scan/record_scan.h"
+#include "scan/record_iter.h"
 #include "scan/time_order.h"
 #include "stream/record_walk.h"
 #include "stop_probe.h"
@@ -170,25 +168,18 @@ enum {
 };
 
 /* Tables whose rows are the records of some types begin their state with a
- * PvRecordRows and use pv_record_rows_* as first/next/reset: the scan
- * (record_scan.h: the walk, the type test, the filtering and the seeking
- * through the time index) and the rowid (the record's ordinal) are done
- * once, here. */
+ * PvRecordRows and use pv_record_rows_* as first/next/reset: the reader's
+ * record iterator (scan/record_iter.h: the scan in the cursor's order, or
+ * the lookup of the ordinal asked for) and the rowid (the record's
+ * ordinal) are done once, here (ext/record_rows.c). */
 typedef struct PvRecordRows {
-    pv_ordered_scan scan;
-    pv_record record;
-    /* The cursor's constraints, with its event resolved for this file. */
-    pv_record_filter filter;
-    /* With an equality on the ordinal (PvCursor.by_ordinal): the lookup,
-     * kept from one xFilter to the next, and whether the asked record is
-     * still to be handed out. */
-    bool lookup_started, ordinal_pending;
-    pv_record_lookup lookup;
-    /* Where a scan posts the record it stands on for the file's lookups
-     * (record_board.h); NULL: it does not post (a lookup). */
-    pv_record_board *board;
+    pv_record_iter iter;
+    pv_record record;           /* the row's record, as the iterator handed it out */
 } PvRecordRows;
 
+/* The cursor's constraints (PvCursor.wanted) for the iterator, with its
+ * event resolved for the cursor's file. */
+int pv_record_rows_filter(PvCursor *cur, pv_error *err);
 /* Starts the scan without moving to a row (for a first() of its own). */
 int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);

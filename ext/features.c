@@ -54,7 +54,7 @@ static int features_next(PvCursor *cur, pv_error *err)
 static int features_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     FeaturesState *st = cur->state;
-    const pv_section *s = &cur->file->feature_sections[st->id];
+    const pv_section *s = pv_file_feature_section(cur->file, st->id);
     pv_error err;
     switch (i) {
     case COL_ID: sqlite3_result_int64(ctx, st->id); break;

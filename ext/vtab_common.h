@@ -179,7 +179,8 @@ typedef struct PvRecordRows {
 /* The cursor's constraints (PvCursor.wanted) for the iterator, with its
  * event resolved for the cursor's file. */
 int pv_record_rows_filter(PvCursor *cur, pv_error *err);
-/* Starts the scan without moving to a row (for a first() of its own). */
+/* Starts the scan, or the lookup of the ordinal asked for, without moving
+ * to a row (for a first() of its own). */
 int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);

@@ -29,7 +29,7 @@ static int events_next(PvCursor *cur, pv_error *err)
     EventsState *st = cur->state;
     st->index++;
     cur->rowid = (sqlite3_int64)st->index;
-    cur->eof = st->index >= cur->file->nr_attrs;
+    cur->eof = st->index >= pv_file_nr_attrs(cur->file);
     return 0;
 }
 
@@ -39,14 +39,14 @@ static int events_first(PvCursor *cur, pv_error *err)
     EventsState *st = cur->state;
     st->index = 0;
     cur->rowid = 0;
-    cur->eof = cur->file->nr_attrs == 0;
+    cur->eof = pv_file_nr_attrs(cur->file) == 0;
     return 0;
 }
 
 static int events_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     EventsState *st = cur->state;
-    const pv_attr *a = &cur->file->attrs[st->index];
+    const pv_attr *a = pv_file_attr(cur->file, st->index);
     bool freq = pv_attr_flag(a, PV_ATTR_FREQ);
     pv_strbuf *text = &cur->text;
     pv_strbuf_reset(text);

@@ -54,7 +54,7 @@ static int features_next(PvCursor *cur, pv_error *err)
 static int features_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     FeaturesState *st = cur->state;
-    const pv_section *s = &cur->file->feature_sections[st->id];
+    const pv_section *s = pv_file_feature_section(cur->file, st->id);
     pv_error err;
     switch (i) {
     case COL_ID: sqlite3_result_int64(ctx, st->id); break;
@@ -65,13 +65,13 @@ static int features_column(PvCursor *cur, sqlite3_context *ctx, int i)
         break;
     }
     case COL_VALUE: {
-        pv_value_kind kind;
+        pv_feature_value_kind kind;
         int64_t integer;
         if (pv_feature_decode(cur->file, st->id, &kind, &integer, &cur->text, &err))
             return pv_result_error(ctx, &err);
-        if (kind == PV_VALUE_INTEGER)
+        if (kind == PV_FEATURE_VALUE_INTEGER)
             sqlite3_result_int64(ctx, integer);
-        else if (kind == PV_VALUE_TEXT || kind == PV_VALUE_JSON)
+        else if (kind == PV_FEATURE_VALUE_TEXT || kind == PV_FEATURE_VALUE_JSON)
             pv_result_text_buffer(cur, ctx);
         break;
     }

@@ -28,12 +28,3 @@ pv_value pv_source_value(PvSourceColumns *src, pv_symbolizer *s, const PvSourceA
         return pv_text_value(src->file);
     return pv_int_value((int64_t)src->line);
 }
-
-/* Copied (SQLITE_TRANSIENT, by pv_result_value): the names belong to the
- * symbolizer, which a glob frees at the next file, while min()/max(),
- * sorters and subqueries keep values past the row. */
-void pv_result_location(sqlite3_context *ctx, const pv_location *l, int field)
-{
-    pv_value v = pv_location_value(l, field);
-    pv_result_value(ctx, &v);
-}

@@ -14,9 +14,8 @@
 
 enum { PV_LOC_DSO, PV_LOC_DSO_OFFSET, PV_LOC_SYM, PV_LOC_SYM_OFFSET, PV_LOC_SYM_STATUS };
 
-/* Results one of those columns (field: PV_LOC_*) of l; NULL where unknown. */
-void pv_result_location(sqlite3_context *ctx, const pv_location *l, int field);
-/* The same as a value (PvTableDef.value): NULL, an integer or a C string. */
+/* One of those columns (field: PV_LOC_*) of l as a value (PvTableDef.value):
+ * NULL where unknown, an integer or a C string. */
 pv_value pv_location_value(const pv_location *l, int field);
 
 /* A row's source line: where (pid, key, cpumode, ip, level) is the

@@ -57,7 +57,7 @@ static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
         /* LOST names its event by id; LOST_SAMPLES by its trailer. */
         int index = l->has_id ? pv_file_attr_for_id(cur->file, l->id)
                               : (t->fields ? t->attr_index : -1);
-        if (l->has_id && index < 0 && cur->file->nr_attrs == 1)
+        if (l->has_id && index < 0 && pv_file_nr_attrs(cur->file) == 1)
             index = 0;
         if (index >= 0)
             sqlite3_result_text(ctx, pv_file_event_name(cur->file, (size_t)index), -1,

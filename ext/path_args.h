@@ -1,5 +1,5 @@
 /*
- * What a path argument names, the same for every table (vtab_common.c)
+ * What a path argument names, the same for every table (vtab_module.c)
  * and for perf_pprof (pprof.c):
  *   - a file or directory that exists, or a path without wildcards: that
  *     path itself (opening it says what is wrong with it);

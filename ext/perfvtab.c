@@ -5,12 +5,17 @@
  *   SELECT event, count(*), sum(period) FROM perf_samples('perf.data') GROUP BY event;
  *
  * The entry point registers, for one connection, one module per table
- * (ext/<table>.c), all sharing the connection's state (ext/file_cache.c:
- * its open files, caches and perf_symbol_path setting); the functions
- * perf_pprof (ext/pprof.c), perf_symbol_path (ext/symbol_paths.c),
- * perf_cache_stats (ext/file_cache.c) and perf_frame_name; and the
- * aggregates perf_folded, perf_flamegraph, perf_flamegraph_diff
- * (ext/flamegraph.c) and perf_sum_by (ext/sum_by.c).
+ * (ext/<table>.c, each made a module by ext/vtab_module.c), all sharing
+ * the connection's state (ext/file_cache.c: its open files, caches and
+ * perf_symbol_path setting), and the eight SQL functions of the lists in
+ * ext/function_defs.h:
+ *   perf_pprof            ext/pprof.c
+ *   perf_symbol_path      ext/symbol_paths.c
+ *   perf_cache_stats      ext/file_cache.c
+ *   perf_frame_name       ext/flamegraph.c
+ *   perf_folded, perf_flamegraph, perf_flamegraph_diff (aggregates)
+ *                         ext/flamegraph.c
+ *   perf_sum_by (aggregate)  ext/sum_by.c
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1

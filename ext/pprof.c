@@ -37,7 +37,7 @@
 /* "cpu-clock, page-faults, dummy": the events a bad name could have been */
 static void list_events(pv_file *f, pv_strbuf *out)
 {
-    for (size_t i = 0; i < f->nr_attrs; i++) {
+    for (size_t i = 0; i < pv_file_nr_attrs(f); i++) {
         const char *name = pv_file_event_name(f, i);
         pv_strbuf_printf(out, "%s%s", i ? ", " : "", name ? name : "?");
     }
@@ -48,13 +48,14 @@ static void list_events(pv_file *f, pv_strbuf *out)
 static void no_event_error(sqlite3_context *ctx, pv_file *f, const char *event, bool asked)
 {
     pv_strbuf msg = {0};
+    const char *path = pv_file_path(f);
     if (!event)
-        pv_strbuf_printf(&msg, "perf_pprof: %s has no event with samples (its events: ", f->path);
+        pv_strbuf_printf(&msg, "perf_pprof: %s has no event with samples (its events: ", path);
     else if (asked)
-        pv_strbuf_printf(&msg, "perf_pprof: %s has no event '%s' (its events: ", f->path, event);
+        pv_strbuf_printf(&msg, "perf_pprof: %s has no event '%s' (its events: ", path, event);
     else
         pv_strbuf_printf(&msg, "perf_pprof: %s has no event '%s', the first file's, which a "
-                         "profile of several files holds alone (its events: ", f->path, event);
+                         "profile of several files holds alone (its events: ", path, event);
     list_events(f, &msg);
     pv_strbuf_printf(&msg, ")");
     sqlite3_result_error(ctx, pv_strbuf_text(&msg), -1);

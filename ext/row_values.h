@@ -1,5 +1,5 @@
 /*
- * Column values as the grouped scans (vtab_common.c) keep them: a table's
+ * Column values as the grouped scans (vtab_grouped.c) keep them: a table's
  * PvTableDef.value gives NULL, an integer or a C string (pv_value of
  * render/hash_groups.h), and its column callback results the same value,
  * so that a grouped scan hands SQLite what a plain scan would.

@@ -149,10 +149,11 @@ static __attribute__((noinline)) bool make_places(PvCursor *cur)
 {
     SamplesState *st = cur->state;
     const pv_file *f = cur->file;
-    st->places = pv_malloc((f->nr_attrs ? f->nr_attrs : 1) * sizeof *st->places);
+    size_t nr_attrs = pv_file_nr_attrs(f);
+    st->places = pv_malloc((nr_attrs ? nr_attrs : 1) * sizeof *st->places);
     if (!st->places)
         return false;
-    for (size_t a = 0; a < f->nr_attrs; a++)
+    for (size_t a = 0; a < nr_attrs; a++)
         pv_sample_places_init(f, a, &st->places[a]);
     return true;
 }

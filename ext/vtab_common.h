@@ -1,11 +1,14 @@
 /*
  * What every perfvtab table shares: the hidden `path` argument, the
- * per-connection cache of opened files (file_cache.h), cursor plumbing
- * and errors.
+ * per-connection cache of opened files (file_cache.h), the cursor, the
+ * rows that are records (PvRecordRows), results and errors.
  *
- * A table is a PvTableDef: its columns and four callbacks that position a
- * cursor on rows.  vtab_common.c turns each into a SQLite module that works
- * both as a table-valued function and with CREATE VIRTUAL TABLE.
+ * A table is a PvTableDef: its columns, the callbacks that position a
+ * cursor on rows and give their values, and the settings that say what the
+ * planner may push down, look up, order or group.  vtab_module.c turns
+ * each into a SQLite module that works both as a table-valued function and
+ * with CREATE VIRTUAL TABLE (vtab_tab.h lists the files it hands each
+ * concern to).
  */
 #ifndef PV_VTAB_COMMON_H
 #define PV_VTAB_COMMON_H
@@ -19,10 +22,9 @@
 #include "format/perf_file.h"
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
+#include "render/row_groups.h"
 #include "scan/record_filter.h"
-#include "scan/record_board.h"
-#include "scan/record_lookup.h"
-#include "scan/record_scan.h"
+#include "scan/record_iter.h"
 #include "scan/time_order.h"
 #include "stream/record_walk.h"
 #include "stop_probe.h"
@@ -30,16 +32,10 @@
 SQLITE_EXTENSION_INIT3
 
 typedef struct PvTableDef PvTableDef;
-/* render/hash_groups.h and row_groups.h (which ext/row_values.h brings in):
- * not included here, since their PV_VALUE_* would meet format/features.h's
- * in the tables that read features. */
-typedef struct pv_value pv_value;
-typedef struct pv_row_groups pv_row_groups;
-
 typedef struct PvCursor {
     sqlite3_vtab_cursor base;   /* must be first */
     /* asks SQLite whether the statement must stop (ext/stop_probe.h);
-     * stays with the cursor when take_lookup swaps what follows it */
+     * stays with the cursor when pv_keeper_take swaps what follows it */
     PvStopProbe stop;
     /* a call failed for want of memory: what the cursor built may be short */
     bool spent;
@@ -58,15 +54,16 @@ typedef struct PvCursor {
     PvPathList paths;
     size_t next_path;
     /* The order rows come in (time_order.h): perf's unless the query's
-     * ORDER BY was consumed (see pv_vtab_best_index).  In file order, a
+     * ORDER BY was consumed (see pv_plan_decode).  In file order, a
      * grouped scan may watch perf's round rule (watch_rounds), and learns
-     * whether a file broke it (rounds_broken: see group_rows). */
+     * whether a file broke it (rounds_broken: see pv_grouped_scan). */
     pv_record_order order;
     bool watch_rounds, rounds_broken;
     /* An equality on the record's ordinal (see PvRecordRows): the one
      * record asked for, or none (ordinal_none: a NULL, negative or
      * fractional value).  ordinal_path: the file it was asked of, so that
-     * the next xFilter with another ordinal goes on with the same lookup. */
+     * the next xFilter with another ordinal goes on with the same lookup
+     * (vtab_keeper.c). */
     bool by_ordinal, ordinal_none;
     uint64_t ordinal;
     int ordinal_idx_num;
@@ -74,7 +71,7 @@ typedef struct PvCursor {
     size_t ordinal_path_len;
     pv_strbuf text;             /* scratch for JSON/text values, reused per row */
     void *state;                /* the table's own, def->state_size bytes */
-    /* A grouped scan (see pv_vtab_best_index): every row read in xFilter into
+    /* A grouped scan (vtab_grouped.c): every row read in xFilter into
      * groups, then handed out group after group; entry is the current one,
      * repeat how many more times it is a row. */
     pv_row_groups *groups;
@@ -130,7 +127,7 @@ struct PvTableDef {
      * perf had when it handed the row out, which a file that breaks perf's
      * round rule makes depend on the order rows are asked in: a query that
      * reads them has its rows scanned in perf's order (PV_ORDER_PERF),
-     * whatever its ORDER BY or GROUP BY (see pv_vtab_best_index). */
+     * whatever its ORDER BY or GROUP BY (vtab_plan.c). */
     uint64_t replayed_columns;
 };
 
@@ -170,26 +167,20 @@ enum {
 };
 
 /* Tables whose rows are the records of some types begin their state with a
- * PvRecordRows and use pv_record_rows_* as first/next/reset: the scan
- * (record_scan.h: the walk, the type test, the filtering and the seeking
- * through the time index) and the rowid (the record's ordinal) are done
- * once, here. */
+ * PvRecordRows and use pv_record_rows_* as first/next/reset: the reader's
+ * record iterator (scan/record_iter.h: the scan in the cursor's order, or
+ * the lookup of the ordinal asked for) and the rowid (the record's
+ * ordinal) are done once, here (ext/record_rows.c). */
 typedef struct PvRecordRows {
-    pv_ordered_scan scan;
-    pv_record record;
-    /* The cursor's constraints, with its event resolved for this file. */
-    pv_record_filter filter;
-    /* With an equality on the ordinal (PvCursor.by_ordinal): the lookup,
-     * kept from one xFilter to the next, and whether the asked record is
-     * still to be handed out. */
-    bool lookup_started, ordinal_pending;
-    pv_record_lookup lookup;
-    /* Where a scan posts the record it stands on for the file's lookups
-     * (record_board.h); NULL: it does not post (a lookup). */
-    pv_record_board *board;
+    pv_record_iter iter;
+    pv_record record;           /* the row's record, as the iterator handed it out */
 } PvRecordRows;
 
-/* Starts the scan without moving to a row (for a first() of its own). */
+/* The cursor's constraints (PvCursor.wanted) for the iterator, with its
+ * event resolved for the cursor's file. */
+int pv_record_rows_filter(PvCursor *cur, pv_error *err);
+/* Starts the scan, or the lookup of the ordinal asked for, without moving
+ * to a row (for a first() of its own). */
 int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);

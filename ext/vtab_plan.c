@@ -1,8 +1,10 @@
 /*
  * Planning (xBestIndex) for every table: which constraints the reader
  * tests itself, which ORDER BY it consumes, whether a GROUP BY is served
- * by a grouped scan, and what the plan costs.  The plan's bits are in
- * vtab_tab.h; vtab_common.c's xFilter reads them.
+ * by a grouped scan, and what the plan costs.  The plan (PvPlan,
+ * vtab_tab.h) is written into SQLite's idxNum, idxStr and argument order
+ * here, and read back here for xFilter (pv_plan_decode, above which the
+ * bits are documented).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +47,7 @@ static int push_kind(const PvTab *tab, sqlite3_index_info *info, int i)
 /* Whether the rows may come from several files: a path, known while
  * planning, that is a pattern or a JSON list (path_args.h; "[" is in both).
  * A bound path is not known: it is taken for one file, and xFilter refuses
- * a pattern or list then (see pvFilter). */
+ * a pattern or list then (see filter_rows, vtab_module.c). */
 static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
 {
     const char *path = tab->default_path;
@@ -58,42 +60,42 @@ static bool may_be_pattern(const PvTab *tab, sqlite3_index_info *info, int path_
     return path && strpbrk(path, "*?[");
 }
 
-/* The idxNum bit of an order the scan gives that is the query's ORDER BY,
- * or 0 (SQLite sorts).  Not when the query reads values replayed in perf's
+/* Whether the scan can give the query's ORDER BY itself, and in which
+ * order (*order).  Not when the query reads values replayed in perf's
  * order: the scan must run in perf's order for them (vtab_common.h). */
-static int consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_constraint)
+static bool consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_constraint,
+                           pv_record_order *order)
 {
     if (!tab->ordered_rows || info->nOrderBy < 1 || info->nOrderBy > 2 ||
         pv_reads_replayed(tab->def, (uint64_t)info->colUsed))
-        return 0;
+        return false;
     const struct sqlite3_index_orderby *first = &info->aOrderBy[0];
-    int order = 0;
     if (first->desc)
-        return 0;
+        return false;
     if (first->iColumn >= 0 && first->iColumn == tab->order_time_column)
-        order = IDX_ORDER_TIME;
+        *order = PV_ORDER_TIME;
     else if (first->iColumn < 0 || first->iColumn == tab->record_column)
-        order = IDX_ORDER_FILE;
+        *order = PV_ORDER_FILE;
     else
-        return 0;
+        return false;
     if (info->nOrderBy == 2) {
         /* equal times come in file order: time, record is consumed too */
         const struct sqlite3_index_orderby *second = &info->aOrderBy[1];
         bool by_record = second->iColumn < 0 || second->iColumn == tab->record_column;
-        if (order != IDX_ORDER_TIME || second->desc || !by_record)
-            return 0;
+        if (*order != PV_ORDER_TIME || second->desc || !by_record)
+            return false;
     }
     /* a pattern's files each come in order, not all of them together */
-    return may_be_pattern(tab, info, path_constraint) ? 0 : order | IDX_ORDER_CONSUMED;
+    return !may_be_pattern(tab, info, path_constraint);
 }
 
-/* The keys of a grouped scan as idxStr's tail, when the query only needs
- * the rows grouped by columns whose values the table can give
- * (PvTableDef.value), and reads no other kind; else NULL. */
-static char *grouped_keys(const PvTab *tab, sqlite3_index_info *info)
+/* The keys of a grouped scan (plan->keys), when the query only needs the
+ * rows grouped by columns whose values the table can give
+ * (PvTableDef.value), and reads no other kind; else false. */
+static bool grouped_keys(const PvTab *tab, sqlite3_index_info *info, PvPlan *plan)
 {
     if (!tab->def->value || info->nOrderBy < 1)
-        return NULL;
+        return false;
     /* 1: GROUP BY, the rows need only be grouped; 3: DISTINCT with the same
      * ORDER BY.  Not 2, a DISTINCT alone: SQLite 3.40 then keeps its
      * temporary b-tree all the same (where.c counts a virtual table's order
@@ -102,38 +104,80 @@ static char *grouped_keys(const PvTab *tab, sqlite3_index_info *info)
      * GROUP BY is also the ORDER BY is served too. */
     int distinct = sqlite3_vtab_distinct(info);
     if (distinct != 1 && distinct != 3)
-        return NULL;
+        return false;
     uint64_t can = tab->def->groupable;
     if (tab->path_column < 63)
         can |= (uint64_t)1 << tab->path_column;
     uint64_t used = (uint64_t)info->colUsed;
     if ((used & ~can) || (used & tab->def->row_unique))
-        return NULL;
+        return false;
     uint64_t keys = 0;
-    char *out = sqlite3_mprintf("");
-    for (int i = 0; out && i < info->nOrderBy; i++) {
+    plan->nr_keys = 0;
+    for (int i = 0; i < info->nOrderBy; i++) {
         int col = info->aOrderBy[i].iColumn;
-        if (col < 0 || col >= 63 || !((can >> col) & 1)) {
-            sqlite3_free(out);
-            return NULL;
-        }
+        if (col < 0 || col >= 63 || !((can >> col) & 1))
+            return false;
         if ((keys >> col) & 1)
             continue;
         keys |= (uint64_t)1 << col;
-        char *more = sqlite3_mprintf("%s%x%c", out, col, info->aOrderBy[i].desc ? '-' : '+');
-        sqlite3_free(out);
-        out = more;
+        if (plan->nr_keys < PV_ROW_GROUPS_MAX_CELLS)
+            plan->keys[plan->nr_keys] = (PvGroupKey){ col, info->aOrderBy[i].desc != 0 };
+        plan->nr_keys++;
     }
-    if (out && __builtin_popcountll(used | keys) > PV_ROW_GROUPS_MAX_CELLS) {
-        sqlite3_free(out);
-        return NULL;
+    return __builtin_popcountll(used | keys) <= PV_ROW_GROUPS_MAX_CELLS;
+}
+
+enum {
+    IDX_PATH = 1,
+    IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10,
+    IDX_ORDINAL = 1 << 11, IDX_GROUPED = 1 << 12,
+};
+
+/* The plan as SQLite keeps it: idxNum and idxStr (pv_plan_decode reads
+ * them back).  The arguments' argvIndex are set where they are chosen. */
+static int plan_encode(const PvPlan *plan, sqlite3_index_info *info)
+{
+    int idx = plan->has_path ? IDX_PATH : 0;
+    for (int k = 0; k < PUSH_KINDS; k++)
+        if ((plan->pushed >> k) & 1)
+            idx |= 2 << k;
+    if (plan->order == PV_ORDER_TIME)
+        idx |= IDX_ORDER_TIME;
+    else if (plan->order == PV_ORDER_FILE)
+        idx |= IDX_ORDER_FILE;
+    if (plan->order_consumed)
+        idx |= IDX_ORDER_CONSUMED;
+    if (plan->by_ordinal)
+        idx |= IDX_ORDINAL;
+    if (plan->grouped)
+        idx |= IDX_GROUPED;
+    info->idxNum = idx;
+    char *str = sqlite3_mprintf("%llx", (unsigned long long)plan->columns_used);
+    if (plan->grouped) {
+        char *keys = str ? sqlite3_mprintf("%s:", str) : NULL;
+        for (unsigned i = 0; keys && i < plan->nr_keys; i++) {
+            char *more = sqlite3_mprintf("%s%x%c", keys, plan->keys[i].column,
+                                         plan->keys[i].desc ? '-' : '+');
+            sqlite3_free(keys);
+            keys = more;
+        }
+        sqlite3_free(str);
+        str = keys;
     }
-    return out;
+    info->idxStr = str;
+    info->needToFreeIdxStr = 1;
+    /* without it xFilter would not group (nor know the columns read) where
+     * the plan says the rows come grouped */
+    return str ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
 {
     PvTab *tab = (PvTab *)vtab;
+    PvPlan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.order = PV_ORDER_PERF;
+    plan.columns_used = (uint64_t)info->colUsed;
     int path_constraint = -1;
     bool unusable_path = false;
     int pushed[PUSH_KINDS];
@@ -162,12 +206,12 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
             pushed[k] = -1;
     if (path_constraint < 0 && unusable_path)
         return SQLITE_CONSTRAINT;
-    info->idxNum = 0;
+    /* the arguments, in the order pv_plan_decode reads them */
     int argv_index = 0;
     if (path_constraint >= 0) {
         info->aConstraintUsage[path_constraint].argvIndex = ++argv_index;
         info->aConstraintUsage[path_constraint].omit = 1;
-        info->idxNum |= 1;
+        plan.has_path = true;
     }
     /* a table of several rows per record (perf_callchains' frames) has
      * more of them: scanned, it is the inner table of a join no more */
@@ -176,7 +220,7 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
         if (pushed[k] < 0)
             continue;
         info->aConstraintUsage[pushed[k]].argvIndex = ++argv_index;
-        info->idxNum |= 2 << k;
+        plan.pushed |= 1u << k;
         cost /= k <= PUSH_TIME_EQ ? 4 : 2;
     }
     sqlite3_int64 rows = (sqlite3_int64)(cost / 10);
@@ -184,9 +228,10 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
         info->aConstraintUsage[ordinal_constraint].argvIndex = ++argv_index;
         /* the lookup yields exactly the rows whose ordinal equals the
          * value, with the column's INTEGER affinity applied as SQLite
-         * would (read_ordinal): SQLite need not test it again per row */
+         * would (pv_vtab_read_ordinal): SQLite need not test it again per
+         * row */
         info->aConstraintUsage[ordinal_constraint].omit = 1;
-        info->idxNum |= IDX_ORDINAL;
+        plan.by_ordinal = true;
         /* a few records' headers walked, or a few kept in memory; for
          * one row, less than a probe of SQLite's automatic index, so that
          * a join of a big subquery (SELECT DISTINCT sample, sym FROM
@@ -204,29 +249,101 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
      * plan ("no query solution").  Priced out, as json_each prices its. */
     if (path_constraint < 0)
         cost = 1e99;
-    int order = consumed_order(tab, info, path_constraint);
-    char *keys = order ? NULL : grouped_keys(tab, info);
-    if (keys) {
-        info->idxNum |= IDX_GROUPED;
+    pv_record_order order;
+    bool consumed = consumed_order(tab, info, path_constraint, &order);
+    if (!consumed && grouped_keys(tab, info, &plan)) {
+        plan.grouped = true;
         info->orderByConsumed = 1;
-    } else if (order) {
-        info->idxNum |= order;
+    } else if (consumed) {
+        plan.order = order;
+        plan.order_consumed = true;
         info->orderByConsumed = 1;
     } else if (info->nOrderBy > 0 && tab->ordered_rows &&
                !pv_reads_replayed(tab->def, (uint64_t)info->colUsed)) {
         /* SQLite sorts (or groups) the rows itself: the order they come
          * in decides nothing SQL defines, so the cheapest, file order */
-        info->idxNum |= IDX_ORDER_FILE;
+        plan.order = PV_ORDER_FILE;
     }
-    info->idxStr = keys ? sqlite3_mprintf("%llx:%s", (unsigned long long)info->colUsed, keys)
-                        : sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
-    sqlite3_free(keys);
-    info->needToFreeIdxStr = 1;
-    /* without it xFilter would not group (nor know the columns read) where
-     * the plan says the rows come grouped */
-    if (!info->idxStr)
-        return SQLITE_NOMEM;
+    int rc = plan_encode(&plan, info);
+    if (rc != SQLITE_OK)
+        return rc;
     info->estimatedCost = cost;
     info->estimatedRows = path_constraint < 0 ? (sqlite3_int64)1 << 62 : rows;
     return SQLITE_OK;
+}
+
+/*
+ * The plan xFilter is given, as plan_encode wrote it.
+ *
+ * idxNum bit 0: the path comes from an equality constraint (argv[0]).
+ * Then, each with the next argv value in bit order, constraints the reader
+ * tests before a row reaches SQLite (record_filter.h); SQLite checks them
+ * again (omit = 0), so the reader may let through more than asked for:
+ *   bit 1  time >= or > value   (a lower bound; with a time index, only the
+ *   bit 2  time <= or < value    chunks that meet the range are read)
+ *   bit 3  time = value
+ *   bit 4  pid = value     bit 5  tid = value     bit 6  cpu = value
+ *   bit 7  event = value (an event name)
+ * Then the order rows come in (time_order.h), when SQLite need not sort:
+ *   bit 8  ORDER BY time (then record): strictly by time
+ *   bit 9  ORDER BY record (or rowid): file order; also when SQLite
+ *          sorts or groups the rows itself, so that they cost no ordering
+ *   neither: perf's time order, the default
+ *   bit 10 the order is SQLite's ORDER BY (orderByConsumed)
+ *   bit 11 record = value (perf_callchains: sample = value), the next
+ *          argv: the one record is looked up (record_lookup.h), not
+ *          scanned for, and SQLite does not test the equality again
+ *          (omit).  Such a plan pushes nothing else down: SQLite
+ *          tests the rest on the record's rows, and a join or correlated
+ *          subquery asking for one ordinal after another keeps its lookup
+ *          (vtab_keeper.c).
+ *   bit 12 a grouped scan: the query's GROUP BY or DISTINCT only needs
+ *          the rows of a group together (sqlite3_vtab_distinct() 1 or 3);
+ *          xFilter reads them all into groups (render/row_groups.h) and
+ *          hands them out sorted by the keys, so SQLite's sorter never
+ *          sees a row.  With rows equal in every column read stored
+ *          once, what is held grows with the distinct rows.
+ * idxStr: hex of colUsed, so the cursor decodes only the columns read;
+ * for a grouped scan, then ":" and the key columns, each in hex and
+ * followed by "+" (ascending) or "-" (descending).
+ */
+void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **argv,
+                    PvPlan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->idx_num = idxNum;
+    plan->idx_str = idxStr;
+    int arg = 0;
+    plan->has_path = (idxNum & IDX_PATH) != 0;
+    if (plan->has_path && argc > 0)
+        plan->path = argv[arg];
+    arg += plan->has_path;
+    for (int k = 0; k < PUSH_KINDS; k++) {
+        if (!(idxNum & (2 << k)))
+            continue;
+        plan->pushed |= 1u << k;
+        if (arg < argc)
+            plan->pushed_value[k] = argv[arg];
+        arg++;
+    }
+    plan->by_ordinal = (idxNum & IDX_ORDINAL) != 0;
+    if (plan->by_ordinal && arg < argc)
+        plan->ordinal = argv[arg];
+    plan->order = (idxNum & IDX_ORDER_TIME) ? PV_ORDER_TIME
+                : (idxNum & IDX_ORDER_FILE) ? PV_ORDER_FILE : PV_ORDER_PERF;
+    plan->order_consumed = (idxNum & IDX_ORDER_CONSUMED) != 0;
+    plan->columns_used = idxStr ? strtoull(idxStr, NULL, 16) : ~(uint64_t)0;
+    const char *keys = idxStr ? strchr(idxStr, ':') : NULL;
+    plan->grouped = (idxNum & IDX_GROUPED) && keys;
+    if (!plan->grouped)
+        return;
+    keys++;
+    while (*keys && plan->nr_keys < PV_ROW_GROUPS_MAX_CELLS) {
+        char *end;
+        unsigned long col = strtoul(keys, &end, 16);
+        if (end == keys || col >= 63 || (*end != '+' && *end != '-'))
+            break;
+        plan->keys[plan->nr_keys++] = (PvGroupKey){ (int)col, *end == '-' };
+        keys = end + 1;
+    }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Grouped scans (ext/vtab_common.c, pvBestIndex bit 11): a GROUP BY, or a
+# Grouped scans (ext/vtab_grouped.c, idxNum bit 12): a GROUP BY, or a
 # DISTINCT with the same ORDER BY, over columns perf_samples and
 # perf_callchains can give is served by the table, the rows gathered into
 # groups and handed out sorted by the keys, so SQLite's sorter sees none.

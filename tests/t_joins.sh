@@ -2,7 +2,7 @@
 # Joins between tables of one file on the record's ordinal, and correlated
 # subqueries on it, look the record up (src/scan/record_lookup.h) instead of
 # scanning the file for each outer row: `record = ?` (perf_callchains:
-# `sample = ?`) is bit 11 of idxNum (ext/vtab_common.c).
+# `sample = ?`) is bit 11 of idxNum (ext/vtab_plan.c, pv_plan_decode).
 #
 # Rows: each query is compared with the same query whose constraint is
 # answered by SQLite from one scan of each table: both materialized, joined

@@ -132,7 +132,7 @@ static void check_features(collector *c)
         pv_error err;
         const uint8_t *bytes;
         uint64_t size, offset;
-        pv_value_kind kind;
+        pv_feature_value_kind kind;
         int64_t integer;
         pv_diagnostic *row = NULL;
         /* the decoder's error names the feature, as perf_features.value's */

@@ -30,7 +30,7 @@ typedef struct feature_ctx {
     pv_strbuf *out;             /* a TEXT value */
     pv_json_writer w;           /* a JSON value, written to out */
     pv_error *err;
-    pv_value_kind kind;
+    pv_feature_value_kind kind;
     int64_t integer;
 } feature_ctx;
 
@@ -111,7 +111,7 @@ static bool key_string(feature_ctx *x, const char *name)
     return json_header_string(x);
 }
 
-static int done(feature_ctx *x, pv_value_kind kind)
+static int done(feature_ctx *x, pv_feature_value_kind kind)
 {
     if (x->c.failed)
         return truncated(x);
@@ -124,7 +124,7 @@ static int decode_string(feature_ctx *x)
 {
     /* perf 3.14 on ARM wrote an empty cpudesc section; perf reads "(null)" */
     if (x->c.size == 0) {
-        x->kind = PV_VALUE_NULL;
+        x->kind = PV_FEATURE_VALUE_NULL;
         return 0;
     }
     uint64_t len;
@@ -132,7 +132,7 @@ static int decode_string(feature_ctx *x)
     if (!s)
         return truncated(x);
     pv_strbuf_append(x->out, s, (size_t)len);
-    return done(x, PV_VALUE_TEXT);
+    return done(x, PV_FEATURE_VALUE_TEXT);
 }
 
 /* A perf_header_string_list {u32 nr; perf_header_string strings[nr]} as a
@@ -155,14 +155,14 @@ static int decode_cmdline(feature_ctx *x)
 {
     if (string_list(x, "argument"))
         return -1;
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* total_mem: u64 kB.  clockid: u64 clock resolution in ns. */
 static int decode_u64_integer(feature_ctx *x)
 {
     x->integer = (int64_t)pv_cursor_u64(&x->c);
-    return done(x, PV_VALUE_INTEGER);
+    return done(x, PV_FEATURE_VALUE_INTEGER);
 }
 
 /* nrcpus: u32 nr_cpus_available; u32 nr_cpus_online. */
@@ -174,7 +174,7 @@ static int decode_nrcpus(feature_ctx *x)
     key_u64(x, "online", online);
     key_u64(x, "available", available);
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* branch_stack and stat: a flag without payload. */
@@ -182,7 +182,7 @@ static int decode_flag(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -200,7 +200,7 @@ static int decode_tracing_data(feature_ctx *x)
     if (!m || memcmp(m, magic, sizeof magic) != 0) {
         /* Not trace-cmd data: still a valid summary of an opaque blob. */
         pv_json_object_end(&x->w);
-        x->kind = PV_VALUE_JSON;
+        x->kind = PV_FEATURE_VALUE_JSON;
         return 0;
     }
     const uint8_t *rest = x->c.data + x->c.pos;
@@ -226,7 +226,7 @@ static int decode_tracing_data(feature_ctx *x)
     key_u64(x, "long_size", long_size);
     key_u64(x, "page_size", page_size);
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* build_id: build_ids.h describes the entries. */
@@ -253,7 +253,7 @@ static int decode_build_id(feature_ctx *x)
     if (rc < 0)
         return -1;
     pv_json_array_end(&x->w);
-    x->kind = PV_VALUE_JSON;
+    x->kind = PV_FEATURE_VALUE_JSON;
     return 0;
 }
 
@@ -282,7 +282,7 @@ static int decode_event_desc(feature_ctx *x)
     if (rc < 0)
         return -1;
     pv_json_array_end(&x->w);
-    x->kind = PV_VALUE_JSON;
+    x->kind = PV_FEATURE_VALUE_JSON;
     return 0;
 }
 
@@ -339,7 +339,7 @@ static int decode_cpu_topology(feature_ctx *x)
     uint32_t nr;
     if (pv_cursor_left(&x->c) == 0 || !cpus_available(x, &nr)) {
         pv_json_object_end(&x->w);
-        return done(x, PV_VALUE_JSON);
+        return done(x, PV_FEATURE_VALUE_JSON);
     }
     pv_cursor cpus = x->c;
     if (check_count(x, nr, 8, pv_cursor_offset(&x->c), "cpu (nrcpus available)"))
@@ -375,7 +375,7 @@ static int decode_cpu_topology(feature_ctx *x)
         x->c = here;
     }
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -400,7 +400,7 @@ static int decode_numa_topology(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* pmu_mappings: u32 nr; nr times: u32 pmu_type; perf_header_string pmu_name */
@@ -418,7 +418,7 @@ static int decode_pmu_mappings(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* group_desc: u32 nr; nr times: perf_header_string name; u32 leader_idx; u32 nr_members */
@@ -437,7 +437,7 @@ static int decode_group_desc(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -461,7 +461,7 @@ static int decode_auxtrace(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -493,7 +493,7 @@ static int decode_cache(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* sample_time: u64 first; u64 last (perf clock ns of the first and last sample) */
@@ -503,7 +503,7 @@ static int decode_sample_time(feature_ctx *x)
     key_u64(x, "first", pv_cursor_u64(&x->c));
     key_u64(x, "last", pv_cursor_u64(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* A bitmap of nbits bits in u64 words as a string listing ranges,
@@ -571,7 +571,7 @@ static int decode_mem_topology(feature_ctx *x)
     }
     pv_json_array_end(&x->w);
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* dir_format: u64 version (1: data.N files of raw records) */
@@ -580,7 +580,7 @@ static int decode_dir_format(feature_ctx *x)
     pv_json_object_begin(&x->w);
     key_u64(x, "version", pv_cursor_u64(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -619,7 +619,7 @@ static int decode_bpf_prog_info(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* bpf_btf: u32 nr; nr times: u32 id; u32 data_size; u8 data[data_size] (BTF, not decoded) */
@@ -640,7 +640,7 @@ static int decode_bpf_btf(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* compressed: u32 version; u32 type (1: zstd); u32 level; u32 ratio; u32 mmap_len */
@@ -651,7 +651,7 @@ static int decode_compressed(feature_ctx *x)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         key_u64(x, names[i], pv_cursor_u32(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* {u32 nr; nr times: perf_header_string name, value} as a JSON object */
@@ -679,7 +679,7 @@ static int decode_cpu_pmu_caps(feature_ctx *x)
 {
     if (caps_object(x))
         return -1;
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* clock_data: u32 version (1); u32 clockid; u64 wall_clock_ns; u64 clockid_time_ns */
@@ -696,7 +696,7 @@ static int decode_clock_data(feature_ctx *x)
     key_u64(x, "wall_clock_ns", pv_cursor_u64(&x->c));
     key_u64(x, "clockid_time_ns", pv_cursor_u64(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* hybrid_topology: u32 nr; nr times: perf_header_string pmu_name; perf_header_string cpus */
@@ -713,7 +713,7 @@ static int decode_hybrid_topology(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -738,7 +738,7 @@ static int decode_pmu_caps(feature_ctx *x)
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_VALUE_JSON);
+    return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 static const struct {
@@ -783,10 +783,10 @@ const char *pv_feature_name(unsigned id)
     return id <= PV_FEATURE_LAST_KNOWN ? features[id].name : NULL;
 }
 
-int pv_feature_decode(pv_file *f, unsigned id, pv_value_kind *kind, int64_t *integer,
+int pv_feature_decode(pv_file *f, unsigned id, pv_feature_value_kind *kind, int64_t *integer,
                       pv_strbuf *out, pv_error *err)
 {
-    *kind = PV_VALUE_NULL;
+    *kind = PV_FEATURE_VALUE_NULL;
     *integer = 0;
     pv_strbuf_reset(out);
     if (id > PV_FEATURE_LAST_KNOWN || !features[id].decode || !pv_file_has_feature(f, id))
@@ -798,7 +798,7 @@ int pv_feature_decode(pv_file *f, unsigned id, pv_value_kind *kind, int64_t *int
         return pv_error_set(err, "%s (the %s feature)", inner.msg, features[id].name);
     feature_ctx x = {
         .f = f, .name = features[id].name, .offset = offset, .out = out, .err = err,
-        .kind = PV_VALUE_NULL,
+        .kind = PV_FEATURE_VALUE_NULL,
     };
     pv_json_init(&x.w, out);
     pv_cursor_init(&x.c, bytes, size, offset, f->swap);
@@ -809,7 +809,7 @@ int pv_feature_decode(pv_file *f, unsigned id, pv_value_kind *kind, int64_t *int
     if (out->failed)
         return pv_error_set(err, "%s: %s feature at offset 0x%llx: out of memory",
                             f->data_path, x.name, (unsigned long long)offset);
-    if (x.kind == PV_VALUE_JSON && !pv_json_complete(&x.w))
+    if (x.kind == PV_FEATURE_VALUE_JSON && !pv_json_complete(&x.w))
         return pv_error_set(err, "%s: %s feature at offset 0x%llx: its decoder left the JSON "
                             "unfinished (a bug)", f->data_path, x.name, (unsigned long long)offset);
     *kind = x.kind;

@@ -54,22 +54,23 @@ enum {
 };
 
 typedef enum {
-    PV_VALUE_NULL,
-    PV_VALUE_INTEGER,
-    PV_VALUE_TEXT,
-    PV_VALUE_JSON,
-} pv_value_kind;
+    PV_FEATURE_VALUE_NULL,
+    PV_FEATURE_VALUE_INTEGER,
+    PV_FEATURE_VALUE_TEXT,
+    PV_FEATURE_VALUE_JSON,
+} pv_feature_value_kind;
 
 /* "hostname", ...; NULL for an id this reader does not know. */
 const char *pv_feature_name(unsigned id);
 
 /*
  * Decodes feature id of f.  TEXT and JSON values are appended to out (reset
- * first), an INTEGER is stored in *integer; *kind says which.  A feature the
- * file lacks, or an unknown id, is PV_VALUE_NULL.  -1 with err naming the
- * file, the feature and the byte offset when the section is malformed.
+ * first), an INTEGER is stored in *integer; *kind says which.  A feature
+ * the file lacks, or an unknown id, is PV_FEATURE_VALUE_NULL.  -1 with err
+ * naming the file, the feature and the byte offset when the section is
+ * malformed.
  */
-int pv_feature_decode(pv_file *f, unsigned id, pv_value_kind *kind, int64_t *integer,
+int pv_feature_decode(pv_file *f, unsigned id, pv_feature_value_kind *kind, int64_t *integer,
                       pv_strbuf *out, pv_error *err);
 
 #endif

@@ -142,6 +142,29 @@ int pv_file_index_ids(pv_file *f, pv_error *err);
 void pv_file_close(pv_file *f);
 
 bool pv_file_has_feature(const pv_file *f, unsigned id);
+/* Where feature id's section lies in the file. */
+static inline const pv_section *pv_file_feature_section(const pv_file *f, unsigned id)
+{
+    return &f->feature_sections[id];
+}
+
+/* The path the file was opened by: what the user gave. */
+static inline const char *pv_file_path(const pv_file *f)
+{
+    return f->path;
+}
+
+/* The file's events, attr i for i below pv_file_nr_attrs, in the order
+ * of the attr section (or of the pipe's attr records). */
+static inline size_t pv_file_nr_attrs(const pv_file *f)
+{
+    return f->nr_attrs;
+}
+
+static inline const pv_attr *pv_file_attr(const pv_file *f, size_t i)
+{
+    return &f->attrs[i];
+}
 /* Copies n bytes at offset of a file of the recording into buf: segment 0 is
  * the perf.data itself, N + 1 its data.N.  A short read means the file
  * shrank since it was opened: an error naming the offset. */

@@ -76,6 +76,10 @@ int pv_row_groups_finish(pv_row_groups *g);
 
 /* After finish: entry k of the emission order: its row count, first id,
  * and cell c (text points into g, valid until pv_row_groups_free). */
+static inline size_t pv_row_groups_nr_entries(const pv_row_groups *g)
+{
+    return g->nr_entries;
+}
 uint64_t pv_row_groups_count(const pv_row_groups *g, size_t k);
 int64_t pv_row_groups_id(const pv_row_groups *g, size_t k);
 pv_value pv_row_groups_cell(const pv_row_groups *g, size_t k, unsigned c);

@@ -228,11 +228,11 @@ static void load_own_vdso(dso *d)
 bool pv_sym_read_feature_text(pv_file *f, unsigned id, char *out, size_t size)
 {
     pv_strbuf b = {0};
-    pv_value_kind kind;
+    pv_feature_value_kind kind;
     int64_t integer;
     pv_error err;
-    bool ok = pv_feature_decode(f, id, &kind, &integer, &b, &err) == 0 && kind == PV_VALUE_TEXT &&
-              !b.failed;
+    bool ok = pv_feature_decode(f, id, &kind, &integer, &b, &err) == 0 &&
+              kind == PV_FEATURE_VALUE_TEXT && !b.failed;
     if (ok)
         snprintf(out, size, "%s", pv_strbuf_text(&b));
     pv_strbuf_free(&b);

@@ -86,7 +86,7 @@ static void read_features(pv_file *f, pv_strbuf *out)
 {
     pv_error err;
     for (unsigned id = 0; id < PV_FEATURE_BITS; id++) {
-        pv_value_kind kind;
+        pv_feature_value_kind kind;
         int64_t integer;
         pv_feature_decode(f, id, &kind, &integer, out, &err);
     }

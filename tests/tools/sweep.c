@@ -250,7 +250,7 @@ static void read_all(const char *path, outcome *o, pv_file **opened_original)
     for (unsigned id = 0; id < PV_FEATURE_BITS; id++) {
         if (!pv_file_has_feature(f, id))
             continue;
-        pv_value_kind kind;
+        pv_feature_value_kind kind;
         int64_t integer = 0;
         pv_strbuf_reset(&text);
         const uint8_t *raw;

@@ -238,13 +238,13 @@ int main(int argc, char **argv)
         return 1;
     }
     pv_strbuf arch = { 0 };
-    pv_value_kind kind;
+    pv_feature_value_kind kind;
     int64_t integer;
     if (pv_feature_decode(f, PV_FEATURE_ARCH, &kind, &integer, &arch, &err) < 0) {
         fprintf(stderr, "unwind_dump: %s\n", err.msg);
         return 1;
     }
-    pv_unwinder *u = pv_unwinder_new(kind == PV_VALUE_TEXT ? pv_strbuf_text(&arch) : NULL);
+    pv_unwinder *u = pv_unwinder_new(kind == PV_FEATURE_VALUE_TEXT ? pv_strbuf_text(&arch) : NULL);
     uint64_t *ips = xrealloc(NULL, (max_stack ? max_stack : 1) * sizeof *ips);
     /* Pass 1: copies of the records that matter, with their times. */
     kept_record *kept = NULL;

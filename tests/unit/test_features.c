@@ -75,7 +75,7 @@ static bool json_valid(const char *text)
 
 typedef struct result {
     int rc;
-    pv_value_kind kind;
+    pv_feature_value_kind kind;
     int64_t integer;
     pv_strbuf text;
     pv_error err;
@@ -99,7 +99,7 @@ static result *decode(unsigned id, const byte_builder *b, int nrcpus)
 /* Decodes b, expects JSON (or TEXT) equal to want; then decodes every proper
  * prefix, which must either succeed or fail with an offset in the message. */
 static void expect_value(const char *what, unsigned id, const byte_builder *b, int nrcpus,
-                         pv_value_kind kind, const char *want)
+                         pv_feature_value_kind kind, const char *want)
 {
     result *r = decode(id, b, nrcpus);
     if (r->rc != 0) {
@@ -109,7 +109,7 @@ static void expect_value(const char *what, unsigned id, const byte_builder *b, i
     const char *got = pv_strbuf_text(&r->text);
     check(r->kind == kind && strcmp(got, want) == 0, what, "kind %d, got %s, want %s",
           r->kind, got, want);
-    if (kind == PV_VALUE_JSON) {
+    if (kind == PV_FEATURE_VALUE_JSON) {
         char label[256];
         snprintf(label, sizeof label, "%s: valid JSON", what);
         check(json_valid(got), label, "json_valid refuses %s", got);
@@ -118,7 +118,7 @@ static void expect_value(const char *what, unsigned id, const byte_builder *b, i
     char why[900] = "";
     for (size_t n = 0; n < b->n; n++) {
         result *p = decode_len(id, b, n, nrcpus);
-        if (p->rc == 0 && p->kind == PV_VALUE_JSON && !json_valid(pv_strbuf_text(&p->text))) {
+        if (p->rc == 0 && p->kind == PV_FEATURE_VALUE_JSON && !json_valid(pv_strbuf_text(&p->text))) {
             bad++;
             snprintf(why, sizeof why, "prefix %zu: invalid JSON %s", n, pv_strbuf_text(&p->text));
         } else if (p->rc != 0 && (!strstr(p->err.msg, "fake.data: ") ||
@@ -181,7 +181,7 @@ static void test_names(void)
     byte_builder b = {0};
     bb_u64(&b, 42);
     result *r = decode(40, &b, -1);
-    check(r->rc == 0 && r->kind == PV_VALUE_NULL, "unknown feature 40 decodes to NULL",
+    check(r->rc == 0 && r->kind == PV_FEATURE_VALUE_NULL, "unknown feature 40 decodes to NULL",
           "rc %d kind %d", r->rc, r->kind);
 }
 
@@ -189,16 +189,16 @@ static void test_strings(void)
 {
     byte_builder b = {0};
     bb_header_string(&b, "vm");
-    expect_value("hostname is TEXT", PV_FEATURE_HOSTNAME, &b, -1, PV_VALUE_TEXT, "vm");
+    expect_value("hostname is TEXT", PV_FEATURE_HOSTNAME, &b, -1, PV_FEATURE_VALUE_TEXT, "vm");
 
     byte_builder big = {.big_endian = true};
     bb_header_string(&big, "6.1.0-amd64");
     expect_value("osrelease from a big-endian file", PV_FEATURE_OSRELEASE, &big, -1,
-                 PV_VALUE_TEXT, "6.1.0-amd64");
+                 PV_FEATURE_VALUE_TEXT, "6.1.0-amd64");
 
     byte_builder empty = {0};
     result *r = decode(PV_FEATURE_CPUDESC, &empty, -1);
-    check(r->rc == 0 && r->kind == PV_VALUE_NULL, "an empty cpudesc section is NULL",
+    check(r->rc == 0 && r->kind == PV_FEATURE_VALUE_NULL, "an empty cpudesc section is NULL",
           "rc %d kind %d %s", r->rc, r->kind, r->err.msg);
 
     byte_builder over = {0};
@@ -211,7 +211,7 @@ static void test_strings(void)
     byte_builder nonul = {0};
     bb_u32(&nonul, 4);
     bb_bytes(&nonul, "abcd", 4);
-    expect_value("cpuid without a NUL", PV_FEATURE_CPUID, &nonul, -1, PV_VALUE_TEXT, "abcd");
+    expect_value("cpuid without a NUL", PV_FEATURE_CPUID, &nonul, -1, PV_FEATURE_VALUE_TEXT, "abcd");
 }
 
 static void test_numbers(void)
@@ -219,7 +219,7 @@ static void test_numbers(void)
     byte_builder b = {0};
     bb_u64(&b, 24684092);
     result *r = decode(PV_FEATURE_TOTAL_MEM, &b, -1);
-    check(r->rc == 0 && r->kind == PV_VALUE_INTEGER && r->integer == 24684092,
+    check(r->rc == 0 && r->kind == PV_FEATURE_VALUE_INTEGER && r->integer == 24684092,
           "total_mem is INTEGER kB", "rc %d kind %d value %lld", r->rc, r->kind,
           (long long)r->integer);
     r = decode_len(PV_FEATURE_TOTAL_MEM, &b, 7, -1);
@@ -229,38 +229,38 @@ static void test_numbers(void)
     byte_builder c = {0};
     bb_u64(&c, 1);
     r = decode(PV_FEATURE_CLOCKID, &c, -1);
-    check(r->rc == 0 && r->kind == PV_VALUE_INTEGER && r->integer == 1, "clockid is INTEGER",
+    check(r->rc == 0 && r->kind == PV_FEATURE_VALUE_INTEGER && r->integer == 1, "clockid is INTEGER",
           "rc %d kind %d", r->rc, r->kind);
 
     byte_builder n = {0};
     bb_u32(&n, 8);     /* available */
     bb_u32(&n, 4);     /* online */
-    expect_value("nrcpus", PV_FEATURE_NRCPUS, &n, -1, PV_VALUE_JSON,
+    expect_value("nrcpus", PV_FEATURE_NRCPUS, &n, -1, PV_FEATURE_VALUE_JSON,
                  "{\"online\":4,\"available\":8}");
     byte_builder nb = {.big_endian = true};
     bb_u32(&nb, 8);
     bb_u32(&nb, 4);
-    expect_value("nrcpus big-endian", PV_FEATURE_NRCPUS, &nb, -1, PV_VALUE_JSON,
+    expect_value("nrcpus big-endian", PV_FEATURE_NRCPUS, &nb, -1, PV_FEATURE_VALUE_JSON,
                  "{\"online\":4,\"available\":8}");
 
     byte_builder t = {0};
     bb_u64(&t, 324440771000ull);
     bb_u64(&t, 324601195000ull);
-    expect_value("sample_time", PV_FEATURE_SAMPLE_TIME, &t, -1, PV_VALUE_JSON,
+    expect_value("sample_time", PV_FEATURE_SAMPLE_TIME, &t, -1, PV_FEATURE_VALUE_JSON,
                  "{\"first\":324440771000,\"last\":324601195000}");
 
     byte_builder d = {0};
     bb_u64(&d, 1);
-    expect_value("dir_format", PV_FEATURE_DIR_FORMAT, &d, -1, PV_VALUE_JSON, "{\"version\":1}");
+    expect_value("dir_format", PV_FEATURE_DIR_FORMAT, &d, -1, PV_FEATURE_VALUE_JSON, "{\"version\":1}");
 
     byte_builder z = {0};
     bb_u32(&z, 1); bb_u32(&z, 1); bb_u32(&z, 1); bb_u32(&z, 3); bb_u32(&z, 65536);
-    expect_value("compressed", PV_FEATURE_COMPRESSED, &z, -1, PV_VALUE_JSON,
+    expect_value("compressed", PV_FEATURE_COMPRESSED, &z, -1, PV_FEATURE_VALUE_JSON,
                  "{\"version\":1,\"type\":1,\"level\":1,\"ratio\":3,\"mmap_len\":65536}");
 
     byte_builder k = {0};
     bb_u32(&k, 1); bb_u32(&k, 1); bb_u64(&k, 1700000000123456789ull); bb_u64(&k, 5000);
-    expect_value("clock_data", PV_FEATURE_CLOCK_DATA, &k, -1, PV_VALUE_JSON,
+    expect_value("clock_data", PV_FEATURE_CLOCK_DATA, &k, -1, PV_FEATURE_VALUE_JSON,
                  "{\"version\":1,\"clockid\":1,\"wall_clock_ns\":1700000000123456789,"
                  "\"clockid_time_ns\":5000}");
     byte_builder k2 = {0};
@@ -269,9 +269,9 @@ static void test_numbers(void)
                  "version 2", "offset 0x40");
 
     byte_builder e = {0};
-    expect_value("stat has no payload", PV_FEATURE_STAT, &e, -1, PV_VALUE_JSON, "{}");
+    expect_value("stat has no payload", PV_FEATURE_STAT, &e, -1, PV_FEATURE_VALUE_JSON, "{}");
     expect_value("branch_stack has no payload", PV_FEATURE_BRANCH_STACK, &e, -1,
-                 PV_VALUE_JSON, "{}");
+                 PV_FEATURE_VALUE_JSON, "{}");
 }
 
 static void test_cmdline(void)
@@ -281,7 +281,7 @@ static void test_cmdline(void)
     bb_header_string(&b, "/usr/bin/perf");
     bb_header_string(&b, "record");
     bb_header_string(&b, "say \"hi\"");
-    expect_value("cmdline", PV_FEATURE_CMDLINE, &b, -1, PV_VALUE_JSON,
+    expect_value("cmdline", PV_FEATURE_CMDLINE, &b, -1, PV_FEATURE_VALUE_JSON,
                  "[\"/usr/bin/perf\",\"record\",\"say \\\"hi\\\"\"]");
     expect_count_refused(PV_FEATURE_CMDLINE, false);
 
@@ -322,12 +322,12 @@ static void test_event_desc(void)
     bb_header_string(&b, "cpu-clock");
     result *r = decode(PV_FEATURE_EVENT_DESC, &b, -1);
     const char *got = pv_strbuf_text(&r->text);
-    check(r->rc == 0 && r->kind == PV_VALUE_JSON &&
+    check(r->rc == 0 && r->kind == PV_FEATURE_VALUE_JSON &&
           strncmp(got, "[{\"name\":\"cycles:u\",\"ids\":[7,-1],\"attr\":{\"type\":0,", 47) == 0 &&
           strstr(got, "},{\"name\":\"cpu-clock\",\"ids\":[],\"attr\":{\"type\":1,") &&
           strstr(got, "\"sample_type\":263"), "event_desc", "rc %d: %s %s", r->rc, got, r->err.msg);
     check(r->rc == 0 && json_valid(got), "event_desc: valid JSON", "%s", got);
-    expect_value("event_desc (whole)", PV_FEATURE_EVENT_DESC, &b, -1, PV_VALUE_JSON, got);
+    expect_value("event_desc (whole)", PV_FEATURE_EVENT_DESC, &b, -1, PV_FEATURE_VALUE_JSON, got);
 
     byte_builder small = {0};
     bb_u32(&small, 1);
@@ -366,7 +366,7 @@ static void test_cpu_topology(void)
 {
     byte_builder v1 = {0};
     topology_lists(&v1);
-    expect_value("cpu_topology, first revision", PV_FEATURE_CPU_TOPOLOGY, &v1, 4, PV_VALUE_JSON,
+    expect_value("cpu_topology, first revision", PV_FEATURE_CPU_TOPOLOGY, &v1, 4, PV_FEATURE_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"]}");
 
     byte_builder v2 = {0};
@@ -374,7 +374,7 @@ static void test_cpu_topology(void)
     bb_u32(&v2, 0); bb_u32(&v2, 0);
     bb_u32(&v2, 1); bb_u32(&v2, 0);
     expect_value("cpu_topology with core and socket ids", PV_FEATURE_CPU_TOPOLOGY, &v2, 2,
-                 PV_VALUE_JSON,
+                 PV_FEATURE_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
                  "{\"core_id\":0,\"socket_id\":0},{\"core_id\":1,\"socket_id\":0}]}");
 
@@ -387,7 +387,7 @@ static void test_cpu_topology(void)
     bb_header_string(&v3, "1");
     bb_u32(&v3, 0);
     bb_u32(&v3, 1);
-    expect_value("cpu_topology with dies", PV_FEATURE_CPU_TOPOLOGY, &v3, 2, PV_VALUE_JSON,
+    expect_value("cpu_topology with dies", PV_FEATURE_CPU_TOPOLOGY, &v3, 2, PV_FEATURE_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
                  "{\"core_id\":0,\"socket_id\":0,\"die_id\":0},"
                  "{\"core_id\":1,\"socket_id\":1,\"die_id\":1}],\"dies\":[\"0\",\"1\"]}");
@@ -395,7 +395,7 @@ static void test_cpu_topology(void)
     byte_builder big = {.big_endian = true};
     topology_lists(&big);
     bb_u32(&big, 5); bb_u32(&big, 6);
-    expect_value("cpu_topology big-endian", PV_FEATURE_CPU_TOPOLOGY, &big, 1, PV_VALUE_JSON,
+    expect_value("cpu_topology big-endian", PV_FEATURE_CPU_TOPOLOGY, &big, 1, PV_FEATURE_VALUE_JSON,
                  "{\"cores\":[\"0-3\"],\"threads\":[\"0-1\",\"2-3\"],\"cpus\":["
                  "{\"core_id\":5,\"socket_id\":6}]}");
 
@@ -411,7 +411,7 @@ static void test_numa(void)
     bb_u32(&b, 2);
     bb_u32(&b, 0); bb_u64(&b, 3762388); bb_u64(&b, 3540644); bb_header_string(&b, "0-1");
     bb_u32(&b, 1); bb_u64(&b, 100); bb_u64(&b, 50); bb_header_string(&b, "");
-    expect_value("numa_topology", PV_FEATURE_NUMA_TOPOLOGY, &b, -1, PV_VALUE_JSON,
+    expect_value("numa_topology", PV_FEATURE_NUMA_TOPOLOGY, &b, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"node\":0,\"mem_total\":3762388,\"mem_free\":3540644,\"cpus\":\"0-1\"},"
                  "{\"node\":1,\"mem_total\":100,\"mem_free\":50,\"cpus\":\"\"}]");
     expect_count_refused(PV_FEATURE_NUMA_TOPOLOGY, false);
@@ -423,12 +423,12 @@ static void test_pmu_mappings_and_groups(void)
     bb_u32(&b, 2);
     bb_u32(&b, 1); bb_header_string(&b, "software");
     bb_u32(&b, 8); bb_header_string(&b, "uprobe");
-    expect_value("pmu_mappings", PV_FEATURE_PMU_MAPPINGS, &b, -1, PV_VALUE_JSON,
+    expect_value("pmu_mappings", PV_FEATURE_PMU_MAPPINGS, &b, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"type\":1,\"name\":\"software\"},{\"type\":8,\"name\":\"uprobe\"}]");
     byte_builder big = {.big_endian = true};
     bb_u32(&big, 1);
     bb_u32(&big, 4); bb_header_string(&big, "cpu");
-    expect_value("pmu_mappings big-endian", PV_FEATURE_PMU_MAPPINGS, &big, -1, PV_VALUE_JSON,
+    expect_value("pmu_mappings big-endian", PV_FEATURE_PMU_MAPPINGS, &big, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"type\":4,\"name\":\"cpu\"}]");
     expect_count_refused(PV_FEATURE_PMU_MAPPINGS, false);
 
@@ -437,7 +437,7 @@ static void test_pmu_mappings_and_groups(void)
     bb_header_string(&g, "{anon_group}");
     bb_u32(&g, 0);
     bb_u32(&g, 2);
-    expect_value("group_desc", PV_FEATURE_GROUP_DESC, &g, -1, PV_VALUE_JSON,
+    expect_value("group_desc", PV_FEATURE_GROUP_DESC, &g, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"name\":\"{anon_group}\",\"leader_idx\":0,\"nr_members\":2}]");
     expect_count_refused(PV_FEATURE_GROUP_DESC, false);
 
@@ -445,7 +445,7 @@ static void test_pmu_mappings_and_groups(void)
     bb_u32(&h, 2);
     bb_header_string(&h, "cpu_core"); bb_header_string(&h, "0-15");
     bb_header_string(&h, "cpu_atom"); bb_header_string(&h, "16-23");
-    expect_value("hybrid_topology", PV_FEATURE_HYBRID_TOPOLOGY, &h, -1, PV_VALUE_JSON,
+    expect_value("hybrid_topology", PV_FEATURE_HYBRID_TOPOLOGY, &h, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"pmu_name\":\"cpu_core\",\"cpus\":\"0-15\"},"
                  "{\"pmu_name\":\"cpu_atom\",\"cpus\":\"16-23\"}]");
     expect_count_refused(PV_FEATURE_HYBRID_TOPOLOGY, false);
@@ -457,7 +457,7 @@ static void test_caps(void)
     bb_u32(&c, 2);
     bb_header_string(&c, "branches"); bb_header_string(&c, "32");
     bb_header_string(&c, "pmu_name"); bb_header_string(&c, "icelake");
-    expect_value("cpu_pmu_caps", PV_FEATURE_CPU_PMU_CAPS, &c, -1, PV_VALUE_JSON,
+    expect_value("cpu_pmu_caps", PV_FEATURE_CPU_PMU_CAPS, &c, -1, PV_FEATURE_VALUE_JSON,
                  "{\"branches\":\"32\",\"pmu_name\":\"icelake\"}");
     expect_count_refused(PV_FEATURE_CPU_PMU_CAPS, false);
 
@@ -465,7 +465,7 @@ static void test_caps(void)
     bb_u32(&p, 2);
     bb_u32(&p, 1); bb_header_string(&p, "max_precise"); bb_header_string(&p, "3"); bb_header_string(&p, "cpu_core");
     bb_u32(&p, 0); bb_header_string(&p, "cpu_atom");
-    expect_value("pmu_caps", PV_FEATURE_PMU_CAPS, &p, -1, PV_VALUE_JSON,
+    expect_value("pmu_caps", PV_FEATURE_PMU_CAPS, &p, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"caps\":{\"max_precise\":\"3\"},\"pmu_name\":\"cpu_core\"},"
                  "{\"caps\":{},\"pmu_name\":\"cpu_atom\"}]");
     expect_count_refused(PV_FEATURE_PMU_CAPS, false);
@@ -487,7 +487,7 @@ static void test_cache(void)
     bb_header_string(&b, "Data"); bb_header_string(&b, "48K"); bb_header_string(&b, "0");
     bb_u32(&b, 3); bb_u32(&b, 64); bb_u32(&b, 32768); bb_u32(&b, 16);
     bb_header_string(&b, "Unified"); bb_header_string(&b, "32768K"); bb_header_string(&b, "0-1");
-    expect_value("cache", PV_FEATURE_CACHE, &b, -1, PV_VALUE_JSON,
+    expect_value("cache", PV_FEATURE_CACHE, &b, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"level\":1,\"line_size\":64,\"sets\":64,\"ways\":12,\"type\":\"Data\","
                  "\"size\":\"48K\",\"map\":\"0\"},"
                  "{\"level\":3,\"line_size\":64,\"sets\":32768,\"ways\":16,\"type\":\"Unified\","
@@ -513,7 +513,7 @@ static void test_mem_topology(void)
     bb_u64(&b, 0); bb_u64(&b, 70); bb_u64(&b, 70);
     bb_u64(&b, 0x7ull | (1ull << 5) | (1ull << 63)); bb_u64(&b, 0x3f);   /* 0-2,5,63-69 */
     bb_u64(&b, 1); bb_u64(&b, 0); bb_u64(&b, 0);
-    expect_value("mem_topology", PV_FEATURE_MEM_TOPOLOGY, &b, -1, PV_VALUE_JSON,
+    expect_value("mem_topology", PV_FEATURE_MEM_TOPOLOGY, &b, -1, PV_FEATURE_VALUE_JSON,
                  "{\"version\":1,\"block_size\":134217728,\"nodes\":["
                  "{\"node\":0,\"size\":70,\"set\":\"0-2,5,63-69\"},"
                  "{\"node\":1,\"size\":0,\"set\":\"\"}]}");
@@ -538,13 +538,13 @@ static void test_auxtrace_and_bpf(void)
     bb_u64(&a, 2);
     bb_u64(&a, 0x1000); bb_u64(&a, 4096);
     bb_u64(&a, 0x3000); bb_u64(&a, 100);
-    expect_value("auxtrace", PV_FEATURE_AUXTRACE, &a, -1, PV_VALUE_JSON,
+    expect_value("auxtrace", PV_FEATURE_AUXTRACE, &a, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"file_offset\":4096,\"sz\":4096},{\"file_offset\":12288,\"sz\":100}]");
     expect_count_refused(PV_FEATURE_AUXTRACE, true);
     byte_builder sp = {0};
     bb_u64(&sp, 9896); bb_u64(&sp, 48);
     expect_value("auxtrace as simpleperf writes it (no count)", PV_FEATURE_AUXTRACE, &sp, -1,
-                 PV_VALUE_JSON, "[{\"file_offset\":9896,\"sz\":48}]");
+                 PV_FEATURE_VALUE_JSON, "[{\"file_offset\":9896,\"sz\":48}]");
 
     byte_builder p = {0};
     bb_u32(&p, 1);
@@ -555,7 +555,7 @@ static void test_auxtrace_and_bpf(void)
     bb_u32(&p, 42);        /* info.id */
     bb_bytes(&p, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
     bb_zeros(&p, 8);       /* data */
-    expect_value("bpf_prog_info", PV_FEATURE_BPF_PROG_INFO, &p, -1, PV_VALUE_JSON,
+    expect_value("bpf_prog_info", PV_FEATURE_BPF_PROG_INFO, &p, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"type\":1,\"id\":42,\"tag\":\"0102030405060708\",\"info_len\":16,"
                  "\"data_len\":8}]");
     expect_count_refused(PV_FEATURE_BPF_PROG_INFO, false);
@@ -572,7 +572,7 @@ static void test_auxtrace_and_bpf(void)
     bb_u32(&t, 2);
     bb_u32(&t, 7); bb_u32(&t, 3); bb_bytes(&t, "abc", 3);
     bb_u32(&t, 8); bb_u32(&t, 0);
-    expect_value("bpf_btf", PV_FEATURE_BPF_BTF, &t, -1, PV_VALUE_JSON,
+    expect_value("bpf_btf", PV_FEATURE_BPF_BTF, &t, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"id\":7,\"data_size\":3},{\"id\":8,\"data_size\":0}]");
     expect_count_refused(PV_FEATURE_BPF_BTF, false);
 }
@@ -586,13 +586,13 @@ static void test_tracing_data(void)
     bb_u8(&b, 8);
     bb_u32(&b, 4096);
     bb_zeros(&b, 10);
-    expect_value("tracing_data summary", PV_FEATURE_TRACING_DATA, &b, -1, PV_VALUE_JSON,
+    expect_value("tracing_data summary", PV_FEATURE_TRACING_DATA, &b, -1, PV_FEATURE_VALUE_JSON,
                  "{\"size\":30,\"version\":\"0.6\",\"big_endian\":false,\"long_size\":8,"
                  "\"page_size\":4096}");
     byte_builder o = {0};
     bb_bytes(&o, "something else", 14);
     expect_value("tracing_data that is not trace-cmd data", PV_FEATURE_TRACING_DATA, &o, -1,
-                 PV_VALUE_JSON, "{\"size\":14}");
+                 PV_FEATURE_VALUE_JSON, "{\"size\":14}");
 }
 
 /* One build_id_event: header {type, misc, size}, pid, build_id[24], filename. */
@@ -624,7 +624,7 @@ static void test_build_ids(void)
     byte_builder b = {0};
     build_id_entry(&b, 1, -1, id, 20, "[kernel.kallsyms]");
     build_id_entry(&b, 2 | PV_MISC_BUILD_ID_SIZE, 1234, id, 16, "/usr/lib/libc.so.6");
-    expect_value("build_id feature", PV_FEATURE_BUILD_ID, &b, -1, PV_VALUE_JSON,
+    expect_value("build_id feature", PV_FEATURE_BUILD_ID, &b, -1, PV_FEATURE_VALUE_JSON,
                  "[{\"pid\":-1,\"cpumode\":\"kernel\","
                  "\"build_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3\","
                  "\"filename\":\"[kernel.kallsyms]\"},"
@@ -684,7 +684,7 @@ static void test_section_outside_file(void)
     bb_header_string(&b, "vm");
     pv_file *f = make_file(PV_FEATURE_HOSTNAME, &b, b.n, -1);
     f->feature_sections[PV_FEATURE_HOSTNAME].size = 1u << 20;
-    pv_value_kind kind;
+    pv_feature_value_kind kind;
     int64_t integer;
     pv_error err;
     int rc = pv_feature_decode(f, PV_FEATURE_HOSTNAME, &kind, &integer, &res.text, &err);

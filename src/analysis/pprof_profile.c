@@ -183,7 +183,8 @@ static bool push(builder *b, uint64_t id)
     return true;
 }
 
-/* The location of the rows kept, pushed; true when there were none. */
+/* The location of the rows kept pushed, and the rows forgotten; false
+ * when out of memory. */
 static bool push_rows(builder *b, int32_t pid, uint64_t order)
 {
     if (b->nr_rows == 0)
@@ -204,6 +205,7 @@ static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint
     pv_stack_frame frame;
     pv_sample_stack_start(&b->sample_stack, s, b->sym, order);
     while (pv_sample_stack_next(&b->sample_stack, &frame, NULL) == 1) {
+        /* a frame gives at most PV_INLINE_DEPTH rows (symbolizer.h) */
         bool same_frame = b->nr_rows > 0 && frame.origin == PV_ORIGIN_DWARF && frame.level > 0 &&
                           frame.ip == b->rows[0].ip && b->nr_rows < PV_INLINE_DEPTH;
         if (!same_frame && !push_rows(b, pid, order))

@@ -13,7 +13,12 @@
  *
  * One naming rule (pv_stack_frame_name): a frame's function is its ELF
  * symbol, a clone's too; only a row of a function inlined at a DWARF
- * frame (a DW_TAG_inlined_subroutine) is named from the debug info.
+ * frame (a DW_TAG_inlined_subroutine) is named from the debug info, by
+ * that name alone.  perf script and perf report print such a row
+ * "name (inlined)", perf's folded stacks (perf script report
+ * stackcollapse) "name": so a table keeps the mark in a column
+ * (perf_callchains.inlined, perf_profile.inlined, pprof's inline Lines),
+ * and a stack as text (perf_offcpu.stack, folded stacks) names it bare.
  *
  *   pv_sample_stack_start(&stack, sample, sym, key);
  *   while (pv_sample_stack_next(&stack, &frame, err) == 1)

@@ -17,8 +17,9 @@
  * DISTINCT over all frames.  rowid = sample * 8192 + depth (a record holds
  * at most 8191 frames).
  *
- * A sample recorded with --call-graph dwarf has its user frames unwound
- * from its registers and stack copy (symbolizer.h, dwarf_unwind.h); they
+ * The frames are the sample's stack as every table reads it
+ * (symbols/sample_stack.h).  A sample recorded with --call-graph dwarf has
+ * its user frames unwound from its registers and stack copy; they
  * follow the callchain's (kernel) entries as user frames, as in perf, each
  * expanded into the functions inlined at it (inlined = 1, named from the
  * debug info, perf's "(inlined)"), then the function holding them, named
@@ -39,6 +40,7 @@
 #include "format/perf_abi.h"
 #include "stream/record_walk.h"
 #include "decode/sample.h"
+#include "symbols/sample_stack.h"
 #include "symbol_paths.h"
 #include "column_flags.h"
 #include "location_columns.h"
@@ -76,18 +78,11 @@ enum { CALLCHAINS_COLUMNS(PV_FLAGGED_COLUMN_ENUM) CALLCHAINS_COLUMN_COUNT };
 _Static_assert(CALLCHAINS_COLUMN_COUNT <= 64, "a column mask holds 64 columns");
 static const uint32_t column_flags[] = { CALLCHAINS_COLUMNS(PV_COLUMN_FLAGS) };
 
-/* rows of an unwound user stack with the inline expansion; their names */
-#define PV_UNWIND_ROWS 1024
-#define PV_UNWIND_NAMES 65536
-
 typedef struct CallchainsState {
     PvRecordRows rows;          /* first: see vtab_common.h */
     pv_sample sample;
-    pv_frame_walk walk;         /* the sample's callchain and branch-stack frames */
     uint64_t depth;
-    unsigned cpumode;           /* of the current frame */
-    pv_frame_origin origin;
-    uint64_t ip;
+    pv_stack_frame frame;       /* the current row's (symbols/sample_stack.h) */
     pv_symbolizer *symbolizer;
     bool keyed;                 /* key holds the sample's order among the maps' events */
     uint64_t key;
@@ -97,16 +92,10 @@ typedef struct CallchainsState {
     bool track_repeats;
     pv_frame_set seen;
     bool repeated;
-    /* --call-graph dwarf: the user frames unwound from regs and stack */
-    bool unwound;
-    size_t nr_user, next_user;
-    const char *inline_name;    /* the current row's inlined function, from the debug info */
-    bool inlined;
-    unsigned level;             /* which function at ip (pv_unwound_frame.level) */
     PvSourceColumns source;     /* srcfile, srcline */
-    /* scratch, last: not cleared (see state_zeroed) */
-    pv_unwound_frame user_frames[PV_UNWIND_ROWS];
-    char user_names[PV_UNWIND_NAMES];
+    /* the sample's frames, last: not cleared (see state_zeroed), as each
+     * sample's start sets what the stack reads */
+    pv_sample_stack stack;
 } CallchainsState;
 
 static bool callchains_wants(uint32_t type)
@@ -127,13 +116,12 @@ static uint64_t sample_order_key(const CallchainsState *st)
     return st->key;
 }
 
-/* A DWARF frame's row for a function inlined there is named from the debug
- * info (pv_unwound_name); the frame's own function keeps its symbol. */
-static void apply_inline_name(CallchainsState *st)
+/* The current frame's ip resolved (its name: pv_stack_frame_name). */
+static void resolve_frame(CallchainsState *st)
 {
-    st->inlined = st->inline_name != NULL;
-    if (st->inlined)
-        st->location.sym = st->inline_name;
+    const pv_sample *s = &st->sample;
+    pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
+                          st->frame.cpumode, st->frame.ip, &st->location);
 }
 
 static pv_frame_key key_of(const pv_location *l, uint64_t ip)
@@ -167,19 +155,18 @@ static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
             pv_frame_key k = key_of(&own, s->ip);
             if (pv_frame_set_add(&st->seen, &k) < 0)
                 return pv_error_set(err, "perf_callchains: out of memory");
-            if (st->ip == s->ip && st->cpumode == own_cpumode) {
+            if (st->frame.ip == s->ip && st->frame.cpumode == own_cpumode) {
                 st->location = own;
                 own_resolved = true;
             }
         }
     }
     if (!own_resolved)
-        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
-                              st->ip, &st->location);
-    apply_inline_name(st);
+        resolve_frame(st);
+    st->location.sym = pv_stack_frame_name(&st->frame, &st->location);
     st->located = true;
-    pv_frame_key k = key_of(&st->location, st->ip);
-    k.inlined = st->inlined;
+    pv_frame_key k = key_of(&st->location, st->frame.ip);
+    k.inlined = pv_stack_frame_inlined(&st->frame);
     int added = pv_frame_set_add(&st->seen, &k);
     if (added < 0)
         return pv_error_set(err, "perf_callchains: out of memory");
@@ -196,6 +183,18 @@ static int frame_row(PvCursor *cur, bool new_sample, pv_error *err)
     return st->track_repeats ? track_frame(cur, new_sample || st->depth == 0, err) : 0;
 }
 
+/* The stack's symbolizer, readied when it unwinds a DWARF stack. */
+static int ready_stack(void *ctx, pv_symbolizer **sym, uint64_t *key, pv_error *err)
+{
+    PvCursor *cur = ctx;
+    CallchainsState *st = cur->state;
+    if (ready_symbolizer(cur, err))
+        return -1;
+    *sym = st->symbolizer;
+    *key = sample_order_key(st);
+    return 0;
+}
+
 /* Moves to the next frame, across samples; sets eof at the end. */
 static int advance(PvCursor *cur, pv_error *err, bool next_sample)
 {
@@ -210,38 +209,15 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
                 return -1;
             st->depth = 0;
             st->keyed = false;
-            st->nr_user = st->next_user = 0;
-            pv_frame_walk_start(&st->walk, &st->sample);
-            /* no user stack for a missing or discarded chain, as in perf */
-            st->unwound = !pv_frame_walk_allows_unwind(&st->walk);
+            pv_sample_stack_start_lazy(&st->stack, &st->sample, ready_stack, cur);
         }
         next_sample = true;
-        pv_frame frame;
-        if (pv_frame_walk_next(&st->walk, &frame)) {
-            st->ip = frame.ip;
-            st->cpumode = frame.cpumode;
-            st->origin = frame.origin;
-            st->inline_name = NULL;
-            st->level = 0;
+        int rc = pv_sample_stack_next(&st->stack, &st->frame, err);
+        if (rc < 0)
+            return -1;
+        /* rowids hold 8192 rows a sample: unwound frames past them are left out */
+        if (rc == 1 && (st->frame.origin != PV_ORIGIN_DWARF || st->depth < 8192))
             return frame_row(cur, new_sample, err);
-        }
-        if (!st->unwound && pv_symbolizer_has_dwarf_stack(&st->sample)) {
-            st->unwound = true;
-            if (ready_symbolizer(cur, err))
-                return -1;
-            st->nr_user = pv_symbolizer_unwind(st->symbolizer, &st->sample, sample_order_key(st),
-                                               st->user_frames, PV_UNWIND_ROWS, st->user_names,
-                                               sizeof st->user_names);
-        }
-        if (st->next_user < st->nr_user && st->depth < 8192) {
-            const pv_unwound_frame *f = &st->user_frames[st->next_user++];
-            st->ip = f->pc;
-            st->inline_name = pv_unwound_inlined(f) ? st->user_names + f->name : NULL;
-            st->level = f->level;
-            st->cpumode = PV_CPUMODE_USER;
-            st->origin = PV_ORIGIN_DWARF;
-            return frame_row(cur, new_sample, err);
-        }
         new_sample = true;
     }
 }
@@ -280,19 +256,18 @@ static int location_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     if (!(s->sample_type & PV_SAMPLE_TID))
         return 0;
     if (i == COL_SRCFILE || i == COL_SRCLINE) {
-        PvSourceAddress at = { (int32_t)s->pid, sample_order_key(st), st->cpumode, st->ip,
-                               st->level };
+        PvSourceAddress at = { (int32_t)s->pid, sample_order_key(st), st->frame.cpumode,
+                               st->frame.ip, st->frame.level };
         *out = pv_source_value(&st->source, st->symbolizer, &at, i == COL_SRCFILE);
         return 0;
     }
     if (!st->located) {
-        pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st), st->cpumode,
-                              st->ip, &st->location);
-        apply_inline_name(st);
+        resolve_frame(st);
+        st->location.sym = pv_stack_frame_name(&st->frame, &st->location);
         st->located = true;
     }
     if (i == COL_INLINED)
-        *out = pv_int_value(st->inlined);
+        *out = pv_int_value(pv_stack_frame_inlined(&st->frame));
     else
         *out = pv_location_value(&st->location, pv_col_location_of(column_flags[i]));
     return 0;
@@ -307,8 +282,8 @@ static int callchains_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     switch (i) {
     case COL_SAMPLE: *out = pv_int_value((int64_t)st->rows.record.index); break;
     case COL_DEPTH: *out = pv_int_value((int64_t)st->depth); break;
-    case COL_IP: *out = pv_int_value((int64_t)st->ip); break;
-    case COL_CPUMODE: *out = pv_text_value(pv_cpumode_name(st->cpumode)); break;
+    case COL_IP: *out = pv_int_value((int64_t)st->frame.ip); break;
+    case COL_CPUMODE: *out = pv_text_value(pv_cpumode_name(st->frame.cpumode)); break;
     case COL_PID:
         if (s->sample_type & PV_SAMPLE_TID) *out = pv_int_value((int32_t)s->pid);
         break;
@@ -322,7 +297,7 @@ static int callchains_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
         if (s->has_period) *out = pv_int_value((int64_t)s->period);
         break;
     case COL_EVENT: *out = pv_text_value(pv_file_event_name(cur->file, (size_t)s->attr_index)); break;
-    case COL_ORIGIN: *out = pv_text_value(pv_frame_origin_name(st->origin)); break;
+    case COL_ORIGIN: *out = pv_text_value(pv_frame_origin_name(st->frame.origin)); break;
     case COL_REPEATED:
         if (s->sample_type & PV_SAMPLE_TID) *out = pv_int_value(st->repeated);
         break;
@@ -336,7 +311,7 @@ static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     CallchainsState *st = cur->state;
     if (i == COL_CPUMODE) {
-        pv_result_static_name(ctx, pv_cpumode_name(st->cpumode));
+        pv_result_static_name(ctx, pv_cpumode_name(st->frame.cpumode));
         return SQLITE_OK;
     }
     pv_value v;
@@ -351,7 +326,7 @@ const PvTableDef pv_callchains_table = {
     .name = "perf_callchains",
     .columns = PV_FLAGGED_COLUMNS_DECL(CALLCHAINS_COLUMNS),
     .state_size = sizeof(CallchainsState),
-    .state_zeroed = offsetof(CallchainsState, user_frames),
+    .state_zeroed = offsetof(CallchainsState, stack),
     .first = callchains_first,
     .next = callchains_next,
     .column = callchains_column,

@@ -1,5 +1,6 @@
 #include "analysis/offcpu.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,14 +8,13 @@
 #include "base/json_writer.h"
 #include "base/pv_array.h"
 #include "base/pv_strbuf.h"
-#include "decode/callchain.h"
-#include "decode/frame_walk.h"
 #include "decode/record_types.h"
 #include "decode/sample.h"
 #include "decode/tracepoint.h"
 #include "format/perf_abi.h"
 #include "scan/time_order.h"
 #include "base/pv_alloc.h"
+#include "symbols/sample_stack.h"
 
 #define NO_ROW SIZE_MAX
 
@@ -137,9 +137,8 @@ typedef struct builder {
     pv_offcpu *out;
     thread_map threads;
     pv_strbuf text;
-    pv_unwound_frame frames[1024];
-    char names[65536];
     pv_error *err;
+    pv_sample_stack stack;      /* last: its scratch is large */
 } builder;
 
 static int out_of_memory(builder *b)
@@ -191,37 +190,20 @@ static void put_frame(pv_json_writer *w, const pv_location *l)
     }
 }
 
-/* The switch-out's stack as a JSON array of function names, leaf first:
- * the callchain (or --call-graph lbr) frames, then --call-graph dwarf's
- * unwound user frames with the functions inlined at them. */
+/* The switch-out's stack as a JSON array of function names, leaf first,
+ * each frame named as in every table (symbols/sample_stack.h). */
 static char *stack_json(builder *b, const pv_sample *s, uint64_t key)
 {
     pv_strbuf_reset(&b->text);
     pv_json_writer w;
     pv_json_init(&w, &b->text);
     pv_json_array_begin(&w);
-    pv_frame_walk walk;
-    pv_frame frame;
+    pv_stack_frame frame;
     pv_location l;
-    pv_frame_walk_start(&walk, s);
-    while (pv_frame_walk_next(&walk, &frame)) {
-        pv_symbolizer_resolve(b->sym, (int32_t)s->pid, key, frame.cpumode, frame.ip, &l);
+    pv_sample_stack_start(&b->stack, s, b->sym, key);
+    while (pv_sample_stack_next(&b->stack, &frame, b->err) == 1) {
+        pv_sample_stack_locate(&b->stack, &frame, &l);
         put_frame(&w, &l);
-    }
-    if (pv_symbolizer_has_dwarf_stack(s) && pv_frame_walk_allows_unwind(&walk)) {
-        size_t n = pv_symbolizer_unwind(b->sym, s, key, b->frames,
-                                        sizeof b->frames / sizeof b->frames[0], b->names,
-                                        sizeof b->names);
-        for (size_t i = 0; i < n; i++) {
-            const pv_unwound_frame *f = &b->frames[i];
-            pv_symbolizer_resolve(b->sym, (int32_t)s->pid, key, PV_CPUMODE_USER, f->pc, &l);
-            /* named as in every table: an inlined function by the debug
-             * info, the frame's own function (a clone too) by its symbol */
-            if (pv_unwound_inlined(f))
-                pv_json_cstring(&w, pv_unwound_name(f, b->names, &l));
-            else
-                put_frame(&w, &l);
-        }
     }
     pv_json_array_end(&w);
     if (b->text.failed)
@@ -452,9 +434,11 @@ int pv_offcpu_build(pv_file *f, pv_symbolizer *sym, bool with_stacks, pv_offcpu 
         return -1;
     if (!trace)
         return 0;
-    builder *b = pv_calloc(1, sizeof *b);
+    builder *b = pv_malloc(sizeof *b);
     if (!b)
         return pv_error_set(err, "%s: out of memory reading the off-CPU intervals", f->path);
+    /* the stack, last, needs no clearing (sample_stack.h) */
+    memset(b, 0, offsetof(builder, stack));
     b->file = f;
     b->sym = sym;
     b->trace = trace;

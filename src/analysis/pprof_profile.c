@@ -13,12 +13,12 @@
 #include "format/event_names.h"
 #include "format/perf_abi.h"
 #include "base/pv_alloc.h"
+#include "symbols/sample_stack.h"
 
 /* perf_event_attr.type and the software events' configs */
 enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
 
 #define MAX_FRAMES 8192     /* as perf_callchains: a record holds fewer */
-#define MAX_UNWOUND 4096
 
 struct pv_pprof_builder {
     /* the profile, over every file added */
@@ -44,9 +44,12 @@ struct pv_pprof_builder {
     /* the sample being built: label words, then location ids */
     uint64_t stack[PV_PPROF_SAMPLE_LABEL_WORDS + MAX_FRAMES];
     size_t depth;
-    pv_unwound_frame unwound[MAX_UNWOUND];
-    char names[65536];
+    /* the rows of the frame being made a location: one, or a DWARF frame's
+     * inlined functions and the one holding them */
+    pv_stack_frame rows[PV_INLINE_DEPTH];
+    size_t nr_rows;
     char file_name[4096];
+    pv_sample_stack sample_stack;       /* last: its scratch is large */
 };
 typedef struct pv_pprof_builder builder;
 
@@ -117,15 +120,20 @@ static bool add_line(builder *b, int32_t pid, uint64_t order, unsigned cpumode, 
     return true;
 }
 
-/* The location id of a frame: ip, and for a DWARF-unwound frame its rows
- * (the inlined functions, then the one holding them); 0 on out of memory. */
-static uint64_t location_id(builder *b, int32_t pid, uint64_t order, unsigned cpumode,
-                            uint64_t ip, const pv_unwound_frame *rows, size_t nr_rows)
+/* The location id of a frame, from its rows (b->rows: for a DWARF-unwound
+ * frame the inlined functions, then the one holding them); 0 on out of
+ * memory. */
+static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
 {
+    const pv_stack_frame *rows = b->rows;
+    size_t nr_rows = b->nr_rows;
+    unsigned cpumode = rows[0].cpumode;
+    uint64_t ip = rows[0].ip;
+    bool unwound = rows[0].origin == PV_ORIGIN_DWARF;
     pv_map_info map;
     bool mapped = pv_symbolizer_map(b->sym, pid, order, cpumode, ip, &map);
     uint64_t memo_key[6] = { (uint64_t)(uintptr_t)(mapped ? map.dso : NULL), map.start, map.end,
-                             map.pgoff, ip, rows != NULL };
+                             map.pgoff, ip, unwound };
     bool added;
     int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, sizeof memo_key, &added);
     if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint64_t)))
@@ -143,9 +151,9 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order, unsigned cp
     uint8_t flags = PV_PPROF_MAPPING_FUNCTIONS;
     pv_location l;
     pv_symbolizer_resolve(b->sym, pid, order, cpumode, ip, &l);
-    if (l.sym && rows) {
+    if (l.sym && unwound) {
         for (size_t r = 0; r < nr_rows && n + 2 <= sizeof words / sizeof words[0]; r++) {
-            const char *name = pv_unwound_name(&rows[r], b->names, &l);
+            const char *name = pv_stack_frame_name(&rows[r], &l);
             if (!add_line(b, pid, order, cpumode, ip, rows[r].level, name, words + n, &flags))
                 return 0;
             n += 2;
@@ -175,34 +183,44 @@ static bool push(builder *b, uint64_t id)
     return true;
 }
 
-/* The sample's stack, leaf first, as perf_callchains has it. */
+/* The location of the rows kept pushed, and the rows forgotten; false
+ * when out of memory. */
+static bool push_rows(builder *b, int32_t pid, uint64_t order)
+{
+    if (b->nr_rows == 0)
+        return true;
+    bool ok = push(b, location_id(b, pid, order));
+    b->nr_rows = 0;
+    return ok;
+}
+
+/* The sample's stack, leaf first, as every table has it
+ * (symbols/sample_stack.h): one location per frame, a DWARF frame's rows
+ * (levels 0 up, at one ip) in one. */
 static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint64_t order)
 {
     int32_t pid = (int32_t)s->pid;
     b->depth = 0;
-    pv_frame_walk walk;
-    pv_frame frame;
-    pv_frame_walk_start(&walk, s);
-    while (pv_frame_walk_next(&walk, &frame))
-        if (!push(b, location_id(b, pid, order, frame.cpumode, frame.ip, NULL, 0)))
+    b->nr_rows = 0;
+    pv_stack_frame frame;
+    pv_sample_stack_start(&b->sample_stack, s, b->sym, order);
+    while (pv_sample_stack_next(&b->sample_stack, &frame, NULL) == 1) {
+        /* a frame gives at most PV_INLINE_DEPTH rows (symbolizer.h) */
+        bool same_frame = b->nr_rows > 0 && frame.origin == PV_ORIGIN_DWARF && frame.level > 0 &&
+                          frame.ip == b->rows[0].ip && b->nr_rows < PV_INLINE_DEPTH;
+        if (!same_frame && !push_rows(b, pid, order))
             return false;
-    if (pv_symbolizer_has_dwarf_stack(s) && pv_frame_walk_allows_unwind(&walk)) {
-        size_t n = pv_symbolizer_unwind(b->sym, s, order, b->unwound, MAX_UNWOUND, b->names,
-                                        sizeof b->names);
-        /* one location per frame: its rows run from level 0 up */
-        for (size_t i = 0; i < n;) {
-            size_t end = i + 1;
-            while (end < n && b->unwound[end].level > 0 && b->unwound[end].pc == b->unwound[i].pc)
-                end++;
-            if (!push(b, location_id(b, pid, order, PV_CPUMODE_USER, b->unwound[i].pc,
-                                     &b->unwound[i], end - i)))
-                return false;
-            i = end;
-        }
+        b->rows[b->nr_rows++] = frame;
     }
+    if (!push_rows(b, pid, order))
+        return false;
     /* no callchain (or perf's discarded one): the sample's ip alone */
-    if (b->depth == 0 && (s->sample_type & PV_SAMPLE_IP))
-        return push(b, location_id(b, pid, order, r->misc & PV_MISC_CPUMODE_MASK, s->ip, NULL, 0));
+    if (b->depth == 0 && (s->sample_type & PV_SAMPLE_IP)) {
+        b->rows[0] = (pv_stack_frame){ s->ip, r->misc & PV_MISC_CPUMODE_MASK,
+                                       PV_ORIGIN_CALLCHAIN, NULL, 0 };
+        b->nr_rows = 1;
+        return push_rows(b, pid, order);
+    }
     return true;
 }
 

@@ -3,13 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/callchain.h"
-#include "decode/frame_walk.h"
 #include "analysis/frame_set.h"
 #include "analysis/sample_pass.h"
 #include "format/perf_abi.h"
 #include "decode/sample.h"
 #include "base/pv_alloc.h"
+#include "symbols/sample_stack.h"
 
 #define NO_SLOT SIZE_MAX
 
@@ -103,11 +102,10 @@ static int seen_add(pv_frame_set *seen, const key *k)
 }
 
 /* Scratch of one pass: the functions counted for the current sample, and
- * room for a DWARF-unwound user stack. */
+ * its stack. */
 typedef struct scratch {
     pv_frame_set counted;
-    pv_unwound_frame frames[1024];
-    char names[65536];
+    pv_sample_stack stack;
 } scratch;
 
 static uint64_t hash_text(const char *s)
@@ -178,23 +176,21 @@ static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, ui
     return 0;
 }
 
-/* The user frames perf unwinds from REGS_USER + STACK_USER, with the
- * functions inlined at them (symbolizer.h). */
-static int count_unwound(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_sample *s,
-                         uint64_t order, scratch *sc, uint64_t period)
+/* The sample's stack (symbols/sample_stack.h), each function once. */
+static int count_stack(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_sample *s,
+                       uint64_t order, scratch *sc, uint64_t period, pv_error *err)
 {
-    size_t n = pv_symbolizer_unwind(sym, s, order, sc->frames,
-                                    sizeof sc->frames / sizeof sc->frames[0], sc->names,
-                                    sizeof sc->names);
-    for (size_t i = 0; i < n; i++) {
-        const pv_unwound_frame *f = &sc->frames[i];
-        pv_location l;
-        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, PV_CPUMODE_USER, f->pc, &l);
-        key k = key_of(s->attr_index, &l, f->pc);
-        /* a function inlined there, perf's "name (inlined)"; the frame's
-         * own function is its symbol's row, a clone's too */
-        if (pv_unwound_inlined(f)) {
-            k.sym = intern(p, pv_unwound_name(f, sc->names, &l));
+    pv_stack_frame frame;
+    pv_location l;
+    int rc;
+    pv_sample_stack_start(&sc->stack, s, sym, order);
+    while ((rc = pv_sample_stack_next(&sc->stack, &frame, err)) == 1) {
+        pv_sample_stack_locate(&sc->stack, &frame, &l);
+        key k = key_of(s->attr_index, &l, frame.ip);
+        /* a function inlined there is its own row, perf's "name (inlined)":
+         * its name outlives the stack's buffer */
+        if (pv_stack_frame_inlined(&frame)) {
+            k.sym = intern(p, l.sym);
             k.inlined = true;
             if (!k.sym)
                 return -1;
@@ -202,7 +198,7 @@ static int count_unwound(pv_profile *p, size_t *cap, pv_symbolizer *sym, const p
         if (count_frame(p, cap, sc, &k, period))
             return -1;
     }
-    return 0;
+    return rc;
 }
 
 static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_file *f,
@@ -233,21 +229,7 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     pv_frame_set_clear(&sc->counted);
     if (seen_add(&sc->counted, &own) < 0)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    /* the callchain's frames, or its kernel part and the branch stack's
-     * (--call-graph lbr): decode/frame_walk.h */
-    pv_frame_walk walk;
-    pv_frame frame;
-    pv_frame_walk_start(&walk, s);
-    while (pv_frame_walk_next(&walk, &frame)) {
-        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, frame.cpumode, frame.ip, &l);
-        key k = key_of(s->attr_index, &l, frame.ip);
-        if (count_frame(p, cap, sc, &k, period))
-            return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    }
-    /* --call-graph dwarf: the user frames unwound from the stack copy (none
-     * for a corrupt callchain, which perf discards whole) */
-    if (pv_symbolizer_has_dwarf_stack(s) && pv_frame_walk_allows_unwind(&walk) &&
-        count_unwound(p, cap, sym, s, order, sc, period))
+    if (count_stack(p, cap, sym, s, order, sc, period, err))
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     return 0;
 }
@@ -273,9 +255,11 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
-    scratch *sc = pv_calloc(1, sizeof *sc);
+    /* the stack needs no clearing (sample_stack.h): only the set is */
+    scratch *sc = pv_malloc(sizeof *sc);
     if (!sc)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    memset(&sc->counted, 0, sizeof sc->counted);
     counting c = { out, &cap, sym, f, with_children, sc };
     int rc = pv_sample_pass(f, count_visit, &c, err);
     pv_frame_set_free(&sc->counted);

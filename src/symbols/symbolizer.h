@@ -139,15 +139,6 @@ static inline bool pv_unwound_inlined(const pv_unwound_frame *f)
     return f->name >= 0;
 }
 
-/* The name a row shows, the same in every table: the inlined function's
- * (names: the caller's buffer the stack was unwound with), else the
- * frame's symbol (at: its pc resolved), NULL when it has none. */
-static inline const char *pv_unwound_name(const pv_unwound_frame *f, const char *names,
-                                          const pv_location *at)
-{
-    return pv_unwound_inlined(f) ? names + f->name : at->sym;
-}
-
 /* The most functions one frame expands into. */
 #define PV_INLINE_DEPTH 64
 
@@ -156,7 +147,8 @@ static inline const char *pv_unwound_name(const pv_unwound_frame *f, const char 
  * key, expanded into at most max rows, their names into a buffer of
  * names_size bytes.  The rows follow the callchain's (kernel) entries.
  * The sample is the record last readied with pv_symbolizer_at, whose key
- * this is. */
+ * this is.  The tables read these rows through a sample's stack
+ * (sample_stack.h), which names them. */
 size_t pv_symbolizer_unwind(pv_symbolizer *s, const struct pv_sample *sample, uint64_t key,
                             pv_unwound_frame *frames, size_t max, char *names, size_t names_size);
 

@@ -1,5 +1,6 @@
 # perfvtab: a SQLite extension that reads perf.data files.
 #   make            build/perfvtab.so
+#   make san        build/san/perfvtab.so, the extension under ASan+UBSan
 #   make test       unit, SQL and perf-oracle tests, then again under ASan+UBSan
 #   make install    the extension, perfsql, the ready queries, the docs and the
 #                   man pages under $(DESTDIR)$(PREFIX), PREFIX=/usr by default;
@@ -7,6 +8,8 @@
 #   make demo       the sqlite3 shell on the bundled example profile
 #   make bench      SQL against perf script / perf report on a big recording (ratios)
 #   make alloc-sweep every allocation of tests/t_alloc.sh's queries failed in turn
+#   make tsan       the extension and tests/tools/threads.c under ThreadSanitizer
+#   make fuzz       the libFuzzer targets (tests/fuzz/README.md)
 
 # dlopen() finds "perfvtab.so" by name only in the system library directories
 # (/usr/lib, not /usr/local/lib: ldconfig ignores names without "lib").
@@ -37,7 +40,10 @@ TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
 # a thread decompresses big compressed recordings (src/stream/unpack.c).
 # make's default CC is cc; CC=clang, CFLAGS and LDFLAGS work as usual.
 # protobuf-c and zlib write perf_pprof's profiles (src/render/pprof_encode.c).
-LIBS = -lsqlite3 -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread -lm
+# The extension links the reader's libraries; programs (sqlrun, the tools,
+# the unit tests) add SQLite and libm.
+READER_LIBS = -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
+PROGRAM_LIBS = -lsqlite3 $(READER_LIBS) -lm
 SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # The reader's layers are folders of src/ (docs/architecture.md);
@@ -55,62 +61,87 @@ build/gen/profile.pb-c.c build/gen/profile.pb-c.h &: src/render/profile.proto
 DEPFLAGS = -MMD -MP
 FUZZ_HEADERS = $(wildcard tests/fuzz/*.h)
 
-# Two flavours share the same sources: build/ (plain) and build/san/ (sanitizers).
+# Every link is this one recipe: the compiler (a variable's name), the
+# flags, then the rule's sources, objects and archives in their order
+# (headers among the prerequisites only make the target rebuild), then the
+# libraries.
+link = $($(1)) $(2) $(LDFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(3)
+# a program linked with the reader: compiler variable, flavour flags
+link_program = $(call link,$(1),$(BASE_CFLAGS) $(2) $(DEPFLAGS),$(PROGRAM_LIBS))
+# --exclude-libs: the static archives linked in (libiberty's xmalloc,
+# cplus_demangle, ...) are hidden too.  The SONAME is the file's name: a
+# shared object in /usr/lib has one (Debian's lintian holds its absence an
+# error); SQLite loads it by path or name either way.
+SO_FLAGS = -shared -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL
+
+# Four flavours build the same sources, each into its folder with its
+# compiler and flags, and link the same way: each has its reader library
+# (libpvreader.a), extension and programs.  build/ is plain, build/san/
+# ASan+UBSan (make san), build/tsan/ ThreadSanitizer (make tsan),
+# build/fuzz/ libFuzzer's coverage (make fuzz).
+# $(1): folder, $(2): compiler variable, $(3): flags variable.
 define flavour
 $(1)/reader/%.o: src/%.c | build/gen/profile.pb-c.h
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
+	$$($(2)) $$(BASE_CFLAGS) $$($(3)) $$(DEPFLAGS) -c $$< -o $$@
 $(1)/reader/gen/%.o: build/gen/%.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
+	$$($(2)) $$(BASE_CFLAGS) $$($(3)) $$(DEPFLAGS) -c $$< -o $$@
 $(1)/ext/%.o: ext/%.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) -c $$< -o $$@
+	$$($(2)) $$(BASE_CFLAGS) $$($(3)) $$(DEPFLAGS) -c $$< -o $$@
 $(1)/libpvreader.a: $$(patsubst build/gen/%.c,$(1)/reader/gen/%.o,$$(patsubst src/%.c,$(1)/reader/%.o,$$(READER_SRC)))
 	@rm -f $$@
 	ar rcs $$@ $$^
+$(1)/perfvtab.so: $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
+	$$(call link,$(2),$$(SO_FLAGS) $$($(3)),$$(READER_LIBS))
 $(1)/sqlrun: tests/tools/sqlrun.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+	$$(call link_program,$(2),$$($(3)))
 # the allocation sweep fails the extension's allocations too: linked with it
 $(1)/tools/alloc_sweep: tests/tools/alloc_sweep.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+	$$(call link_program,$(2),$$($(3)))
 $(1)/twins: tests/tools/twins.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+	$$(call link_program,$(2),$$($(3)))
 $(1)/unit/%: tests/unit/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+	$$(call link_program,$(2),$$($(3)))
 $(1)/tools/%: tests/tools/%.c $(1)/libpvreader.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(DEPFLAGS) $$(LDFLAGS) $$(filter %.c %.o %.a,$$^) -o $$@ $$(LIBS)
+	$$(call link_program,$(2),$$($(3)))
 $(1)/fuzz/replay_reader: tests/fuzz/replay_main.c tests/fuzz/fuzz_reader.c $(1)/libpvreader.a $$(FUZZ_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(LDFLAGS) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
+	$$(call link_program,$(2),$$($(3)))
 $(1)/fuzz/replay_sql: tests/fuzz/replay_main.c tests/fuzz/fuzz_sql.c $$(patsubst ext/%.c,$(1)/ext/%.o,$$(EXT_SRC)) $(1)/libpvreader.a $$(FUZZ_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $(2) $$(LDFLAGS) $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
+	$$(call link_program,$(2),$$($(3)))
 endef
 
-$(eval $(call flavour,build,))
-$(eval $(call flavour,build/san,$(SANITIZE)))
+PLAIN_FLAGS = $(CFLAGS)
+SAN_FLAGS = $(CFLAGS) $(SANITIZE)
+# ThreadSanitizer and libFuzzer need clang.
+TSAN_CC ?= clang
+TSAN_FLAGS = -O1 -g -fsanitize=thread -Wno-unknown-warning-option
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
+# the fuzz flavour's objects are instrumented for coverage; the targets add
+# libFuzzer's main when they link
+FUZZ_OBJ_FLAGS = $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link
+FUZZ_LINK_FLAGS = $(FUZZ_FLAGS) -fsanitize=fuzzer
+$(eval $(call flavour,build,CC,PLAIN_FLAGS))
+$(eval $(call flavour,build/san,CC,SAN_FLAGS))
+$(eval $(call flavour,build/tsan,TSAN_CC,TSAN_FLAGS))
+$(eval $(call flavour,build/fuzz,FUZZ_CC,FUZZ_OBJ_FLAGS))
 
 UNITS = $(patsubst tests/unit/%.c,%,$(UNIT_SRC))
 TOOLS = $(patsubst tests/tools/%.c,%,$(filter-out tests/tools/sqlrun.c tests/tools/twins.c,$(wildcard tests/tools/*.c)))
 
 all: build/perfvtab.so
 
-# --exclude-libs: the static archives linked in (libiberty's xmalloc,
-# cplus_demangle, ...) are hidden too.  The SONAME is the file's name: a
-# shared object in /usr/lib has one (Debian's lintian holds its absence an
-# error); SQLite loads it by path or name either way.
-SO_LIBS = -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread
-build/perfvtab.so: $(patsubst ext/%.c,build/ext/%.o,$(EXT_SRC)) build/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
 # The ASan+UBSan extension, for programs built with the sanitizers that load
 # it (tests/tools/load_sweep.c, load_cycles.c), or any host run with
 # LD_PRELOAD=$(shell $(CC) -print-file-name=libasan.so).
-build/san/perfvtab.so: $(patsubst ext/%.c,build/san/ext/%.o,$(EXT_SRC)) build/san/libpvreader.a
-	$(CC) -shared $(CFLAGS) $(SANITIZE) $(LDFLAGS) -Wl,-soname,perfvtab.so -Wl,--exclude-libs,ALL $^ -o $@ $(SO_LIBS)
+san: build/san/perfvtab.so
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
 plain: build/perfvtab.so build/sqlrun build/twins $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
@@ -180,30 +211,20 @@ alloc-sweep: plain sanitized
 bench: plain build/bench/raw_walk
 	@bash bench/run.sh
 
-# libFuzzer targets (tests/fuzz/README.md): every source instrumented for
-# coverage with ASan+UBSan, built with clang into build/fuzz/.
-FUZZ_CC ?= clang
-FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
-build/fuzz/obj/%.o: %.c $(FUZZ_HEADERS) | build/gen/profile.pb-c.h
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-FUZZ_LIB_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(READER_SRC))
-build/fuzz/fuzz_reader: build/fuzz/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
-build/fuzz/fuzz_sql: build/fuzz/obj/tests/fuzz/fuzz_sql.o $(patsubst %.c,build/fuzz/obj/%.o,$(EXT_SRC)) $(FUZZ_LIB_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
+# libFuzzer targets (tests/fuzz/README.md): the fuzz flavour's reader and
+# extension, ASan+UBSan and coverage, built with clang into build/fuzz/.
+build/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c build/fuzz/libpvreader.a $(FUZZ_HEADERS)
+	$(call link_program,FUZZ_CC,$(FUZZ_LINK_FLAGS))
+build/fuzz/fuzz_sql: tests/fuzz/fuzz_sql.c $(patsubst ext/%.c,build/fuzz/ext/%.o,$(EXT_SRC)) build/fuzz/libpvreader.a $(FUZZ_HEADERS)
+	$(call link_program,FUZZ_CC,$(FUZZ_LINK_FLAGS))
 fuzz: build/fuzz/fuzz_reader build/fuzz/fuzz_sql
 
-# ThreadSanitizer build of the extension and of the program that queries one
-# file from several threads (tests/tools/threads.c, run by tests/t_threads.sh).
-TSAN_CC ?= clang
-TSAN_FLAGS = -O1 -g -fsanitize=thread -Wno-unknown-warning-option
-build/tsan/perfvtab.so: $(READER_SRC) $(EXT_SRC) $(wildcard src/*/*.h ext/*.h)
-	@mkdir -p $(dir $@)
-	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) -shared $(READER_SRC) $(EXT_SRC) -o $@ $(filter-out -lsqlite3,$(LIBS))
+# The program that queries one file from several threads
+# (tests/tools/threads.c, run by tests/t_threads.sh) loads the tsan
+# flavour's extension.
 build/tsan/threads: tests/tools/threads.c
 	@mkdir -p $(dir $@)
-	$(TSAN_CC) $(BASE_CFLAGS) $(TSAN_FLAGS) $< -o $@ -lsqlite3 -lpthread
+	$(call link,TSAN_CC,$(BASE_CFLAGS) $(TSAN_FLAGS),-lsqlite3 -lpthread)
 tsan: build/tsan/threads build/tsan/perfvtab.so
 
 clean:
@@ -211,5 +232,5 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-.PHONY: alloc-sweep all plain sanitized test check-layers demo man install uninstall bench clean fuzz tsan
+.PHONY: alloc-sweep all plain san sanitized test check-layers demo man install uninstall bench clean fuzz tsan
 .SECONDARY:

@@ -37,7 +37,7 @@
 #                        process touches
 #   rustc                Debian's Rust compiler: tests/t_rust_names.sh builds a
 #                        Rust program (legacy and v0 mangling) and records it
-#   llvm                 llvm-dwarfdump: tests/perf_inline_proof.py reads the DIE
+#   llvm                 llvm-dwarfdump: tests/oracle/perf_inline_proof.py reads the DIE
 #                        tags that prove perf 6.1 wrong where it prints a clone
 #                        "(inlined)"; tests/t_frame_names.sh checks the reader's
 #                        inlined flags against them

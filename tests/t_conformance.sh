@@ -2,7 +2,7 @@
 # Conformance suite: every file of the shared corpus against the expected
 # outputs its own project keeps (quipper's dumps and .buildids, simpleperf's
 # and perfetto's facts, linux-perf-data's facts); the corrupted and fuzz
-# files fail with a clear error.  tests/conformance.py does the work and
+# files fail with a clear error.  tests/oracle/conformance.py does the work and
 # prints one "# <source>: ..." summary line per source.  (The comparison
 # with local perf of the files perf reads is t_perf_oracle.sh.)
 set -u
@@ -12,4 +12,4 @@ if [ ! -f "$corpus/MANIFEST.tsv" ]; then
     echo "ok - conformance: every corpus file against its project's expected outputs # SKIP input absent: $corpus/MANIFEST.tsv"
     exit 0
 fi
-python3 tests/conformance.py "$PV_SQLRUN" "$corpus"
+python3 tests/oracle/conformance.py "$PV_SQLRUN" "$corpus"

@@ -99,7 +99,7 @@ done
 got=$(cd "$tmp/run" && LD_LIBRARY_PATH=$root/usr/lib sqlite3 :memory: '.load perfvtab' \
           "SELECT count(*) FROM perf_samples('$tmp/data/example.data')" 2>&1)
 check "the unpacked extension loads by name (.load perfvtab)" "$got" \
-    "$(wc -l <"$PV_ROOT/tests/expected/example/samples.tsv")"
+    "$(wc -l <"$PV_ROOT/tests/expected/perf_oracle/example/samples.tsv")"
 for page in man1/perfsql.1.gz man7/perfvtab.7.gz; do
     LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings -E UTF-8 -l -Tutf8 -Z "$root/usr/share/man/$page" \
         >/dev/null 2>"$tmp/err" </dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sql/diff.sql against `perf diff` (tests/tools/diff_vs_perf.py): baseline and
+# sql/diff.sql against `perf diff` (tests/oracle/diff_vs_perf.py): baseline and
 # delta per event and function to 0.01 points, the same functions, falling
 # |delta|.  Pairs: committed fixtures (their binaries may be absent here; perf
 # and perfvtab then both show one unresolved row per dso), a file against
@@ -15,7 +15,7 @@ set -u
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-compare=tests/tools/diff_vs_perf.py
+compare=tests/oracle/diff_vs_perf.py
 
 fixtures=tests/fixtures
 for pair in "fp.data datasrc.data" "datasrc.data fp.data" "fp.data example.data" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A perf.data directory written by `perf record --threads` (data + data.N):
-# the tables read every file of it, as perf does (tests/expected_dir/, made
-# by gen_dir_expected.sh).  threads_zdir was recorded with -z: each data.N
+# the tables read every file of it, as perf does (tests/expected/directory/, made
+# by tests/gen/directory.sh).  threads_zdir was recorded with -z: each data.N
 # holds a zstd stream of its own.
 set -u
 cd "$PV_ROOT"
@@ -22,9 +22,9 @@ check() {  # what, expected file, SQL
 for entry in threads_dir: threads_zdir:zdir_; do
     name=${entry%%:*}
     prefix=${entry#*:}
-    check "$name record counts equal perf report --stats" "tests/expected_dir/${prefix}stats.tsv" \
+    check "$name record counts equal perf report --stats" "tests/expected/directory/${prefix}stats.tsv" \
         "SELECT name, count(*) FROM perf_records('tests/fixtures/$name') GROUP BY name ORDER BY name"
-    check "$name samples equal perf script's" "tests/expected_dir/${prefix}samples.tsv" \
+    check "$name samples equal perf script's" "tests/expected/directory/${prefix}samples.tsv" \
         "SELECT time, tid, ip, period FROM perf_samples('tests/fixtures/$name') ORDER BY time || char(9) || tid || char(9) || ip || char(9) || period"
 done
 # The data.N files are read: most samples of a --threads recording live there.

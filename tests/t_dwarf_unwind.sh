@@ -42,7 +42,7 @@ status=0
 # against perf's default output, which adds a frame per function inlined at
 # a frame (named from the debug info, "(inlined)"); so does perfvtab.
 sql_check() {  # label file [checker options...]
-    python3 "$root/tests/symbols_vs_perf.py" "$sqlrun" "$root" "$1" "$2" "${@:3}" || status=1
+    python3 "$root/tests/oracle/symbols_vs_perf.py" "$sqlrun" "$root" "$1" "$2" "${@:3}" || status=1
 }
 
 perf_stacks() {  # file [perf script options...]

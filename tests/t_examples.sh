@@ -3,7 +3,7 @@
 # examples/query.c (compiled with cc -lsqlite3) and examples/query.py (with
 # Debian's /usr/bin/python3) load build/perfvtab.so at run time and query
 # tests/fixtures/example.data; their numbers must be those perf printed
-# (tests/expected/example/samples.tsv has one line per sample).
+# (tests/expected/perf_oracle/example/samples.tsv has one line per sample).
 #
 # Env: PV_ROOT; PV_EXT overrides the extension (default $PV_ROOT/build/perfvtab).
 set -u
@@ -18,7 +18,7 @@ if [ ! -f "$data" ]; then
     echo "not ok - examples: tests/fixtures/example.data is missing"
     exit 0
 fi
-want=$(wc -l <"$PV_ROOT/tests/expected/example/samples.tsv")
+want=$(wc -l <"$PV_ROOT/tests/expected/perf_oracle/example/samples.tsv")
 
 if cc -Wall -Wextra -Werror -o "$tmp/query" "$PV_ROOT/examples/query.c" -lsqlite3 2>"$tmp/err"; then
     echo "ok - examples/query.c compiles with cc -lsqlite3 (-Wall -Wextra -Werror)"

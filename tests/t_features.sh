@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # perf_features and perf_build_ids against perf 6.1.
 #
-# 1. For every tests/expected_features/<name>.tsv (made by
-#    tests/gen_feature_expected.sh from `perf report --header-only -I`), the
+# 1. For every tests/expected/features/<name>.tsv (made by
+#    tests/gen/features.sh from `perf report --header-only -I`), the
 #    header values perf prints: hostname, os release, perf version, arch,
 #    nrcpus, cpudesc, cpuid, total memory, cmdline, pmu mappings, groups,
 #    sample times, clockid frequency, cpu topology (sibling lists, per-cpu
@@ -25,7 +25,7 @@ root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 shared=${PV_SHARED:-$root/../shared}
 corpus=$shared/corpus
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
-expected=$root/tests/expected_features
+expected=$root/tests/expected/features
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -2,8 +2,8 @@
 # perf_folded and perf_flamegraph through SQL (both builds): argument
 # handling and errors, then the call stacks of the fixtures.
 #
-# Expected stacks come from perf: tests/expected/<f>/samples.tsv holds each
-# sample's callchain as `perf script -D` printed it (tests/gen_expected.sh);
+# Expected stacks come from perf: tests/expected/perf_oracle/<f>/samples.tsv holds each
+# sample's callchain as `perf script -D` printed it (tests/gen/perf_oracle.sh);
 # tests/tools/flamegraph_check.py folds them root first.  perf_folded over
 # perf_samples.callchain must give the same stacks and counts, and the SVG
 # perf_flamegraph draws from them must parse as XML and have, for every stack
@@ -196,9 +196,9 @@ fi
 # ---- the fixtures' call stacks, as perf printed them ----
 for name in example fp dwarf; do
     data=$PV_ROOT/tests/fixtures/$name.data
-    samples=$PV_ROOT/tests/expected/$name/samples.tsv
+    samples=$PV_ROOT/tests/expected/perf_oracle/$name/samples.tsv
     if [ ! -f "$data" ] || [ ! -f "$samples" ]; then
-        echo "not ok - $name: fixture or tests/expected/$name/samples.tsv missing"
+        echo "not ok - $name: fixture or tests/expected/perf_oracle/$name/samples.tsv missing"
         continue
     fi
     python3 "$check" folded "$samples" >"$tmp/$name.want"

@@ -25,7 +25,7 @@
 # tests/fixtures/fp.data to example.data) gets the same checks, and its
 # colours and base values are checked against both files' folded stacks.
 # The stacks are the call chains of tests/fixtures/example.data as `perf
-# script -D` printed them (tests/expected/example/samples.tsv), folded root
+# script -D` printed them (tests/expected/perf_oracle/example/samples.tsv), folded root
 # first with hex addresses; once perf_callchains exists, also the named
 # stacks of sql/folded_stacks.sql, whose total must be perf's sample count.
 #
@@ -126,9 +126,9 @@ shoot_and_check() {  # label, what, svg-file, page-file
 }
 
 data=$PV_ROOT/tests/fixtures/example.data
-samples=$PV_ROOT/tests/expected/example/samples.tsv
+samples=$PV_ROOT/tests/expected/perf_oracle/example/samples.tsv
 if [ ! -f "$data" ] || [ ! -f "$samples" ]; then
-    echo "not ok - example.data or tests/expected/example/samples.tsv missing"
+    echo "not ok - example.data or tests/expected/perf_oracle/example/samples.tsv missing"
     exit 0
 fi
 python3 "$check" folded "$samples" >"$tmp/hex.folded"

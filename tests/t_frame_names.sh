@@ -14,13 +14,13 @@
 # DW_AT_abstract_origin); the DIE there is a DW_TAG_subprogram, a concrete
 # out-of-line instance, not a DW_TAG_inlined_subroutine.  The comparisons
 # correct perf's frames only where llvm-dwarfdump's DIE tags prove it
-# (tests/perf_inline_proof.py), and say so.
+# (tests/oracle/perf_inline_proof.py), and say so.
 #
 #  1. no recording: at every instruction of the clones and of the inline
 #     holders, the reader's functions and inlined flags are the DIEs'
 #     (build/tools/inline_names against llvm-dwarfdump);
-#  2. --call-graph dwarf and -g recordings: tests/symbols_vs_perf.py (every
-#     sample and frame, the profiles) and tests/frame_names_vs_perf.py
+#  2. --call-graph dwarf and -g recordings: tests/oracle/symbols_vs_perf.py (every
+#     sample and frame, the profiles) and tests/oracle/frame_names_vs_perf.py
 #     (perf_profile, flat and inclusive profiles, folded stacks and the
 #     flame graph, sql/callers_callees.sql for each clone, perf_pprof);
 #  3. a --call-graph dwarf recording with sched:sched_switch: perf_offcpu's
@@ -33,14 +33,14 @@ root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 build=${PV_BUILD:-$root/build}
 names_tool=$build/tools/inline_names
-compare=$root/tests/frame_names_vs_perf.py
+compare=$root/tests/oracle/frame_names_vs_perf.py
 source_file=$root/tests/fixtures/clones/clones.c
 
 missing=
 for tool in gcc perf readelf objdump; do
     command -v $tool >/dev/null || missing="$missing $tool"
 done
-python3 -c "import sys; sys.path.insert(0, '$root/tests'); import perf_inline_proof as p; \
+python3 -c "import sys; sys.path.insert(0, '$root/tests/oracle'); import perf_inline_proof as p; \
 sys.exit(0 if p.dwarfdump() else 1)" || missing="$missing llvm-dwarfdump"
 if [ -n "$missing" ]; then
     if [ "${CI:-}" = true ]; then
@@ -79,7 +79,7 @@ for callgraph in dwarf fp; do
         status=1
         continue
     fi
-    python3 "$root/tests/symbols_vs_perf.py" "$sqlrun" "$root" "$name" "$data" --frames \
+    python3 "$root/tests/oracle/symbols_vs_perf.py" "$sqlrun" "$root" "$name" "$data" --frames \
         --profiles || status=1
     python3 "$compare" tables "$sqlrun" "$root" "$name" "$data" "$binary" $pprof || status=1
 done
@@ -92,7 +92,7 @@ if ! timeout 20 perf record -q -e sched:sched_switch -o "$tmp/probe.data" -- tru
     ok "$name # SKIP perf record -e sched:sched_switch is refused here: $(oneline "$tmp/probe.log")"
 elif timeout 120 perf record -q --call-graph dwarf,8192 -e cpu-clock -e sched:sched_switch \
         --switch-events -o "$data" -- "$binary" 30 >"$tmp/record.log" 2>&1; then
-    python3 "$root/tests/symbols_vs_perf.py" "$sqlrun" "$root" "$name" "$data" --frames ||
+    python3 "$root/tests/oracle/symbols_vs_perf.py" "$sqlrun" "$root" "$name" "$data" --frames ||
         status=1
     python3 "$compare" offcpu "$sqlrun" "$name" "$data" "$binary" || status=1
 else

@@ -78,7 +78,7 @@ else
 fi
 
 if [ -f "$example" ]; then
-    want=$(wc -l <"$PV_ROOT/tests/expected/example/samples.tsv" 2>/dev/null || echo '?')
+    want=$(wc -l <"$PV_ROOT/tests/expected/perf_oracle/example/samples.tsv" 2>/dev/null || echo '?')
     got=$(LD_LIBRARY_PATH=$tmp/root/usr/lib sqlite3 :memory: '.load perfvtab' \
           "SELECT count(*) FROM perf_samples('$example')" 2>"$tmp/err")
     if [ "$got" = "$want" ]; then

@@ -64,7 +64,7 @@ rewrite() {
 
 # compare NAME: perf script's frames and perf report --children, sample for sample
 compare() {
-    python3 "$root/tests/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "$1" "$tmp/$1.data" \
+    python3 "$root/tests/oracle/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "$1" "$tmp/$1.data" \
         --frames --profiles --report-g callee
 }
 

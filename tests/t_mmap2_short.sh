@@ -137,10 +137,10 @@ done
 # rewritten copy); the workload of example.data is in tests/fixtures/symbols
 cache=$tmp/perf-said
 mkdir -p "$cache"
-python3 "$root/tests/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "example (original)" \
+python3 "$root/tests/oracle/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "example (original)" \
     "$root/tests/fixtures/example.data" --frames --perf-cache "$cache" >"$tmp/sym.log" ||
     echo "not ok - example (original): symbols differ from perf: $(oneline "$tmp/sym.log")"
-python3 "$root/tests/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "example (short MMAP2)" \
+python3 "$root/tests/oracle/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "example (short MMAP2)" \
     "$tmp/example.data" --frames --perf-cache "$cache"
 syms="SELECT perf_symbol_path(NULL, $(sql_quote "$root/tests/fixtures/symbols"));
       SELECT dso, count(*), count(sym), group_concat(DISTINCT sym) FROM
@@ -160,10 +160,10 @@ if cc -O1 -fno-omit-frame-pointer -g -o "$work" "$root/tests/fixtures/workload.c
         >"$tmp/record.log" 2>&1; then
     check_file live "$tmp/live_original.data"
     mkdir -p "$tmp/live-said"
-    python3 "$root/tests/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "live (original)" \
+    python3 "$root/tests/oracle/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "live (original)" \
         "$tmp/live_original.data" --frames --perf-cache "$tmp/live-said" >"$tmp/sym.log" ||
         echo "not ok - live (original): symbols differ from perf: $(oneline "$tmp/sym.log")"
-    python3 "$root/tests/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "live (short MMAP2)" \
+    python3 "$root/tests/oracle/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "live (short MMAP2)" \
         "$tmp/live.data" --frames --perf-cache "$tmp/live-said"
 else
     echo "skip - live: perf record could not record here: $(oneline "$tmp/record.log")"

@@ -6,7 +6,7 @@
 #     durations sum to the time slept (bounds below); the columns agree with
 #     each other and join perf_callchains / perf_samples through record.
 #  2. The same file through perf at test time: every interval perf script's
-#     records give (tests/tools/offcpu_from_perf.py) is a row, to the ns,
+#     records give (tests/oracle/offcpu_from_perf.py) is a row, to the ns,
 #     with the same prev_state and stack; system.data (-a) against perf
 #     sched timehist's per-thread wait time.
 #  3. Live recordings made now, the same checks.
@@ -37,7 +37,7 @@ fix=tests/fixtures/offcpu
 # for perfvtab and for perf alike
 symdir=$root/tests/fixtures/symbols
 syms="SELECT perf_symbol_path(NULL, $(sql_quote "$symdir"));"
-tool=$root/tests/tools/offcpu_from_perf.py
+tool=$root/tests/oracle/offcpu_from_perf.py
 
 # is_fixture FILE: FILE is a committed recording, whose symbols are in
 # $symdir.  Live recordings are read without it: its kallsyms is cut to the
@@ -107,7 +107,7 @@ perf_checks() {
 }
 
 # timehist_checks NAME FILE: perf sched timehist's "wait time" per line
-# (tests/tools/offcpu_from_perf.py says how they are paired): a line is a
+# (tests/oracle/offcpu_from_perf.py says how they are paired): a line is a
 # thread's switch-out, its wait the interval before that run.  Where
 # records were lost (a loaded machine) the lines around them are left out.
 timehist_checks() {
@@ -225,7 +225,7 @@ if [ ! -f build/perfvtab.so ] || ! command -v sqlite3 >/dev/null; then
     not_ok "README's Off-CPU time session" "build/perfvtab.so or sqlite3 is missing"
 else
     mkdir -p "$tmp/home"
-    if out=$(HOME=$tmp/home timeout 60 python3 tests/readme_tour.py README.md check "Off-CPU time" 2>&1); then
+    if out=$(HOME=$tmp/home timeout 60 python3 tests/oracle/readme_tour.py README.md check "Off-CPU time" 2>&1); then
         ok "README's Off-CPU time session prints what the README shows ($out)"
     else
         not_ok "README's Off-CPU time session" "$out"

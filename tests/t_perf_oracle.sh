@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Perf oracle: compares what the extension returns for each fixture and corpus
-# file with what Linux perf 6.1 printed for it (tests/expected/<name>/, made by
-# tests/gen_expected.sh from `perf script -D`, `perf report --stats`,
+# file with what Linux perf 6.1 printed for it (tests/expected/perf_oracle/<name>/, made by
+# tests/gen/perf_oracle.sh from `perf script -D`, `perf report --stats`,
 # `perf buildid-list` and `perf report --header-only -I`).
 #
 # Env: PV_ROOT (repo root), PV_SHARED (../shared, holds corpus/), PV_SQLRUN
@@ -13,7 +13,7 @@
 #  - samples: each sample's time, pid, tid, comm (the thread's name at the
 #    sample, as perf names the sample's thread; NULL where perf has only its
 #    ":<tid>" placeholder), cpu (where the event samples it), ip, period and
-#    callchain, in file order (tests/perf_expect.py says how each is read
+#    callchain, in file order (tests/oracle/perf_expect.py says how each is read
 #    from perf's output); comm is read first, so that the rest comes from
 #    the decoded sample, and "samples' fixed fields alone" reads the fixed
 #    fields without comm or callchain (one word each, where the event's
@@ -35,7 +35,7 @@
 set -u
 . "$(dirname "$0")/lib/common.sh"
 : "${PV_ROOT:?}" "${PV_SHARED:?}" "${PV_SQLRUN:?}"
-exp_root=$PV_ROOT/tests/expected
+exp_root=$PV_ROOT/tests/expected/perf_oracle
 corpus=$PV_SHARED/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -211,7 +211,7 @@ check "without -s, the workload's functions have no names (the binary is not at 
 # -x/--extension, and $PERFVTAB
 for o in -x --extension; do
     ps "$o" "$PV_ROOT/build/perfvtab" -m tsv "$example" "SELECT count(*) FROM perf_samples(@file)"
-    check "$o EXT loads that extension" "$rc $(tail -n 1 "$tmp/out")" "0 $(wc -l <"$PV_ROOT/tests/expected/example/samples.tsv")"
+    check "$o EXT loads that extension" "$rc $(tail -n 1 "$tmp/out")" "0 $(wc -l <"$PV_ROOT/tests/expected/perf_oracle/example/samples.tsv")"
 done
 PERFVTAB=/nonexistent/perfvtab ps "$example" overview
 check "\$PERFVTAB names the extension (one that is not there fails)" "$rc $(grep -c '/nonexistent/perfvtab' "$tmp/err")" "1 1"

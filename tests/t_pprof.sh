@@ -3,7 +3,7 @@
 #
 #   SELECT writefile('p.pb.gz', perf_pprof('F'))   (sqlrun has the shell's writefile)
 #
-# then tests/pprof_vs_perf.py compares `go tool pprof -top` (flat% and cum%)
+# then tests/oracle/pprof_vs_perf.py compares `go tool pprof -top` (flat% and cum%)
 # with `perf report --no-children` / `--children --sort dso,sym` taken here,
 # on the committed fixtures:
 #   example.data, fp.data
@@ -29,7 +29,7 @@ root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 export PV_SQLRUN=$sqlrun
 fixtures=$root/tests/fixtures
-compare=$root/tests/pprof_vs_perf.py
+compare=$root/tests/oracle/pprof_vs_perf.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0

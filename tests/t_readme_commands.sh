@@ -3,11 +3,11 @@
 # The shell examples of README.md and docs/*.md (code blocks of `$ command`
 # lines and their output), run literally from a scratch copy of the
 # repository's root: each prints what the document shows
-# (tests/tools/readme_commands.py).  The sqlite3 sessions are t_readme_tour's.
+# (tests/oracle/readme_commands.py).  The sqlite3 sessions are t_readme_tour's.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 for doc in README.md docs/*.md; do
-    python3 tests/tools/readme_commands.py "$doc" "$PV_ROOT"
+    python3 tests/oracle/readme_commands.py "$doc" "$PV_ROOT"
 done
 exit 0

@@ -2,7 +2,7 @@
 # plain-only: the example loads the plain build (build/perfvtab.so).
 # README's pprof example (the sh block under "## pprof"), run as written from
 # a scratch copy of the repository's root (its entries linked, as
-# tests/tools/readme_commands.py does): it writes its profile into a
+# tests/oracle/readme_commands.py does): it writes its profile into a
 # temporary directory, so nothing new appears in the root, and go tool
 # pprof reads it as the README shows.
 #

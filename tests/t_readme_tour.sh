@@ -3,7 +3,7 @@
 # The README's tour prints what the README shows, as on a fresh machine: its
 # sqlite3 session runs from the repository root with an empty HOME (no
 # ~/.debug build-id cache), so the workload's symbols can only come from the
-# copy shipped in tests/fixtures/symbols/ (tests/readme_tour.py).  The tour's
+# copy shipped in tests/fixtures/symbols/ (tests/oracle/readme_tour.py).  The tour's
 # excerpt of `make demo` must be what scripts/demo.sh prints.
 #
 # Env: PV_ROOT.  The tour loads build/perfvtab, as the README says.
@@ -17,7 +17,7 @@ if [ ! -f build/perfvtab.so ]; then
     exit 0
 fi
 mkdir "$tmp/home"
-if out=$(HOME=$tmp/home timeout 120 python3 tests/readme_tour.py README.md check 2>&1); then
+if out=$(HOME=$tmp/home timeout 120 python3 tests/oracle/readme_tour.py README.md check 2>&1); then
     echo "ok - README tour prints what the README shows ($out)"
 else
     echo "not ok - README tour: $out"

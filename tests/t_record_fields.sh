@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# perf_records.fields against perf: for every file of tests/expected_records/
-# (fixtures and corpus files, see tests/gen_expected_records.sh),
+# perf_records.fields against perf: for every file of tests/expected/record_fields/
+# (fixtures and corpus files, see tests/gen/record_fields.sh),
 #   - every fields value is valid JSON;
 #   - the values perf prints for the first records of each type (matched by
 #     file_offset) are the values fields holds.
@@ -13,7 +13,7 @@ sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for exp in "$root"/tests/expected_records/*.tsv; do
+for exp in "$root"/tests/expected/record_fields/*.tsv; do
     label=$(sed -n 's/^# source\t//p' "$exp")
     case $label in
         fixture:*) file=$root/tests/fixtures/${label#fixture:} ;;

@@ -135,5 +135,5 @@ else
     echo "not ok - remap: no ip was sampled in both functions (ips, processes: $both)"
     status=1
 fi
-python3 "$root/tests/symbols_vs_perf.py" "$sqlrun" "$root" remap "$tmp/remap.data" --frames || status=1
+python3 "$root/tests/oracle/symbols_vs_perf.py" "$sqlrun" "$root" remap "$tmp/remap.data" --frames || status=1
 exit $status

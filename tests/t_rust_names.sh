@@ -19,7 +19,7 @@ set -u
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 export PV_SQLRUN=$sqlrun
-compare=$root/tests/symbols_vs_perf.py
+compare=$root/tests/oracle/symbols_vs_perf.py
 source_file=$root/tests/fixtures/rust/hot_names.rs
 
 # Debian's rustc first (what install-deps.sh installs), else any on PATH.

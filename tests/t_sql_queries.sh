@@ -4,7 +4,7 @@
 # build/perfvtab.so, hence plain-only) against every tests/fixtures/*.data:
 # each must run without error and print at least one row.  For overview.sql
 # the record counts must equal `perf report --stats`
-# (tests/expected/<fixture>/stats.tsv) when that file exists, and its header
+# (tests/expected/perf_oracle/<fixture>/stats.tsv) when that file exists, and its header
 # section must show the hostname and arch features.  Also checks
 # that every query file documents the @file convention at its top, and that
 # scripts/perfsql runs a query by name.
@@ -125,7 +125,7 @@ for f in "${fixtures[@]}"; do
                 echo "not ok - $qn on $fn: header section lacks hostname or arch (has: $got)"
             fi
         fi
-        stats=$PV_ROOT/tests/expected/${fn%.data}/stats.tsv
+        stats=$PV_ROOT/tests/expected/perf_oracle/${fn%.data}/stats.tsv
         if [ "$qn" = overview.sql ] && [ -f "$stats" ]; then
             # the rows of the "== records" section: type, records, bytes
             awk -F'\t' '/^== /{ on = ($0 == "== records"); next } on { print $1 "\t" $2 }' \

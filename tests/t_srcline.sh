@@ -2,7 +2,7 @@
 # srcfile and srcline (perf_samples, perf_callchains) as perf shows srcline,
 # live: tests/fixtures/srcline/hot_lines.c is built here with -g at -O2 (frame
 # pointers) and -O0, and each build recorded with -g and with --call-graph
-# dwarf.  tests/srcline_vs_perf.py compares every sample and every frame with
+# dwarf.  tests/oracle/srcline_vs_perf.py compares every sample and every frame with
 # perf script -F srcline, sql/srcline_profile.sql with perf report --sort
 # srcline and sql/annotate.sql with perf annotate -l.
 #
@@ -33,7 +33,7 @@ set -u
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 export PV_SQLRUN=$sqlrun
-compare=$root/tests/srcline_vs_perf.py
+compare=$root/tests/oracle/srcline_vs_perf.py
 source_file=$root/tests/fixtures/srcline/hot_lines.c
 
 for tool in gcc perf objdump; do

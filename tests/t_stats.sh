@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # `perf stat record` files: perf_stats (one row per STAT record) against
-# `perf stat report` (tests/expected_stat/, made by gen_stat_expected.sh):
+# `perf stat report` (tests/expected/stats/, made by tests/gen/stats.sh):
 # per round and event the summed counts, scaled as perf shows them, the
 # round times, and the elapsed time.  perf_records.fields of the STAT
 # records say the same as perf_stats.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
-for exp in tests/expected_stat/*.txt; do
+for exp in tests/expected/stats/*.txt; do
     name=$(basename "$exp" .txt)
     f=tests/fixtures/$name.data
-    verdict=$(python3 tests/stat_report_compare.py "$PV_SQLRUN" "$f" "$exp")
+    verdict=$(python3 tests/oracle/stat_report_compare.py "$PV_SQLRUN" "$f" "$exp")
     case $verdict in
     ok\ *) echo "ok - $name: the ${verdict#ok } counts of perf_stats equal perf stat report's" ;;
     *) echo "not ok - $name: perf_stats differs from perf stat report: ${verdict#bad }" ;;

@@ -9,7 +9,7 @@ set -u
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 fixtures=$root/tests/fixtures
-check=$root/tests/symbols_vs_perf.py
+check=$root/tests/oracle/symbols_vs_perf.py
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

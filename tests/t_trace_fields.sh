@@ -2,8 +2,8 @@
 # Tracepoint samples: perf_samples.trace_event and trace_fields, the RAW
 # payload decoded with the tracing data's event formats.
 #  1. fixtures (file mode, pipe mode, compressed pipe): every tracepoint
-#     sample's fields equal perf's own decoding (tests/expected_trace/, made
-#     by gen_trace_expected.sh with `perf script -s`), sample for sample.
+#     sample's fields equal perf's own decoding (tests/expected/trace_fields/, made
+#     by tests/gen/trace_fields.sh with `perf script -s`), sample for sample.
 #  2. simpleperf's files (perf 6.1 refuses them): the facts simpleperf's
 #     tests assert, read from the corpus's EXPECTED_simpleperf_tests.txt.
 #  3. damaged tracing data, and a RAW payload shorter than its format: an
@@ -15,14 +15,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 total=0
-for exp in tests/expected_trace/*.tsv; do
+for exp in tests/expected/trace_fields/*.tsv; do
     name=$(basename "$exp" .tsv)
     f=tests/fixtures/$name.data
     if ! "$PV_SQLRUN" "SELECT time, cpu, tid, trace_event, trace_fields FROM perf_samples($(sql_quote "$f")) WHERE trace_event IS NOT NULL" >"$tmp/got" 2>"$tmp/err"; then
         echo "not ok - $name: trace fields: $(head -c 300 "$tmp/err")"
         continue
     fi
-    verdict=$(python3 tests/trace_fields_compare.py "$exp" "$tmp/got")
+    verdict=$(python3 tests/oracle/trace_fields_compare.py "$exp" "$tmp/got")
     case $verdict in
     ok\ *)
         echo "ok - $name: the fields of all ${verdict#ok } tracepoint samples equal perf's"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perf_tasks, perf_lost and perf_switches against perf script -D's reading of
-# the same records (tests/expected_typed/, made by gen_typed_expected.sh).
+# the same records (tests/expected/typed_tables/, made by tests/gen/typed_tables.sh).
 set -u
 cd "$PV_ROOT"
 corpus=$PV_SHARED/corpus/perf_data_converter/src/quipper/testdata
@@ -15,7 +15,7 @@ declare -A files=(
 )
 for name in "${!files[@]}"; do
     f=${files[$name]}
-    expected=tests/expected_typed/$name.tsv
+    expected=tests/expected/typed_tables/$name.tsv
     if [ ! -f "$f" ]; then
         echo "ok - $name perf_tasks/perf_lost/perf_switches equal perf script -D # SKIP input absent: $f"
         continue

@@ -2,7 +2,7 @@
 """Checks of perf_flamegraph's pictures against the stacks that went in.
 
   flamegraph_check.py folded SAMPLES_TSV
-      The call stacks of tests/expected/<f>/samples.tsv (perf script -D's
+      The call stacks of tests/expected/perf_oracle/<f>/samples.tsv (perf script -D's
       callchains, leaf first) folded root first with frames as 0x<hex ip>:
       "stack<TAB>samples" lines, sorted -- what perf_folded over
       perf_samples.callchain must give.

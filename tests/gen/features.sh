@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates tests/expected_features/ from the local `perf` (6.1 when
+# Regenerates tests/expected/features/ from the local `perf` (6.1 when
 # committed); perf is the oracle, nothing here is typed by hand.
 #
 # For every fixture tests/fixtures/*.data and every FILE-mode, little-endian
@@ -25,16 +25,16 @@
 # and, when `perf buildid-list -i F` exits 0, <name>.buildids with its output.
 #
 # Names: fixture fp.data -> fp; corpus a/b/c/perf.data.x -> a__perf.data.x (the
-# first folder and the file name, as tests/gen_expected.sh names them).
+# first folder and the file name, as tests/gen/perf_oracle.sh names them).
 #
 # Values perf itself gets wrong are left out, with a "#" line saying why (the
 # list below); tests/t_features.sh ignores "#" lines.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 shared=${PV_SHARED:-$root/../shared}
 corpus=$shared/corpus
-out=$root/tests/expected_features
+out=$root/tests/expected/features
 [ -f "$corpus/MANIFEST.tsv" ] || {
     echo "$0: $corpus/MANIFEST.tsv not found: the expected outputs need the whole corpus (../shared or PV_SHARED); nothing changed" >&2
     exit 1

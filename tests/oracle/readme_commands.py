@@ -9,7 +9,7 @@ line is a command, run with bash in a scratch directory whose entries are
 links to REPO's top-level entries (so relative paths work as from the
 repository's root, and what a command writes stays out of the repository);
 the lines up to the next `$ ` line are its output.  The sqlite3 sessions
-(`$ sqlite3`) are tests/readme_tour.py's.  Trailing blanks are ignored
+(`$ sqlite3`) are tests/oracle/readme_tour.py's.  Trailing blanks are ignored
 (column modes pad cells).  Prints one `ok`/`not ok` line per example.
 """
 import os

@@ -248,7 +248,7 @@ def profile_checks(rec):
           "; ".join(bad[:3]))
     pct = lambda p: round(100.0 * p / rec.total, 4)  # noqa: E731
     base = os.path.basename(rec.binary)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     flat = {r[2]: float(r[5]) for r in rec.sql_file(f"{root}/sql/flat_profile.sql")
             if len(r) == 7 and r[1] == base}
     incl = {r[1]: float(r[4]) for r in rec.sql_file(f"{root}/sql/inclusive_profile.sql")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Expected rows of perf_tasks, perf_lost and perf_switches, from `perf script -D`.
 
-usage: gen_typed_expected.py OUTDIR NAME=FILE...
+usage: tests/oracle/typed_tables_expect.py OUTDIR NAME=FILE...
 
 For each file, writes OUTDIR/NAME.tsv with one line per FORK, EXIT, LOST,
 LOST_SAMPLES, SWITCH and SWITCH_CPU_WIDE record, in file order:

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates tests/expected/<name>/ from the local `perf` (6.1 when committed)
+# Regenerates tests/expected/perf_oracle/<name>/ from the local `perf` (6.1 when committed)
 # for every fixture in tests/fixtures/*.data and every file- or pipe-mode, little-endian
 # PERFILE2 file of $PV_SHARED/corpus/MANIFEST.tsv that perf can read
 # (`perf script -D -i F` exits 0).  The files stay where they are; each
 # expected directory has a meta.tsv whose "source" says where the test finds
 # the file: "fixture:<name>" (tests/fixtures/) or "corpus:<path>"
-# ($PV_SHARED/corpus/).  tests/perf_expect.py does the parsing.
+# ($PV_SHARED/corpus/).  tests/oracle/perf_expect.py does the parsing.
 #
-# Corpus files left out (the list is rewritten to tests/expected/SKIPPED.tsv):
+# Corpus files left out (the list is rewritten to tests/expected/perf_oracle/SKIPPED.tsv):
 #   refused by perf 6.1 (`perf script -D` fails, "incompatible file format"
 #   or a processing error):
 #     linux-perf-data/tests/fixtures/sleep.data (perf 6.16 file)
@@ -32,16 +32,16 @@
 # Pipe-mode files are candidates too (perf reads them with -i); big-endian
 # corpus files are not (perf 6.1 crashes on some).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 shared=${PV_SHARED:-$root/../shared}
 corpus=$shared/corpus
-exp=$root/tests/expected
+exp=$root/tests/expected/perf_oracle
 [ -f "$corpus/MANIFEST.tsv" ] || {
     echo "$0: $corpus/MANIFEST.tsv not found: the expected outputs need the whole corpus (../shared or PV_SHARED); nothing changed" >&2
     exit 1
 }
-py=$root/tests/perf_expect.py
+py=$root/tests/oracle/perf_expect.py
 limit=$((1280 * 1024))
 
 rm -rf "$exp"

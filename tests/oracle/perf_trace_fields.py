@@ -4,7 +4,7 @@
 # perf hands arrays (and strings that are not printable text) over as byte
 # arrays; they are printed as lists of byte values.  The common_* entries are
 # perf's context (time, cpu, comm), not fields of the event's format.
-# Used by tests/gen_trace_expected.sh.
+# Used by tests/gen/trace_fields.sh.
 import json
 
 

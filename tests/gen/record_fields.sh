@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Regenerates tests/expected_records/<name>.tsv, the perf-oracle values of
+# Regenerates tests/expected/record_fields/<name>.tsv, the perf-oracle values of
 # tests/t_record_fields.sh, from the local `perf script -D` (6.1 when
-# committed) with tests/record_fields_expect.py.  Files: every fixture in
+# committed) with tests/oracle/record_fields_expect.py.  Files: every fixture in
 # tests/fixtures/*.data and the corpus files listed below (file mode,
 # little-endian, read by perf 6.1), chosen for their record types.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 shared=${PV_SHARED:-$PWD/../shared}
-out=tests/expected_records
-py=tests/record_fields_expect.py
+out=tests/expected/record_fields
+py=tests/oracle/record_fields_expect.py
 [ -f "$shared/corpus/MANIFEST.tsv" ] || {
     echo "$0: $shared/corpus/MANIFEST.tsv not found: the expected outputs need the whole corpus (../shared or PV_SHARED); nothing changed" >&2
     exit 1

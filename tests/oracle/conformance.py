@@ -4,7 +4,7 @@ tests/t_conformance.sh; prints TAP-style "ok - ..." / "not ok - ..." lines
 and one "# <source>: ..." summary line per source.
 
   quipper (perf_data_converter): *.io.out.pb_text / *.pr.out.pb_text event
-      by event in file order (tests/quipper_compare.py), the time-sorted
+      by event in file order (tests/oracle/quipper_compare.py), the time-sorted
       *.pb_text as a multiset of samples, *.buildids as perf_build_ids, the
       facts of EXPECTED_FACTS.txt; the corrupted file and the fuzz
       reproducers fail with a clear error (or open and read without one).

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Expected outputs for the directory-format fixtures (perf record --threads:
 # data plus data.N), from perf 6.1, for each DIR of tests/fixtures/threads_dir
-# (into tests/expected_dir/) and tests/fixtures/threads_zdir (-z, a zstd
-# stream per data.N file; into tests/expected_dir/zdir_*):
+# (into tests/expected/directory/) and tests/fixtures/threads_zdir (-z, a zstd
+# stream per data.N file; into tests/expected/directory/zdir_*):
 #   stats.tsv    `perf report --stats`: name<TAB>count, sorted by name
 #   samples.tsv  `perf script -F tid,time,ip,period --ns`: time tid ip period,
 #                ip as signed 64-bit, sorted (perf orders by time across files)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=tests/expected_dir
+cd "$(dirname "$0")/../.."
+out=tests/expected/directory
 for entry in threads_dir: threads_zdir:zdir_; do
     dir=tests/fixtures/${entry%%:*}
     prefix=${entry#*:}

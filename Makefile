@@ -26,7 +26,7 @@ DOCDIR ?= $(DATADIR)/doc/perfvtab
 SQLDIR = $(DATADIR)/perfvtab/sql
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror
-# Reader headers are included by layer folder ("base/pv_cursor.h");
+# Reader headers are included by layer folder ("base/byte_reader.h");
 # -iquote keeps them out of the search for <...> headers.
 # -fvisibility=hidden: the extension exports only sqlite3_perfvtab_init, so its
 # names cannot interpose on (or be interposed by) the application loading it.

@@ -11,7 +11,7 @@
 #include "stream/file_open.h"
 #include "symbols/stack_memo.h"
 #include "unwind/debug_cache.h"
-#include "vtab_common.h"
+#include "vtab_results.h"
 
 SQLITE_EXTENSION_INIT3
 

@@ -7,12 +7,11 @@
 #ifndef PV_ROW_VALUES_H
 #define PV_ROW_VALUES_H
 
-#include "render/row_groups.h"
-#include "vtab_common.h"
+#include <string.h>
 
-/* A value from a table's value callback or a grouped scan as the result:
- * NULL, an integer, or text that is a C string (copied). */
-void pv_result_value(sqlite3_context *ctx, const pv_value *v);
+#include "render/row_groups.h"
+#include "vtab_results.h"
+
 static inline pv_value pv_int_value(int64_t i)
 {
     return (pv_value){ PV_VALUE_INT, i, 0, NULL, 0 };
@@ -22,6 +21,11 @@ static inline pv_value pv_null_value(void)
     return (pv_value){ PV_VALUE_NULL, 0, 0, NULL, 0 };
 }
 /* A C string as a TEXT value; NULL as a NULL value. */
-pv_value pv_text_value(const char *s);
+static inline pv_value pv_text_value(const char *s)
+{
+    if (!s)
+        return pv_null_value();
+    return (pv_value){ PV_VALUE_TEXT, 0, 0, s, strlen(s) };
+}
 
 #endif

@@ -28,6 +28,7 @@
 #include "scan/time_order.h"
 #include "stream/record_walk.h"
 #include "stop_probe.h"
+#include "vtab_results.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -191,31 +192,11 @@ static inline bool pv_column_used(const PvCursor *cur, int i)
     return (cur->columns_used >> (i < 63 ? i : 63)) & 1;
 }
 
-/* Results for u64 file values: the same 64 bits as a signed INTEGER. */
-static inline void pv_result_u64(sqlite3_context *ctx, uint64_t v)
-{
-    sqlite3_result_int64(ctx, (sqlite3_int64)v);
-}
-
 /* Text of the scratch buffer as the result (copied), or an error. */
-void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx);
-/* The text built in b as the result (copied), or out of memory if building
- * it failed. */
-void pv_result_strbuf(sqlite3_context *ctx, pv_strbuf *b);
-/* A name with static storage duration: a string literal or an entry of a
- * static const table (pv_cpumode_name, pv_record_type_name,
- * pv_feature_name).  Only such text may go to SQLite uncopied; anything a
- * cursor, a symbolizer, a profile or a file's state owns goes with
- * SQLITE_TRANSIENT, since min()/max(), sorters and subqueries keep values
- * after the cursor moves on or the file is closed. */
-void pv_result_static_name(sqlite3_context *ctx, const char *literal);
-/* A text or blob from the file's bytes (copied). */
-void pv_result_file_text(sqlite3_context *ctx, const char *s, uint64_t n);
-void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);
-/* Reports a reader error from xColumn. */
-int pv_result_error(sqlite3_context *ctx, const pv_error *err);
-/* The SQLite result code of err: SQLITE_NOMEM, SQLITE_INTERRUPT or SQLITE_ERROR. */
-int pv_error_code(const pv_error *err);
+static inline void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
+{
+    pv_result_strbuf(ctx, &cur->text);
+}
 
 /* Each registered module takes its own reference to the cache. */
 int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache);

@@ -1,9 +1,8 @@
 /*
  * Values handed to SQLite by every table: copied (SQLITE_TRANSIENT) unless
- * they are names with static storage duration; see vtab_common.h.
+ * they are names with static storage duration; see vtab_results.h.
  */
-#include "row_values.h"
-#include "vtab_common.h"
+#include "vtab_results.h"
 
 #include <string.h>
 
@@ -26,21 +25,9 @@ void pv_result_value(sqlite3_context *ctx, const pv_value *v)
         sqlite3_result_text(ctx, v->bytes, -1, SQLITE_TRANSIENT);
 }
 
-pv_value pv_text_value(const char *s)
-{
-    if (!s)
-        return pv_null_value();
-    return (pv_value){ PV_VALUE_TEXT, 0, 0, s, strlen(s) };
-}
-
-void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
-{
-    pv_result_strbuf(ctx, &cur->text);
-}
-
 void pv_result_static_name(sqlite3_context *ctx, const char *literal)
 {
-    /* Static storage outlives every statement: see vtab_common.h. */
+    /* Static storage outlives every statement: see vtab_results.h. */
     sqlite3_result_text(ctx, literal, -1, SQLITE_STATIC);
 }
 

@@ -2,8 +2,9 @@
 # make check-layers: the reader's layers (docs/architecture.md) are folders
 # of src/, and a file may include only headers of its own layer and of the
 # layers below it.  No two files of src/ include each other, directly or
-# around a circle of any length, inside a folder or across folders.  Also:
-# nothing in src/ mentions SQLite, and ext/ neither includes the byte cursor
+# around a circle of any length, inside a folder or across folders, and no
+# two files of ext/ do either.  Also:
+# nothing in src/ mentions SQLite, and ext/ neither includes the byte reader
 # nor calls it (tables get typed records from src/decode/).  Prints each
 # breach and exits 1 when there is any.
 set -u
@@ -73,6 +74,21 @@ for f in src/*/*.[ch]; do
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
 done
 
+# ext/ has no layers, but no circles either: its files include each other
+# by bare name ("vtab_common.h"), and a file and its header are one unit.
+for f in ext/*.[ch]; do
+    unit_of "$f"
+    includer=$unit
+    while IFS= read -r inc; do
+        [ -f "ext/$inc" ] || continue
+        unit_of "ext/$inc"
+        if [ "$unit" != "$includer" ]; then
+            edges+="$includer $unit"$'\n'
+            edge_example["$includer $unit"]="$f includes \"$inc\""
+        fi
+    done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"/]*\)".*/\1/p' "$f")
+done
+
 # tsort names the units of each cycle it meets, in include order, after a
 # line saying "input contains a loop".
 report_cycle() {
@@ -99,7 +115,7 @@ done < <(printf '%s' "$edges" | tsort 2>&1 >/dev/null)
 if grep -rniI 'sqlite' src; then
     breach "src/ mentions SQLite (lines above): the reader knows nothing of it"
 fi
-if grep -nE '#[[:space:]]*include[[:space:]]*"base/pv_cursor\.h"|\bpv_cursor_[a-z0-9_]+[[:space:]]*\(|\bpv_load_u(16|32|64)[[:space:]]*\(' ext/*.[ch]; then
+if grep -nE '#[[:space:]]*include[[:space:]]*"base/byte_reader\.h"|\bpv_(bytes|byte_reader)_[a-z0-9_]+[[:space:]]*\(|\bpv_load_u(16|32|64)[[:space:]]*\(' ext/*.[ch]; then
     breach "ext/ reads bytes (lines above): decode them in src/decode/ and hand ext/ typed values"
 fi
 

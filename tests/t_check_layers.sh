@@ -57,6 +57,19 @@ check "the tree as it is passes" "$(cat "$work/as_is.status") $(grep -c 'cycle' 
 check_copy unpack_walk src/stream/unpack.c '#include "stream/record_walk.h"'
 expect_cycle unpack_walk src/stream/unpack src/stream/record_walk
 
+# the circle ext/ had: the connection's file cache including the module's
+# header, which includes the cache's
+check_copy cache_module ext/file_cache.c '#include "vtab_common.h"'
+expect_cycle cache_module ext/file_cache ext/vtab_common
+
+# ext/ calling the byte reader is a breach of its own
+check_copy ext_bytes ext/lost.c 'static unsigned probe(pv_byte_reader *r) { return pv_bytes_u32(r); }'
+if [ "$(cat "$work/ext_bytes.status")" = 1 ] && grep -qF 'ext/ reads bytes' "$work/ext_bytes.out"; then
+    ok "ext_bytes: ext/ calling pv_bytes_u32 is reported"
+else
+    not_ok "ext_bytes: ext/ calling pv_bytes_u32 is reported" "$(oneline "$work/ext_bytes.out")"
+fi
+
 # forged files of their own, so that the checks do not hang on the tree's
 # includes: three .c/.h pairs of one folder in a circle
 check_copy three_files \

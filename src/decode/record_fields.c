@@ -3,9 +3,9 @@
  *
  * One small writer per record type (record_fields_kernel.c for the kernel
  * records, record_fields_user.c for those perf writes), found by the type.
- * Each reads its fields in file order through one cursor over the record
+ * Each reads its fields in file order through one byte reader over the record
  * body (the sample_id_all trailer of kernel records excluded) and writes
- * them as it goes.  A read past the body only marks the cursor failed; here
+ * them as it goes.  A read past the body only marks the reader failed; here
  * that becomes an error naming the field, the file and the record's offset.
  * The trailer follows the body's fields as "sample_id":{...}.
  */
@@ -15,7 +15,7 @@
 
 #include "format/perf_abi.h"
 #include "base/json_writer.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "decode/record_fields_context.h"
 #include "decode/sample.h"
 
@@ -58,8 +58,8 @@ int pv_record_fields_json(const pv_file *f, const pv_record *rec, pv_strbuf *out
         has_trailer = trailer.fields != 0;
         body -= trailer.size;   /* pv_sample_id_decode checked size <= body */
     }
-    pv_cursor_init(&d.c, rec->bytes + PV_RECORD_HEADER_SIZE, body,
-                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    pv_byte_reader_init(&d.c, rec->bytes + PV_RECORD_HEADER_SIZE, body,
+                        rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     if (fn(&d))
         return -1;
     if (d.c.failed)

@@ -27,13 +27,13 @@ void pv_fields_note(pv_fields_decoder *d, const char *key)
 
 int pv_fields_check_count(pv_fields_decoder *d, const char *what, uint64_t nr, uint64_t elem)
 {
-    uint64_t left = pv_cursor_left(&d->c);
+    uint64_t left = pv_bytes_left(&d->c);
     if (d->c.failed || nr > left / elem)
         return pv_fields_malformed(d, "%s count %llu (of %llu bytes each) does not fit in the "
                                    "%llu bytes left at offset 0x%llx",
                                    what, (unsigned long long)nr, (unsigned long long)elem,
                                    (unsigned long long)left,
-                                   (unsigned long long)pv_cursor_offset(&d->c));
+                                   (unsigned long long)pv_bytes_offset(&d->c));
     return 0;
 }
 
@@ -73,7 +73,7 @@ void pv_field_pid_tid(pv_fields_decoder *d, uint32_t pid, uint32_t tid)
 void pv_field_padded_string(pv_fields_decoder *d, const char *key, uint64_t n)
 {
     uint64_t len = 0;
-    const char *s = pv_cursor_padded_string(&d->c, n, &len);
+    const char *s = pv_bytes_padded_string(&d->c, n, &len);
     pv_fields_note(d, key);
     pv_json_key(&d->w, key);
     if (s)
@@ -84,7 +84,7 @@ void pv_field_padded_string(pv_fields_decoder *d, const char *key, uint64_t n)
 
 void pv_field_rest_string(pv_fields_decoder *d, const char *key)
 {
-    pv_field_padded_string(d, key, pv_cursor_left(&d->c));
+    pv_field_padded_string(d, key, pv_bytes_left(&d->c));
 }
 
 void pv_field_text(pv_fields_decoder *d, const char *key, const char *text, uint64_t len)

@@ -1,6 +1,6 @@
 /*
  * What the writers of perf_records.fields share (record_fields.c dispatches
- * to those of record_fields_kernel.c and record_fields_user.c): one cursor
+ * to those of record_fields_kernel.c and record_fields_user.c): one byte reader
  * over the record body (the sample_id_all trailer of kernel records
  * excluded), the JSON writer of the record's object, and field writers that
  * remember the first field whose read went past the body, so that
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "base/json_writer.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_error.h"
 #include "format/perf_file.h"
 #include "stream/record_walk.h"
@@ -34,7 +34,7 @@ typedef struct pv_fields_decoder {
     const pv_file *f;
     const pv_record *rec;
     const char *name;        /* the record type's name, for messages */
-    pv_cursor c;             /* the body, trailer excluded */
+    pv_byte_reader c;             /* the body, trailer excluded */
     pv_json_writer w;        /* inside the record's object */
     pv_error *err;
     const char *fail_field;  /* first field whose read went past the body */
@@ -76,7 +76,7 @@ void pv_field_i32(pv_fields_decoder *d, const char *key, uint32_t v);
 /* A flag bit, written 1 or 0 (like the SQL columns). */
 void pv_field_flag(pv_fields_decoder *d, const char *key, bool v);
 void pv_field_pid_tid(pv_fields_decoder *d, uint32_t pid, uint32_t tid);
-/* A NUL-padded string of n bytes read at the cursor; null when the body
+/* A NUL-padded string of n bytes read by the reader; null when the body
  * is shorter. */
 void pv_field_padded_string(pv_fields_decoder *d, const char *key, uint64_t n);
 /* A string that fills the rest of the body. */

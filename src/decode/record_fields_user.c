@@ -5,7 +5,7 @@
  * EVENT_UPDATE, TIME_CONV, COMPRESSED...).  Those that other code reads too
  * come from their typed decoders (format/user_records.h, format/build_ids.h,
  * decode/record_types.h); those only this file reads are read here, field
- * by field through the cursor in file order.  Every count read from the
+ * by field through the byte reader in file order.  Every count read from the
  * file is checked against the bytes left before anything loops over it.
  */
 #include "decode/record_fields_context.h"
@@ -38,8 +38,8 @@ static int write_header_attr(pv_fields_decoder *d)
 /* HEADER_EVENT_TYPE: 0 event_id u64, 8 name[64] */
 static int write_header_event_type(pv_fields_decoder *d)
 {
-    pv_field_i64(d, "event_id", pv_cursor_u64(&d->c));
-    uint64_t left = pv_cursor_left(&d->c);
+    pv_field_i64(d, "event_id", pv_bytes_u64(&d->c));
+    uint64_t left = pv_bytes_left(&d->c);
     pv_field_padded_string(d, "name", left < 64 ? left : 64);
     return 0;
 }
@@ -80,25 +80,25 @@ static int write_empty(pv_fields_decoder *d)
  * (perf 6.0+ writes both arrays; older perf only the first). */
 static int write_id_index(pv_fields_decoder *d)
 {
-    uint64_t nr = pv_cursor_u64(&d->c);
+    uint64_t nr = pv_bytes_u64(&d->c);
     pv_field_u64(d, "nr", nr);
     if (pv_fields_check_count(d, "id_index", nr, 32))
         return -1;
-    bool second = pv_cursor_left(&d->c) / 48 >= nr;
-    pv_cursor e2 = d->c;
+    bool second = pv_bytes_left(&d->c) / 48 >= nr;
+    pv_byte_reader e2 = d->c;
     if (second)
-        pv_cursor_skip(&e2, nr * 32);
+        pv_bytes_skip(&e2, nr * 32);
     pv_json_key(&d->w, "entries");
     pv_json_array_begin(&d->w);
     for (uint64_t i = 0; i < nr; i++) {
         pv_json_object_begin(&d->w);
-        pv_field_i64(d, "id", pv_cursor_u64(&d->c));
-        pv_field_u64(d, "idx", pv_cursor_u64(&d->c));
-        pv_field_i64(d, "cpu", pv_cursor_u64(&d->c));
-        pv_field_i64(d, "tid", pv_cursor_u64(&d->c));
+        pv_field_i64(d, "id", pv_bytes_u64(&d->c));
+        pv_field_u64(d, "idx", pv_bytes_u64(&d->c));
+        pv_field_i64(d, "cpu", pv_bytes_u64(&d->c));
+        pv_field_i64(d, "tid", pv_bytes_u64(&d->c));
         if (second) {
-            pv_field_i64(d, "machine_pid", pv_cursor_u64(&e2));
-            pv_field_u64(d, "vcpu", pv_cursor_u64(&e2));
+            pv_field_i64(d, "machine_pid", pv_bytes_u64(&e2));
+            pv_field_u64(d, "vcpu", pv_bytes_u64(&e2));
         }
         pv_json_object_end(&d->w);
     }
@@ -109,14 +109,14 @@ static int write_id_index(pv_fields_decoder *d)
 /* AUXTRACE_INFO: 0 type u32, 4 reserved u32, 8 priv u64[] to the end */
 static int write_auxtrace_info(pv_fields_decoder *d)
 {
-    pv_field_u64(d, "type", pv_cursor_u32(&d->c));
-    pv_cursor_skip(&d->c, 4);
+    pv_field_u64(d, "type", pv_bytes_u32(&d->c));
+    pv_bytes_skip(&d->c, 4);
     pv_fields_note(d, "reserved");
-    uint64_t nr = pv_cursor_left(&d->c) / 8;
+    uint64_t nr = pv_bytes_left(&d->c) / 8;
     pv_json_key(&d->w, "priv");
     pv_json_array_begin(&d->w);
     for (uint64_t i = 0; i < nr; i++)
-        pv_json_i64(&d->w, (int64_t)pv_cursor_u64(&d->c));
+        pv_json_i64(&d->w, (int64_t)pv_bytes_u64(&d->c));
     pv_json_array_end(&d->w);
     return 0;
 }
@@ -143,21 +143,21 @@ static int write_auxtrace(pv_fields_decoder *d)
  * perf cuts msg after its NUL (rounded up to 8) when there is no fmt-2 tail. */
 static int write_auxtrace_error(pv_fields_decoder *d)
 {
-    pv_field_u64(d, "type", pv_cursor_u32(&d->c));
-    pv_field_u64(d, "code", pv_cursor_u32(&d->c));
-    pv_field_i32(d, "cpu", pv_cursor_u32(&d->c));
-    pv_field_i32(d, "pid", pv_cursor_u32(&d->c));
-    pv_field_i32(d, "tid", pv_cursor_u32(&d->c));
-    uint32_t fmt = pv_cursor_u32(&d->c);
+    pv_field_u64(d, "type", pv_bytes_u32(&d->c));
+    pv_field_u64(d, "code", pv_bytes_u32(&d->c));
+    pv_field_i32(d, "cpu", pv_bytes_u32(&d->c));
+    pv_field_i32(d, "pid", pv_bytes_u32(&d->c));
+    pv_field_i32(d, "tid", pv_bytes_u32(&d->c));
+    uint32_t fmt = pv_bytes_u32(&d->c);
     pv_field_u64(d, "fmt", fmt);
-    pv_field_i64(d, "ip", pv_cursor_u64(&d->c));
+    pv_field_i64(d, "ip", pv_bytes_u64(&d->c));
     if (fmt >= 1)
-        pv_field_u64(d, "time", pv_cursor_u64(&d->c));
-    uint64_t left = pv_cursor_left(&d->c);
+        pv_field_u64(d, "time", pv_bytes_u64(&d->c));
+    uint64_t left = pv_bytes_left(&d->c);
     pv_field_padded_string(d, "msg", left < 64 ? left : 64);
     if (fmt >= 2) {
-        pv_field_i32(d, "machine_pid", pv_cursor_u32(&d->c));
-        pv_field_i32(d, "vcpu", pv_cursor_u32(&d->c));
+        pv_field_i32(d, "machine_pid", pv_bytes_u32(&d->c));
+        pv_field_i32(d, "vcpu", pv_bytes_u32(&d->c));
     }
     return 0;
 }
@@ -165,7 +165,7 @@ static int write_auxtrace_error(pv_fields_decoder *d)
 /* THREAD_MAP: 0 nr u64, 8 nr x {pid u64, comm[16]} */
 static int write_thread_map(pv_fields_decoder *d)
 {
-    uint64_t nr = pv_cursor_u64(&d->c);
+    uint64_t nr = pv_bytes_u64(&d->c);
     pv_field_u64(d, "nr", nr);
     if (pv_fields_check_count(d, "thread_map", nr, 24))
         return -1;
@@ -173,7 +173,7 @@ static int write_thread_map(pv_fields_decoder *d)
     pv_json_array_begin(&d->w);
     for (uint64_t i = 0; i < nr; i++) {
         pv_json_object_begin(&d->w);
-        pv_field_i32(d, "pid", (uint32_t)pv_cursor_u64(&d->c));
+        pv_field_i32(d, "pid", (uint32_t)pv_bytes_u64(&d->c));
         pv_field_padded_string(d, "comm", 16);
         pv_json_object_end(&d->w);
     }
@@ -191,32 +191,32 @@ static int write_thread_map(pv_fields_decoder *d)
  *              (any_cpu puts -1 before start..end) */
 static int write_cpu_map_data(pv_fields_decoder *d)
 {
-    uint16_t type = pv_cursor_u16(&d->c);
+    uint16_t type = pv_bytes_u16(&d->c);
     pv_fields_note(d, "cpu map type");
     if (d->c.failed)
         return 0;
     if (type == 0) {
-        uint16_t nr = pv_cursor_u16(&d->c);
+        uint16_t nr = pv_bytes_u16(&d->c);
         pv_fields_note(d, "cpu map nr");
         if (pv_fields_check_count(d, "cpu map", nr, 2))
             return -1;
         pv_json_key(&d->w, "cpus");
         pv_json_array_begin(&d->w);
         for (uint16_t i = 0; i < nr; i++) {
-            uint16_t cpu = pv_cursor_u16(&d->c);
+            uint16_t cpu = pv_bytes_u16(&d->c);
             pv_json_i64(&d->w, cpu == 0xffff ? -1 : (int64_t)cpu);
         }
         pv_json_array_end(&d->w);
     } else if (type == 1) {
-        uint16_t nr = pv_cursor_u16(&d->c);
-        uint16_t long_size = pv_cursor_u16(&d->c);
+        uint16_t nr = pv_bytes_u16(&d->c);
+        uint16_t long_size = pv_bytes_u16(&d->c);
         pv_fields_note(d, "cpu mask header");
         if (d->c.failed)
             return 0;
         if (long_size != 4 && long_size != 8)
             return pv_fields_malformed(d, "cpu mask long_size %u (not 4 or 8)", long_size);
         if (long_size == 8) {
-            pv_cursor_skip(&d->c, 4);
+            pv_bytes_skip(&d->c, 4);
             pv_fields_note(d, "cpu mask padding");
         }
         if (pv_fields_check_count(d, "cpu mask", nr, long_size))
@@ -224,7 +224,7 @@ static int write_cpu_map_data(pv_fields_decoder *d)
         pv_json_key(&d->w, "cpus");
         pv_json_array_begin(&d->w);
         for (uint64_t w = 0; w < nr; w++) {
-            uint64_t word = long_size == 8 ? pv_cursor_u64(&d->c) : pv_cursor_u32(&d->c);
+            uint64_t word = long_size == 8 ? pv_bytes_u64(&d->c) : pv_bytes_u32(&d->c);
             for (unsigned bit = 0; bit < 8u * long_size; bit++) {
                 if ((word >> bit) & 1)
                     pv_json_u64(&d->w, w * 8 * long_size + bit);
@@ -232,10 +232,10 @@ static int write_cpu_map_data(pv_fields_decoder *d)
         }
         pv_json_array_end(&d->w);
     } else if (type == 2) {
-        uint8_t any_cpu = pv_cursor_u8(&d->c);
-        pv_cursor_u8(&d->c);
-        uint16_t start = pv_cursor_u16(&d->c);
-        uint16_t end = pv_cursor_u16(&d->c);
+        uint8_t any_cpu = pv_bytes_u8(&d->c);
+        pv_bytes_u8(&d->c);
+        uint16_t start = pv_bytes_u16(&d->c);
+        uint16_t end = pv_bytes_u16(&d->c);
         pv_fields_note(d, "cpu range");
         if (d->c.failed)
             return 0;
@@ -325,7 +325,7 @@ static int write_event_update(pv_fields_decoder *d)
         pv_field_text(d, "name", u.text, u.text_len);
         break;
     case PV_EVENT_UPDATE_CPUS:
-        pv_cursor_init(&d->c, u.payload, u.payload_size, u.payload_offset, d->f->swap);
+        pv_byte_reader_init(&d->c, u.payload, u.payload_size, u.payload_offset, d->f->swap);
         return write_cpu_map_data(d);
     default:
         break;
@@ -338,14 +338,14 @@ static int write_event_update(pv_fields_decoder *d)
  * 40 cap_user_time_zero u8, 41 cap_user_time_short u8, 42 6 reserved */
 static int write_time_conv(pv_fields_decoder *d)
 {
-    pv_field_u64(d, "time_shift", pv_cursor_u64(&d->c));
-    pv_field_u64(d, "time_mult", pv_cursor_u64(&d->c));
-    pv_field_i64(d, "time_zero", pv_cursor_u64(&d->c));   /* a negative offset in practice */
-    if (pv_cursor_left(&d->c) >= 24) {
-        pv_field_u64(d, "time_cycles", pv_cursor_u64(&d->c));
-        pv_field_i64(d, "time_mask", pv_cursor_u64(&d->c));
-        pv_field_u64(d, "cap_user_time_zero", pv_cursor_u8(&d->c));
-        pv_field_u64(d, "cap_user_time_short", pv_cursor_u8(&d->c));
+    pv_field_u64(d, "time_shift", pv_bytes_u64(&d->c));
+    pv_field_u64(d, "time_mult", pv_bytes_u64(&d->c));
+    pv_field_i64(d, "time_zero", pv_bytes_u64(&d->c));   /* a negative offset in practice */
+    if (pv_bytes_left(&d->c) >= 24) {
+        pv_field_u64(d, "time_cycles", pv_bytes_u64(&d->c));
+        pv_field_i64(d, "time_mask", pv_bytes_u64(&d->c));
+        pv_field_u64(d, "cap_user_time_zero", pv_bytes_u8(&d->c));
+        pv_field_u64(d, "cap_user_time_short", pv_bytes_u8(&d->c));
     }
     return 0;
 }

@@ -69,9 +69,9 @@ int pv_rec_mmap_decode(const pv_file *f, const pv_record *rec, pv_rec_mmap *out,
             out->ino = pv_rec_u64(&r, "ino");
             out->ino_generation = pv_rec_u64(&r, "ino_generation");
             /* the short layout predates build-ids in MMAP2 (Linux 5.12) */
-            pv_cursor ahead = r.c;
-            uint64_t left = pv_cursor_left(&ahead);
-            out->short_layout = mmap2_is_short(pv_cursor_take(&ahead, left), left);
+            pv_byte_reader ahead = r.c;
+            uint64_t left = pv_bytes_left(&ahead);
+            out->short_layout = mmap2_is_short(pv_bytes_take(&ahead, left), left);
         }
         if (!out->short_layout) {
             out->prot = pv_rec_u32(&r, "prot");

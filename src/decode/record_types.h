@@ -3,7 +3,7 @@
  * (the tables, the symbolizer, diagnostics, the fields JSON).
  *
  * Each decoder fills a plain struct of typed fields from a record's body
- * read through the bounds-checked cursor, and the record's sample_id_all
+ * read through the bounds-checked byte reader, and the record's sample_id_all
  * trailer (kernel types only; fields == 0 when there is none).  Strings and
  * arrays are not copied: they point into the record bytes and are valid as
  * long as the record is.  Arrays are read with the accessors below, which

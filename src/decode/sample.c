@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "format/perf_abi.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 
 int pv_record_attr_index(const pv_file *f, const pv_record *rec)
 {
@@ -32,7 +32,7 @@ int pv_record_attr_index(const pv_file *f, const pv_record *rec)
     return pv_file_attr_for_id(f, id);
 }
 
-static int overflow(const pv_file *f, const pv_record *rec, const pv_cursor *c, const char *field,
+static int overflow(const pv_file *f, const pv_record *rec, const pv_byte_reader *c, const char *field,
                     pv_error *err)
 {
     return pv_error_set(err, "%s: sample at offset 0x%llx (size %u): %s at offset 0x%llx "
@@ -43,21 +43,21 @@ static int overflow(const pv_file *f, const pv_record *rec, const pv_cursor *c, 
 
 /* An array of nr elements of elem bytes, nr checked against what is left
  * before any multiplication. */
-static const uint8_t *take_array(pv_cursor *c, uint64_t nr, uint64_t elem)
+static const uint8_t *take_array(pv_byte_reader *c, uint64_t nr, uint64_t elem)
 {
     if (c->failed)
         return NULL;
-    if (nr > pv_cursor_left(c) / elem) {
+    if (nr > pv_bytes_left(c) / elem) {
         c->failed = true;
-        c->fail_offset = pv_cursor_offset(c);
+        c->fail_offset = pv_bytes_offset(c);
         return NULL;
     }
-    return pv_cursor_bytes(c, nr * elem);
+    return pv_bytes_take(c, nr * elem);
 }
 
-static int decode_regs(pv_cursor *c, uint64_t mask, pv_sample_regs *regs)
+static int decode_regs(pv_byte_reader *c, uint64_t mask, pv_sample_regs *regs)
 {
-    regs->abi = pv_cursor_u64(c);
+    regs->abi = pv_bytes_u64(c);
     regs->mask = mask;
     regs->nr = 0;
     regs->values = NULL;
@@ -73,7 +73,7 @@ static int decode_regs(pv_cursor *c, uint64_t mask, pv_sample_regs *regs)
 }
 
 /* The read block's size, from read_format, validated against the record. */
-static int decode_read(pv_cursor *c, uint64_t read_format, pv_sample *s)
+static int decode_read(pv_byte_reader *c, uint64_t read_format, pv_sample *s)
 {
     uint64_t start = c->pos;
     uint64_t per_value = 8 + ((read_format & PV_FORMAT_ID) ? 8 : 0) +
@@ -81,12 +81,12 @@ static int decode_read(pv_cursor *c, uint64_t read_format, pv_sample *s)
     int times = ((read_format & PV_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
                 ((read_format & PV_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
     if (read_format & PV_FORMAT_GROUP) {
-        uint64_t nr = pv_cursor_u64(c);
-        pv_cursor_skip(c, (uint64_t)times * 8);
+        uint64_t nr = pv_bytes_u64(c);
+        pv_bytes_skip(c, (uint64_t)times * 8);
         if (!take_array(c, nr, per_value) && nr)
             return -1;
     } else {
-        pv_cursor_skip(c, (uint64_t)times * 8 + per_value);
+        pv_bytes_skip(c, (uint64_t)times * 8 + per_value);
     }
     if (c->failed)
         return -1;
@@ -130,9 +130,9 @@ static const uint8_t *decode_fixed_words(const uint8_t *p, uint64_t t, bool swap
 }
 
 /* The fields at fixed places after the header, in the kernel's order;
- * the cursor is left after them.  Every field this sets is set, to 0 when
+ * the reader is left after them.  Every field this sets is set, to 0 when
  * absent, so that a caller may skip clearing the whole sample. */
-static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_cursor *c,
+static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_byte_reader *c,
                         pv_error *err)
 {
     s->swap = f->swap;
@@ -146,35 +146,35 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
     uint64_t t = a->sample_type;
     s->sample_type = t;
     s->read_format = a->read_format;
-    pv_cursor_init(c, rec->bytes + PV_RECORD_HEADER_SIZE,
-                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
-                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    pv_byte_reader_init(c, rec->bytes + PV_RECORD_HEADER_SIZE,
+                        (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
+                        rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     /* Each fixed field is one u64 word: when the record holds them all,
      * they are read without a bounds check per field (a scan decodes
-     * every sample).  A short record takes the cursor's way, which names
+     * every sample).  A short record takes the byte reader's way, which names
      * where it ends. */
-    uint64_t left = pv_cursor_left(c);
+    uint64_t left = pv_bytes_left(c);
     if (left >= FIXED_FIELDS_MAX_BYTES ||
         left >= 8 * (uint64_t)__builtin_popcountll(t & FIXED_FIELDS)) {
         const uint8_t *after = decode_fixed_words(c->data, t, f->swap, s);
-        pv_cursor_skip(c, (uint64_t)(after - c->data));
+        pv_bytes_skip(c, (uint64_t)(after - c->data));
         s->has_period = (t & PV_SAMPLE_PERIOD) || !pv_attr_flag(a, PV_ATTR_FREQ);
         if (!(t & PV_SAMPLE_PERIOD))
             s->period = s->has_period ? a->sample_period : 0;
         return 0;
     }
-    s->identifier = (t & PV_SAMPLE_IDENTIFIER) ? pv_cursor_u64(c) : 0;
-    s->ip = (t & PV_SAMPLE_IP) ? pv_cursor_u64(c) : 0;
+    s->identifier = (t & PV_SAMPLE_IDENTIFIER) ? pv_bytes_u64(c) : 0;
+    s->ip = (t & PV_SAMPLE_IP) ? pv_bytes_u64(c) : 0;
     s->pid = s->tid = 0;
-    if (t & PV_SAMPLE_TID) { s->pid = pv_cursor_u32(c); s->tid = pv_cursor_u32(c); }
-    s->time = (t & PV_SAMPLE_TIME) ? pv_cursor_u64(c) : 0;
-    s->addr = (t & PV_SAMPLE_ADDR) ? pv_cursor_u64(c) : 0;
-    s->id = (t & PV_SAMPLE_ID) ? pv_cursor_u64(c) : 0;
-    s->stream_id = (t & PV_SAMPLE_STREAM_ID) ? pv_cursor_u64(c) : 0;
+    if (t & PV_SAMPLE_TID) { s->pid = pv_bytes_u32(c); s->tid = pv_bytes_u32(c); }
+    s->time = (t & PV_SAMPLE_TIME) ? pv_bytes_u64(c) : 0;
+    s->addr = (t & PV_SAMPLE_ADDR) ? pv_bytes_u64(c) : 0;
+    s->id = (t & PV_SAMPLE_ID) ? pv_bytes_u64(c) : 0;
+    s->stream_id = (t & PV_SAMPLE_STREAM_ID) ? pv_bytes_u64(c) : 0;
     s->cpu = 0;
-    if (t & PV_SAMPLE_CPU) { s->cpu = pv_cursor_u32(c); pv_cursor_u32(c); }
+    if (t & PV_SAMPLE_CPU) { s->cpu = pv_bytes_u32(c); pv_bytes_u32(c); }
     s->has_period = (t & PV_SAMPLE_PERIOD) || !pv_attr_flag(a, PV_ATTR_FREQ);
-    s->period = (t & PV_SAMPLE_PERIOD) ? pv_cursor_u64(c) : s->has_period ? a->sample_period : 0;
+    s->period = (t & PV_SAMPLE_PERIOD) ? pv_bytes_u64(c) : s->has_period ? a->sample_period : 0;
     if (c->failed)
         return overflow(f, rec, c, "fixed fields", err);
     return 0;
@@ -213,14 +213,14 @@ void pv_sample_places_init(const pv_file *f, size_t attr_index, pv_sample_places
 
 int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
 {
-    pv_cursor c;
+    pv_byte_reader c;
     return decode_fixed(f, rec, s, &c, err);
 }
 
 int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
 {
     memset(s, 0, sizeof *s);
-    pv_cursor c;
+    pv_byte_reader c;
     if (decode_fixed(f, rec, s, &c, err))
         return -1;
     if (s->attr_index < 0)
@@ -231,7 +231,7 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
     if ((t & PV_SAMPLE_READ) && decode_read(&c, a->read_format, s))
         return overflow(f, rec, &c, "read values", err);
     if (t & PV_SAMPLE_CALLCHAIN) {
-        s->callchain_nr = pv_cursor_u64(&c);
+        s->callchain_nr = pv_bytes_u64(&c);
         s->callchain = take_array(&c, s->callchain_nr, 8);
         if (c.failed)
             return overflow(f, rec, &c, "callchain", err);
@@ -239,18 +239,18 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
     if (t & PV_SAMPLE_RAW) {
         /* u32 size then size bytes; size includes the padding that keeps
          * the record u64-aligned. */
-        s->raw_size = pv_cursor_u32(&c);
-        s->raw = pv_cursor_bytes(&c, s->raw_size);
+        s->raw_size = pv_bytes_u32(&c);
+        s->raw = pv_bytes_take(&c, s->raw_size);
         if (c.failed)
             return overflow(f, rec, &c, "raw data", err);
     }
     if (t & PV_SAMPLE_BRANCH_STACK) {
-        s->branch_nr = pv_cursor_u64(&c);
+        s->branch_nr = pv_bytes_u64(&c);
         s->branch_call_stack = (a->branch_sample_type & PV_BRANCH_CALL_STACK) != 0;
         /* hw_idx sits between nr and the entries, only when requested. */
         if (a->branch_sample_type & PV_BRANCH_HW_INDEX) {
             s->has_branch_hw_idx = true;
-            s->branch_hw_idx = pv_cursor_u64(&c);
+            s->branch_hw_idx = pv_bytes_u64(&c);
         }
         s->branches = take_array(&c, s->branch_nr, 24);
         if (c.failed)
@@ -259,28 +259,28 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
     if ((t & PV_SAMPLE_REGS_USER) && decode_regs(&c, a->sample_regs_user, &s->regs_user))
         return overflow(f, rec, &c, "user registers", err);
     if (t & PV_SAMPLE_STACK_USER) {
-        s->stack_user_size = pv_cursor_u64(&c);
+        s->stack_user_size = pv_bytes_u64(&c);
         s->stack_user = take_array(&c, s->stack_user_size, 1);
         if (s->stack_user_size != 0)
-            s->stack_user_dyn_size = pv_cursor_u64(&c);
+            s->stack_user_dyn_size = pv_bytes_u64(&c);
         if (c.failed)
             return overflow(f, rec, &c, "user stack", err);
     }
-    if (t & (PV_SAMPLE_WEIGHT | PV_SAMPLE_WEIGHT_STRUCT)) s->weight = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_DATA_SRC) s->data_src = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_TRANSACTION) s->transaction = pv_cursor_u64(&c);
+    if (t & (PV_SAMPLE_WEIGHT | PV_SAMPLE_WEIGHT_STRUCT)) s->weight = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_DATA_SRC) s->data_src = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_TRANSACTION) s->transaction = pv_bytes_u64(&c);
     if (c.failed)
         return overflow(f, rec, &c, "weight/data_src/transaction", err);
     if ((t & PV_SAMPLE_REGS_INTR) && decode_regs(&c, a->sample_regs_intr, &s->regs_intr))
         return overflow(f, rec, &c, "interrupt registers", err);
-    if (t & PV_SAMPLE_PHYS_ADDR) s->phys_addr = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_CGROUP) s->cgroup = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_DATA_PAGE_SIZE) s->data_page_size = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_CODE_PAGE_SIZE) s->code_page_size = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_PHYS_ADDR) s->phys_addr = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_CGROUP) s->cgroup = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_DATA_PAGE_SIZE) s->data_page_size = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_CODE_PAGE_SIZE) s->code_page_size = pv_bytes_u64(&c);
     if (c.failed)
         return overflow(f, rec, &c, "phys_addr/cgroup/page sizes", err);
     if (t & PV_SAMPLE_AUX) {
-        s->aux_size = pv_cursor_u64(&c);
+        s->aux_size = pv_bytes_u64(&c);
         s->aux = take_array(&c, s->aux_size, 1);
         if (c.failed)
             return overflow(f, rec, &c, "aux data", err);
@@ -306,17 +306,17 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
                             "for its %llu-byte sample_id trailer",
                             f->data_path, (unsigned long long)rec->file_offset, rec->type,
                             rec->size, (unsigned long long)size);
-    pv_cursor c;
+    pv_byte_reader c;
     uint64_t start = rec->size - size;
-    pv_cursor_init(&c, rec->bytes + start, size, rec->file_offset + start, f->swap);
+    pv_byte_reader_init(&c, rec->bytes + start, size, rec->file_offset + start, f->swap);
     out->fields = t;
     out->size = size;
-    if (t & PV_SAMPLE_TID) { out->pid = pv_cursor_u32(&c); out->tid = pv_cursor_u32(&c); }
-    if (t & PV_SAMPLE_TIME) out->time = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_ID) out->id = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_STREAM_ID) out->stream_id = pv_cursor_u64(&c);
-    if (t & PV_SAMPLE_CPU) { out->cpu = pv_cursor_u32(&c); pv_cursor_u32(&c); }
-    if (t & PV_SAMPLE_IDENTIFIER) out->identifier = pv_cursor_u64(&c);
+    if (t & PV_SAMPLE_TID) { out->pid = pv_bytes_u32(&c); out->tid = pv_bytes_u32(&c); }
+    if (t & PV_SAMPLE_TIME) out->time = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_ID) out->id = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_STREAM_ID) out->stream_id = pv_bytes_u64(&c);
+    if (t & PV_SAMPLE_CPU) { out->cpu = pv_bytes_u32(&c); pv_bytes_u32(&c); }
+    if (t & PV_SAMPLE_IDENTIFIER) out->identifier = pv_bytes_u64(&c);
     return 0;
 }
 
@@ -407,14 +407,14 @@ uint64_t pv_sample_time_offset(uint64_t sample_type)
 }
 
 int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
-                   pv_cursor *body, pv_error *err)
+                   pv_byte_reader *body, pv_error *err)
 {
     if (pv_sample_id_decode(f, rec, trailer, err))
         return -1;
     /* pv_sample_id_decode checked that the trailer fits in the body. */
-    pv_cursor_init(body, rec->bytes + PV_RECORD_HEADER_SIZE,
-                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE - trailer->size,
-                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    pv_byte_reader_init(body, rec->bytes + PV_RECORD_HEADER_SIZE,
+                        (uint64_t)rec->size - PV_RECORD_HEADER_SIZE - trailer->size,
+                        rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
     return 0;
 }
 
@@ -426,7 +426,7 @@ int pv_rec_open(pv_rec_reader *r, const pv_file *f, const pv_record *rec, pv_sam
         pv_rec_open_user(r, f, rec);
         return 0;
     }
-    pv_cursor body;
+    pv_byte_reader body;
     if (pv_record_body(f, rec, trailer, &body, err))
         return -1;
     pv_rec_open_body(r, f, rec, &body, trailer->fields != 0);

@@ -15,7 +15,7 @@
 #include "format/perf_abi.h"
 #include "format/perf_file.h"
 #include "format/record_reader.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_strbuf.h"
 #include "stream/record_walk.h"
 
@@ -197,7 +197,7 @@ int pv_record_time(const pv_file *f, const pv_record *rec, bool *has_time, uint6
 /* Decodes a kernel record's trailer and opens *body over what lies between
  * the header and the trailer: the start of every non-sample decoder. */
 int pv_record_body(const pv_file *f, const pv_record *rec, pv_sample_id *trailer,
-                   pv_cursor *body, pv_error *err);
+                   pv_byte_reader *body, pv_error *err);
 /* Opens a typed decoder's reader over a kernel record's body, its trailer
  * decoded into *trailer (format/record_reader.h).  A file without events (a
  * pipe cut before its first HEADER_ATTR) has no sample_type to say what a

@@ -11,7 +11,7 @@
 #include "base/json_writer.h"
 #include "format/perf_abi.h"
 #include "format/user_records.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "stream/record_walk.h"
 #include "base/pv_alloc.h"
 
@@ -175,7 +175,7 @@ static int find_tracing_data(pv_file *f, tracing_blob *b, pv_error *err)
  */
 
 typedef struct blob_reader {
-    pv_cursor c;
+    pv_byte_reader c;
     const pv_file *f;
     pv_error *err;
 } blob_reader;
@@ -189,7 +189,7 @@ static int truncated(blob_reader *r, const char *what)
 /* size bytes of text as a NUL-terminated copy (libtraceevent wants one). */
 static char *take_text(blob_reader *r, uint64_t size, const char *what)
 {
-    const uint8_t *p = pv_cursor_bytes(&r->c, size);
+    const uint8_t *p = pv_bytes_take(&r->c, size);
     if (!p) {
         truncated(r, what);
         return NULL;
@@ -207,23 +207,23 @@ static char *take_text(blob_reader *r, uint64_t size, const char *what)
 /* A NUL-terminated string in the blob. */
 static const char *take_cstring(blob_reader *r, const char *what)
 {
-    uint64_t left = pv_cursor_left(&r->c);
+    uint64_t left = pv_bytes_left(&r->c);
     const uint8_t *p = r->c.data + r->c.pos;
     const uint8_t *nul = left ? memchr(p, 0, (size_t)left) : NULL;
     if (!nul) {
         pv_error_set(r->err, "%s: tracing data: the %s at offset 0x%llx is not NUL-terminated",
-                     r->f->data_path, what, (unsigned long long)pv_cursor_offset(&r->c));
+                     r->f->data_path, what, (unsigned long long)pv_bytes_offset(&r->c));
         return NULL;
     }
-    pv_cursor_skip(&r->c, (uint64_t)(nul - p) + 1);
+    pv_bytes_skip(&r->c, (uint64_t)(nul - p) + 1);
     return (const char *)p;
 }
 
 static int expect_tag(blob_reader *r, const char *tag)
 {
     size_t n = strlen(tag) + 1;
-    uint64_t at = pv_cursor_offset(&r->c);
-    const uint8_t *p = pv_cursor_bytes(&r->c, n);
+    uint64_t at = pv_bytes_offset(&r->c);
+    const uint8_t *p = pv_bytes_take(&r->c, n);
     if (!p || memcmp(p, tag, n) != 0)
         return pv_error_set(r->err, "%s: tracing data: expected \"%s\" at offset 0x%llx",
                             r->f->data_path, tag, (unsigned long long)at);
@@ -236,7 +236,7 @@ static int expect_tag(blob_reader *r, const char *tag)
 static int parse_format(blob_reader *r, struct tep_handle *tep, const char *system,
                         const char *what)
 {
-    uint64_t size = pv_cursor_u64(&r->c);
+    uint64_t size = pv_bytes_u64(&r->c);
     if (r->c.failed)
         return truncated(r, what);
     char *text = take_text(r, size, what);
@@ -252,21 +252,21 @@ static int parse_format(blob_reader *r, struct tep_handle *tep, const char *syst
 /* A u32 count that the bytes left can hold (each entry takes min_entry). */
 static int take_count(blob_reader *r, uint32_t *count, uint64_t min_entry, const char *what)
 {
-    uint64_t at = pv_cursor_offset(&r->c);
-    *count = pv_cursor_u32(&r->c);
+    uint64_t at = pv_bytes_offset(&r->c);
+    *count = pv_bytes_u32(&r->c);
     if (r->c.failed)
         return truncated(r, what);
-    if (*count > pv_cursor_left(&r->c) / min_entry)
+    if (*count > pv_bytes_left(&r->c) / min_entry)
         return pv_error_set(r->err, "%s: tracing data: %u %s at offset 0x%llx cannot fit in the "
                             "%llu bytes left", r->f->data_path, *count, what,
-                            (unsigned long long)at, (unsigned long long)pv_cursor_left(&r->c));
+                            (unsigned long long)at, (unsigned long long)pv_bytes_left(&r->c));
     return 0;
 }
 
 static int parse_tracing_data(blob_reader *r, struct tep_handle *tep)
 {
     static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
-    const uint8_t *m = pv_cursor_bytes(&r->c, sizeof magic);
+    const uint8_t *m = pv_bytes_take(&r->c, sizeof magic);
     if (!m || memcmp(m, magic, sizeof magic) != 0)
         return pv_error_set(r->err, "%s: tracing data at offset 0x%llx does not start with "
                             "\"\\027\\010\\104tracing\"", r->f->data_path,
@@ -274,11 +274,11 @@ static int parse_tracing_data(blob_reader *r, struct tep_handle *tep)
     const char *version = take_cstring(r, "version string");
     if (!version)
         return -1;
-    uint8_t big_endian = pv_cursor_u8(&r->c);
-    uint8_t long_size = pv_cursor_u8(&r->c);
+    uint8_t big_endian = pv_bytes_u8(&r->c);
+    uint8_t long_size = pv_bytes_u8(&r->c);
     bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
     r->c.swap = (big_endian != 0) != host_big;
-    uint32_t page_size = pv_cursor_u32(&r->c);
+    uint32_t page_size = pv_bytes_u32(&r->c);
     if (r->c.failed)
         return truncated(r, "header");
     tep_set_file_bigendian(tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -288,7 +288,7 @@ static int parse_tracing_data(blob_reader *r, struct tep_handle *tep)
 
     if (expect_tag(r, "header_page"))
         return -1;
-    uint64_t size = pv_cursor_u64(&r->c);
+    uint64_t size = pv_bytes_u64(&r->c);
     char *text = take_text(r, size, "header_page");
     if (!text)
         return -1;
@@ -299,8 +299,8 @@ static int parse_tracing_data(blob_reader *r, struct tep_handle *tep)
     free(text);
     if (expect_tag(r, "header_event"))
         return -1;
-    size = pv_cursor_u64(&r->c);
-    if (r->c.failed || !pv_cursor_skip(&r->c, size))
+    size = pv_bytes_u64(&r->c);
+    if (r->c.failed || !pv_bytes_skip(&r->c, size))
         return truncated(r, "header_event");
 
     uint32_t count;
@@ -324,11 +324,11 @@ static int parse_tracing_data(blob_reader *r, struct tep_handle *tep)
     /* kallsyms, printk formats and saved cmdlines only serve to print an
      * event as text (symbol names, trace_printk strings, comms); the fields
      * do not need them, so they are stepped over, not parsed. */
-    size = pv_cursor_u32(&r->c);
-    if (r->c.failed || !pv_cursor_skip(&r->c, size))
+    size = pv_bytes_u32(&r->c);
+    if (r->c.failed || !pv_bytes_skip(&r->c, size))
         return truncated(r, "kallsyms");
-    size = pv_cursor_u32(&r->c);
-    if (r->c.failed || !pv_cursor_skip(&r->c, size))
+    size = pv_bytes_u32(&r->c);
+    if (r->c.failed || !pv_bytes_skip(&r->c, size))
         return truncated(r, "printk formats");
     return 0;
 }
@@ -373,7 +373,7 @@ static int load(pv_file *f, pv_trace **out, pv_error *err)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     }
     blob_reader r = {.f = f, .err = err};
-    pv_cursor_init(&r.c, b.data, b.size, b.offset, false);
+    pv_byte_reader_init(&r.c, b.data, b.size, b.offset, false);
     int rc = parse_tracing_data(&r, t->tep);
     free(b.data);
     if (rc || name_events(t, f, err)) {

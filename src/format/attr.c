@@ -20,11 +20,11 @@ static uint64_t flags_from_file(const uint8_t *p, bool swap)
     return pv_load_u64(bytes, false);
 }
 
-int pv_attr_decode(pv_cursor *c, uint64_t attr_bytes, pv_attr *a,
+int pv_attr_decode(pv_byte_reader *c, uint64_t attr_bytes, pv_attr *a,
                    const char *path, pv_error *err)
 {
-    uint64_t start = pv_cursor_offset(c);
-    const uint8_t *raw = pv_cursor_bytes(c, attr_bytes);
+    uint64_t start = pv_bytes_offset(c);
+    const uint8_t *raw = pv_bytes_take(c, attr_bytes);
     if (!raw)
         return pv_error_set(err, "%s: truncated perf_event_attr at offset 0x%llx",
                             path, (unsigned long long)start);
@@ -39,40 +39,40 @@ int pv_attr_decode(pv_cursor *c, uint64_t attr_bytes, pv_attr *a,
     uint8_t buf[160];
     memset(buf, 0, sizeof buf);
     memcpy(buf, raw, attr_bytes < sizeof buf ? (size_t)attr_bytes : sizeof buf);
-    pv_cursor f;
-    pv_cursor_init(&f, buf, sizeof buf, start, c->swap);
-    a->type = pv_cursor_u32(&f);
-    a->size = pv_cursor_u32(&f);
-    a->config = pv_cursor_u64(&f);
-    a->sample_period = pv_cursor_u64(&f);
-    a->sample_type = pv_cursor_u64(&f);
-    a->read_format = pv_cursor_u64(&f);
+    pv_byte_reader f;
+    pv_byte_reader_init(&f, buf, sizeof buf, start, c->swap);
+    a->type = pv_bytes_u32(&f);
+    a->size = pv_bytes_u32(&f);
+    a->config = pv_bytes_u64(&f);
+    a->sample_period = pv_bytes_u64(&f);
+    a->sample_type = pv_bytes_u64(&f);
+    a->read_format = pv_bytes_u64(&f);
     a->flags = flags_from_file(buf + f.pos, c->swap);
-    pv_cursor_skip(&f, 8);
-    a->wakeup_events = pv_cursor_u32(&f);
-    a->bp_type = pv_cursor_u32(&f);
-    a->config1 = pv_cursor_u64(&f);
+    pv_bytes_skip(&f, 8);
+    a->wakeup_events = pv_bytes_u32(&f);
+    a->bp_type = pv_bytes_u32(&f);
+    a->config1 = pv_bytes_u64(&f);
     /* end of PERF_ATTR_SIZE_VER0 (64) */
-    a->config2 = pv_cursor_u64(&f);
+    a->config2 = pv_bytes_u64(&f);
     /* VER1 (72) */
-    a->branch_sample_type = pv_cursor_u64(&f);
+    a->branch_sample_type = pv_bytes_u64(&f);
     /* VER2 (80) */
-    a->sample_regs_user = pv_cursor_u64(&f);
-    a->sample_stack_user = pv_cursor_u32(&f);
-    a->clockid = (int32_t)pv_cursor_u32(&f);
+    a->sample_regs_user = pv_bytes_u64(&f);
+    a->sample_stack_user = pv_bytes_u32(&f);
+    a->clockid = (int32_t)pv_bytes_u32(&f);
     /* VER3 (96) */
-    a->sample_regs_intr = pv_cursor_u64(&f);
+    a->sample_regs_intr = pv_bytes_u64(&f);
     /* VER4 (104) */
-    a->aux_watermark = pv_cursor_u32(&f);
-    a->sample_max_stack = pv_cursor_u16(&f);
-    pv_cursor_u16(&f);
+    a->aux_watermark = pv_bytes_u32(&f);
+    a->sample_max_stack = pv_bytes_u16(&f);
+    pv_bytes_u16(&f);
     /* VER5 (112) */
-    a->aux_sample_size = pv_cursor_u32(&f);
-    pv_cursor_u32(&f);
+    a->aux_sample_size = pv_bytes_u32(&f);
+    pv_bytes_u32(&f);
     /* VER6 (120) */
-    a->sig_data = pv_cursor_u64(&f);
+    a->sig_data = pv_bytes_u64(&f);
     /* VER7 (128) */
-    a->config3 = pv_cursor_u64(&f);
+    a->config3 = pv_bytes_u64(&f);
     /* VER8 (136) */
     return 0;
 }

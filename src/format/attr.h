@@ -9,7 +9,7 @@
 
 #include "format/perf_abi.h"
 #include "base/json_writer.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
 
@@ -59,10 +59,10 @@ static inline bool pv_attr_flag(const pv_attr *a, int bit)
 /* Size of the first published perf_event_attr; every file has at least it. */
 #define PV_ATTR_SIZE_VER0 64
 
-/* Decodes an attr of attr_bytes bytes at the cursor (attr_size-driven: a
+/* Decodes an attr of attr_bytes bytes at the reader (attr_size-driven: a
  * shorter attr leaves later fields zero, a longer one has its tail skipped).
- * The cursor ends just past the attr. */
-int pv_attr_decode(pv_cursor *c, uint64_t attr_bytes, pv_attr *a,
+ * The reader ends just past the attr. */
+int pv_attr_decode(pv_byte_reader *c, uint64_t attr_bytes, pv_attr *a,
                    const char *path, pv_error *err);
 
 /* perf's name for an event from type and config alone ("cycles",

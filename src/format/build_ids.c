@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "format/perf_abi.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 
 #define FEATURE_BUILD_ID 2
 #define BUILD_ID_FIELD 24
@@ -61,11 +61,11 @@ int pv_build_ids_next(pv_build_id_iter *it, pv_build_id *out, pv_error *err)
     char where[160];
     snprintf(where, sizeof where, "%s at offset 0x%llx: entry at offset 0x%llx", it->what,
              (unsigned long long)it->file_offset, (unsigned long long)at);
-    pv_cursor c;
-    pv_cursor_init(&c, it->data + it->pos, left, at, it->swap);
-    pv_cursor_u32(&c);                 /* type */
-    uint16_t misc = pv_cursor_u16(&c);
-    uint16_t size = pv_cursor_u16(&c);
+    pv_byte_reader c;
+    pv_byte_reader_init(&c, it->data + it->pos, left, at, it->swap);
+    pv_bytes_u32(&c);                 /* type */
+    uint16_t misc = pv_bytes_u16(&c);
+    uint16_t size = pv_bytes_u16(&c);
     if (c.failed)
         return pv_error_set(err, "%s: %s: %llu bytes left, too few for an entry header",
                             it->path, where, (unsigned long long)left);
@@ -75,13 +75,13 @@ int pv_build_ids_next(pv_build_id_iter *it, pv_build_id *out, pv_error *err)
     if (size > left)
         return pv_error_set(err, "%s: %s has size %u but only %llu bytes are left",
                             it->path, where, size, (unsigned long long)left);
-    out->pid = (int32_t)pv_cursor_u32(&c);
-    const uint8_t *field = pv_cursor_bytes(&c, BUILD_ID_FIELD);
+    out->pid = (int32_t)pv_bytes_u32(&c);
+    const uint8_t *field = pv_bytes_take(&c, BUILD_ID_FIELD);
     if (!pv_build_id_bytes(field, misc, &out->id, &out->id_len))
         return pv_error_set(err, "%s: %s has build-id size %u (> %d)", it->path, where,
                             out->id_len, PV_BUILD_ID_MAX);
     out->misc = misc;
-    out->filename = pv_cursor_padded_string(&c, size - PV_BUILD_ID_ENTRY_MIN, &out->filename_len);
+    out->filename = pv_bytes_padded_string(&c, size - PV_BUILD_ID_ENTRY_MIN, &out->filename_len);
     out->offset = at;
     it->pos += size;
     return 1;

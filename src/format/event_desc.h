@@ -16,7 +16,7 @@
 
 #include "format/attr.h"
 #include "format/perf_file.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_error.h"
 
 typedef struct pv_event_desc_entry {
@@ -31,7 +31,7 @@ typedef struct pv_event_desc_entry {
 typedef struct pv_event_desc_iter {
     const pv_file *f;
     uint64_t offset;           /* of the section, for messages */
-    pv_cursor c;
+    pv_byte_reader c;
     uint32_t nr, attr_size, index;
 } pv_event_desc_iter;
 

@@ -1,7 +1,7 @@
 /*
  * Feature sections decoded into SQL values.
  *
- * Every decoder reads through one pv_cursor over the section, so reads are
+ * Every decoder reads through one pv_byte_reader over the section, so reads are
  * bounds-checked and byte-swapped in one place.  Counts read from the file
  * are checked against the bytes left (times the least an element can take)
  * before any loop, so a lying count costs nothing.  A perf_header_string is
@@ -17,7 +17,7 @@
 #include "format/build_ids.h"
 #include "base/json_writer.h"
 #include "format/perf_abi.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "format/section_errors.h"
 #include "format/event_desc.h"
 
@@ -26,7 +26,7 @@ typedef struct feature_ctx {
     pv_file *f;
     const char *name;
     uint64_t offset;            /* of the section */
-    pv_cursor c;
+    pv_byte_reader c;
     pv_strbuf *out;             /* a TEXT value */
     pv_json_writer w;           /* a JSON value, written to out */
     pv_error *err;
@@ -69,19 +69,19 @@ static int check_count(feature_ctx *x, uint64_t nr, uint64_t min_each, uint64_t 
 /* Reads a u32 count of elements of at least min_each bytes. */
 static int read_count32(feature_ctx *x, uint64_t min_each, const char *what, uint32_t *nr)
 {
-    uint64_t at = pv_cursor_offset(&x->c);
-    *nr = pv_cursor_u32(&x->c);
+    uint64_t at = pv_bytes_offset(&x->c);
+    *nr = pv_bytes_u32(&x->c);
     return check_count(x, *nr, min_each, at, what);
 }
 
 static int read_count64(feature_ctx *x, uint64_t min_each, const char *what, uint64_t *nr)
 {
-    uint64_t at = pv_cursor_offset(&x->c);
-    *nr = pv_cursor_u64(&x->c);
+    uint64_t at = pv_bytes_offset(&x->c);
+    *nr = pv_bytes_u64(&x->c);
     return check_count(x, *nr, min_each, at, what);
 }
 
-/* A perf_header_string as a JSON string; false once the cursor failed. */
+/* A perf_header_string as a JSON string; false once the reader failed. */
 static bool json_header_string(feature_ctx *x)
 {
     uint64_t len;
@@ -161,15 +161,15 @@ static int decode_cmdline(feature_ctx *x)
 /* total_mem: u64 kB.  clockid: u64 clock resolution in ns. */
 static int decode_u64_integer(feature_ctx *x)
 {
-    x->integer = (int64_t)pv_cursor_u64(&x->c);
+    x->integer = (int64_t)pv_bytes_u64(&x->c);
     return done(x, PV_FEATURE_VALUE_INTEGER);
 }
 
 /* nrcpus: u32 nr_cpus_available; u32 nr_cpus_online. */
 static int decode_nrcpus(feature_ctx *x)
 {
-    uint32_t available = pv_cursor_u32(&x->c);
-    uint32_t online = pv_cursor_u32(&x->c);
+    uint32_t available = pv_bytes_u32(&x->c);
+    uint32_t online = pv_bytes_u32(&x->c);
     pv_json_object_begin(&x->w);
     key_u64(x, "online", online);
     key_u64(x, "available", available);
@@ -196,7 +196,7 @@ static int decode_tracing_data(feature_ctx *x)
     static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
     pv_json_object_begin(&x->w);
     key_u64(x, "size", x->c.size);
-    const uint8_t *m = pv_cursor_bytes(&x->c, sizeof magic);
+    const uint8_t *m = pv_bytes_take(&x->c, sizeof magic);
     if (!m || memcmp(m, magic, sizeof magic) != 0) {
         /* Not trace-cmd data: still a valid summary of an opaque blob. */
         pv_json_object_end(&x->w);
@@ -204,19 +204,19 @@ static int decode_tracing_data(feature_ctx *x)
         return 0;
     }
     const uint8_t *rest = x->c.data + x->c.pos;
-    uint64_t left = pv_cursor_left(&x->c);
+    uint64_t left = pv_bytes_left(&x->c);
     const uint8_t *nul = memchr(rest, 0, (size_t)left);
     if (!nul)
         return fail(x, "tracing data version string at offset 0x%llx is not terminated",
-                    (unsigned long long)pv_cursor_offset(&x->c));
+                    (unsigned long long)pv_bytes_offset(&x->c));
     uint64_t vlen = (uint64_t)(nul - rest);
     pv_json_key(&x->w, "version");
     pv_json_string(&x->w, (const char *)rest, (size_t)vlen);
-    pv_cursor_skip(&x->c, vlen + 1);
-    uint8_t big_endian = pv_cursor_u8(&x->c);
-    uint8_t long_size = pv_cursor_u8(&x->c);
+    pv_bytes_skip(&x->c, vlen + 1);
+    uint8_t big_endian = pv_bytes_u8(&x->c);
+    uint8_t long_size = pv_bytes_u8(&x->c);
     /* page_size is in the byte order the big_endian byte names */
-    const uint8_t *ps = pv_cursor_bytes(&x->c, 4);
+    const uint8_t *ps = pv_bytes_take(&x->c, 4);
     if (!ps)
         return truncated(x);
     bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
@@ -301,7 +301,7 @@ static bool cpus_available(feature_ctx *x, uint32_t *nr)
     return true;
 }
 
-/* Steps over a perf_header_string_list, checking it; the cursor ends past it. */
+/* Steps over a perf_header_string_list, checking it; the reader ends past it. */
 static int skip_string_list(feature_ctx *x, const char *what)
 {
     uint32_t nr;
@@ -337,38 +337,38 @@ static int decode_cpu_topology(feature_ctx *x)
     if (string_list(x, "sibling threads"))
         return -1;
     uint32_t nr;
-    if (pv_cursor_left(&x->c) == 0 || !cpus_available(x, &nr)) {
+    if (pv_bytes_left(&x->c) == 0 || !cpus_available(x, &nr)) {
         pv_json_object_end(&x->w);
         return done(x, PV_FEATURE_VALUE_JSON);
     }
-    pv_cursor cpus = x->c;
-    if (check_count(x, nr, 8, pv_cursor_offset(&x->c), "cpu (nrcpus available)"))
+    pv_byte_reader cpus = x->c;
+    if (check_count(x, nr, 8, pv_bytes_offset(&x->c), "cpu (nrcpus available)"))
         return -1;
-    pv_cursor_skip(&x->c, (uint64_t)nr * 8);
-    bool has_dies = pv_cursor_left(&x->c) > 0;
-    pv_cursor dies = x->c, die_ids = x->c;
+    pv_bytes_skip(&x->c, (uint64_t)nr * 8);
+    bool has_dies = pv_bytes_left(&x->c) > 0;
+    pv_byte_reader dies = x->c, die_ids = x->c;
     if (has_dies) {
         if (skip_string_list(x, "sibling dies"))
             return -1;
         die_ids = x->c;
-        if (check_count(x, nr, 4, pv_cursor_offset(&x->c), "die id (nrcpus available)"))
+        if (check_count(x, nr, 4, pv_bytes_offset(&x->c), "die id (nrcpus available)"))
             return -1;
-        pv_cursor_skip(&x->c, (uint64_t)nr * 4);
+        pv_bytes_skip(&x->c, (uint64_t)nr * 4);
     }
     pv_json_key(&x->w, "cpus");
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_i32(x, "core_id", pv_cursor_u32(&cpus));
-        key_i32(x, "socket_id", pv_cursor_u32(&cpus));
+        key_i32(x, "core_id", pv_bytes_u32(&cpus));
+        key_i32(x, "socket_id", pv_bytes_u32(&cpus));
         if (has_dies)
-            key_i32(x, "die_id", pv_cursor_u32(&die_ids));
+            key_i32(x, "die_id", pv_bytes_u32(&die_ids));
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
     if (has_dies) {
         pv_json_key(&x->w, "dies");
-        pv_cursor here = x->c;
+        pv_byte_reader here = x->c;
         x->c = dies;
         if (string_list(x, "sibling dies"))
             return -1;
@@ -392,9 +392,9 @@ static int decode_numa_topology(feature_ctx *x)
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "node", pv_cursor_u32(&x->c));
-        key_u64(x, "mem_total", pv_cursor_u64(&x->c));
-        key_u64(x, "mem_free", pv_cursor_u64(&x->c));
+        key_u64(x, "node", pv_bytes_u32(&x->c));
+        key_u64(x, "mem_total", pv_bytes_u64(&x->c));
+        key_u64(x, "mem_free", pv_bytes_u64(&x->c));
         if (!key_string(x, "cpus"))
             return truncated(x);
         pv_json_object_end(&x->w);
@@ -412,7 +412,7 @@ static int decode_pmu_mappings(feature_ctx *x)
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "type", pv_cursor_u32(&x->c));
+        key_u64(x, "type", pv_bytes_u32(&x->c));
         if (!key_string(x, "name"))
             return truncated(x);
         pv_json_object_end(&x->w);
@@ -432,8 +432,8 @@ static int decode_group_desc(feature_ctx *x)
         pv_json_object_begin(&x->w);
         if (!key_string(x, "name"))
             return truncated(x);
-        key_u64(x, "leader_idx", pv_cursor_u32(&x->c));
-        key_u64(x, "nr_members", pv_cursor_u32(&x->c));
+        key_u64(x, "leader_idx", pv_bytes_u32(&x->c));
+        key_u64(x, "nr_members", pv_bytes_u32(&x->c));
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
@@ -456,8 +456,8 @@ static int decode_auxtrace(feature_ctx *x)
     pv_json_array_begin(&x->w);
     for (uint64_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "file_offset", pv_cursor_u64(&x->c));
-        key_u64(x, "sz", pv_cursor_u64(&x->c));
+        key_u64(x, "file_offset", pv_bytes_u64(&x->c));
+        key_u64(x, "sz", pv_bytes_u64(&x->c));
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
@@ -472,8 +472,8 @@ static int decode_auxtrace(feature_ctx *x)
  */
 static int decode_cache(feature_ctx *x)
 {
-    uint64_t version_at = pv_cursor_offset(&x->c);
-    uint32_t version = pv_cursor_u32(&x->c);
+    uint64_t version_at = pv_bytes_offset(&x->c);
+    uint32_t version = pv_bytes_u32(&x->c);
     if (!x->c.failed && version != 1)
         return fail(x, "version %u at offset 0x%llx is not 1, the only layout known",
                     version, (unsigned long long)version_at);
@@ -483,10 +483,10 @@ static int decode_cache(feature_ctx *x)
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "level", pv_cursor_u32(&x->c));
-        key_u64(x, "line_size", pv_cursor_u32(&x->c));
-        key_u64(x, "sets", pv_cursor_u32(&x->c));
-        key_u64(x, "ways", pv_cursor_u32(&x->c));
+        key_u64(x, "level", pv_bytes_u32(&x->c));
+        key_u64(x, "line_size", pv_bytes_u32(&x->c));
+        key_u64(x, "sets", pv_bytes_u32(&x->c));
+        key_u64(x, "ways", pv_bytes_u32(&x->c));
         if (!key_string(x, "type") || !key_string(x, "size") ||
             !key_string(x, "map"))
             return truncated(x);
@@ -500,15 +500,15 @@ static int decode_cache(feature_ctx *x)
 static int decode_sample_time(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
-    key_u64(x, "first", pv_cursor_u64(&x->c));
-    key_u64(x, "last", pv_cursor_u64(&x->c));
+    key_u64(x, "first", pv_bytes_u64(&x->c));
+    key_u64(x, "last", pv_bytes_u64(&x->c));
     pv_json_object_end(&x->w);
     return done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* A bitmap of nbits bits in u64 words as a string listing ranges,
  * "0-23,32-199": digits, commas and dashes, which need no escaping. */
-static void bitmap_ranges(feature_ctx *x, pv_cursor words, uint64_t nbits)
+static void bitmap_ranges(feature_ctx *x, pv_byte_reader words, uint64_t nbits)
 {
     bool first = true;
     uint64_t word = 0;
@@ -520,7 +520,7 @@ static void bitmap_ranges(feature_ctx *x, pv_cursor words, uint64_t nbits)
         bool set = false;
         if (bit < nbits) {
             if (bit % 64 == 0)
-                word = pv_cursor_u64(&words);
+                word = pv_bytes_u64(&words);
             set = (word >> (bit % 64)) & 1;
         }
         if (set && !in_range) {
@@ -547,8 +547,8 @@ static void bitmap_ranges(feature_ctx *x, pv_cursor words, uint64_t nbits)
 static int decode_mem_topology(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
-    key_u64(x, "version", pv_cursor_u64(&x->c));
-    key_u64(x, "block_size", pv_cursor_u64(&x->c));
+    key_u64(x, "version", pv_bytes_u64(&x->c));
+    key_u64(x, "block_size", pv_bytes_u64(&x->c));
     uint64_t nr;
     if (read_count64(x, 24, "node", &nr))
         return -1;
@@ -556,15 +556,15 @@ static int decode_mem_topology(feature_ctx *x)
     pv_json_array_begin(&x->w);
     for (uint64_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "node", pv_cursor_u64(&x->c));
-        key_u64(x, "size", pv_cursor_u64(&x->c));
-        uint64_t nbits_at = pv_cursor_offset(&x->c);
-        uint64_t nbits = pv_cursor_u64(&x->c);
+        key_u64(x, "node", pv_bytes_u64(&x->c));
+        key_u64(x, "size", pv_bytes_u64(&x->c));
+        uint64_t nbits_at = pv_bytes_offset(&x->c);
+        uint64_t nbits = pv_bytes_u64(&x->c);
         uint64_t nwords = nbits / 64 + (nbits % 64 != 0);
         if (check_count(x, nwords, 8, nbits_at, "bitmap word"))
             return -1;
-        pv_cursor words = x->c;
-        pv_cursor_skip(&x->c, nwords * 8);
+        pv_byte_reader words = x->c;
+        pv_bytes_skip(&x->c, nwords * 8);
         pv_json_key(&x->w, "set");
         bitmap_ranges(x, words, nbits);
         pv_json_object_end(&x->w);
@@ -578,7 +578,7 @@ static int decode_mem_topology(feature_ctx *x)
 static int decode_dir_format(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
-    key_u64(x, "version", pv_cursor_u64(&x->c));
+    key_u64(x, "version", pv_bytes_u64(&x->c));
     pv_json_object_end(&x->w);
     return done(x, PV_FEATURE_VALUE_JSON);
 }
@@ -599,11 +599,11 @@ static int decode_bpf_prog_info(feature_ctx *x)
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        uint32_t info_len = pv_cursor_u32(&x->c);
-        uint32_t data_len = pv_cursor_u32(&x->c);
-        pv_cursor_u64(&x->c);
-        const uint8_t *info = pv_cursor_bytes(&x->c, info_len);
-        if (!info || !pv_cursor_skip(&x->c, data_len))
+        uint32_t info_len = pv_bytes_u32(&x->c);
+        uint32_t data_len = pv_bytes_u32(&x->c);
+        pv_bytes_u64(&x->c);
+        const uint8_t *info = pv_bytes_take(&x->c, info_len);
+        if (!info || !pv_bytes_skip(&x->c, data_len))
             return truncated(x);
         pv_json_object_begin(&x->w);
         if (info_len >= 8) {
@@ -630,9 +630,9 @@ static int decode_bpf_btf(feature_ctx *x)
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
-        uint32_t id = pv_cursor_u32(&x->c);
-        uint32_t data_size = pv_cursor_u32(&x->c);
-        if (!pv_cursor_skip(&x->c, data_size))
+        uint32_t id = pv_bytes_u32(&x->c);
+        uint32_t data_size = pv_bytes_u32(&x->c);
+        if (!pv_bytes_skip(&x->c, data_size))
             return truncated(x);
         pv_json_object_begin(&x->w);
         key_u64(x, "id", id);
@@ -649,7 +649,7 @@ static int decode_compressed(feature_ctx *x)
     static const char *const names[] = {"version", "type", "level", "ratio", "mmap_len"};
     pv_json_object_begin(&x->w);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        key_u64(x, names[i], pv_cursor_u32(&x->c));
+        key_u64(x, names[i], pv_bytes_u32(&x->c));
     pv_json_object_end(&x->w);
     return done(x, PV_FEATURE_VALUE_JSON);
 }
@@ -685,16 +685,16 @@ static int decode_cpu_pmu_caps(feature_ctx *x)
 /* clock_data: u32 version (1); u32 clockid; u64 wall_clock_ns; u64 clockid_time_ns */
 static int decode_clock_data(feature_ctx *x)
 {
-    uint64_t version_at = pv_cursor_offset(&x->c);
-    uint32_t version = pv_cursor_u32(&x->c);
+    uint64_t version_at = pv_bytes_offset(&x->c);
+    uint32_t version = pv_bytes_u32(&x->c);
     if (!x->c.failed && version != 1)
         return fail(x, "version %u at offset 0x%llx is not 1, the only layout known",
                     version, (unsigned long long)version_at);
     pv_json_object_begin(&x->w);
     key_u64(x, "version", version);
-    key_u64(x, "clockid", pv_cursor_u32(&x->c));
-    key_u64(x, "wall_clock_ns", pv_cursor_u64(&x->c));
-    key_u64(x, "clockid_time_ns", pv_cursor_u64(&x->c));
+    key_u64(x, "clockid", pv_bytes_u32(&x->c));
+    key_u64(x, "wall_clock_ns", pv_bytes_u64(&x->c));
+    key_u64(x, "clockid_time_ns", pv_bytes_u64(&x->c));
     pv_json_object_end(&x->w);
     return done(x, PV_FEATURE_VALUE_JSON);
 }
@@ -801,7 +801,7 @@ int pv_feature_decode(pv_file *f, unsigned id, pv_feature_value_kind *kind, int6
         .kind = PV_FEATURE_VALUE_NULL,
     };
     pv_json_init(&x.w, out);
-    pv_cursor_init(&x.c, bytes, size, offset, f->swap);
+    pv_byte_reader_init(&x.c, bytes, size, offset, f->swap);
     if (features[id].decode(&x)) {
         pv_strbuf_reset(out);
         return -1;

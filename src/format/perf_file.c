@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "format/attr.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_alloc.h"
 
 #define PERF_MAGIC_LE "PERFILE2"
@@ -224,11 +224,11 @@ static int check_section(const pv_file *f, const pv_section *s, const char *what
     return 0;
 }
 
-static pv_section read_section(pv_cursor *c)
+static pv_section read_section(pv_byte_reader *c)
 {
     pv_section s;
-    s.offset = pv_cursor_u64(c);
-    s.size = pv_cursor_u64(c);
+    s.offset = pv_bytes_u64(c);
+    s.size = pv_bytes_u64(c);
     return s;
 }
 
@@ -251,10 +251,10 @@ static int read_header(pv_file *f, pv_error *err)
     else
         return pv_error_set(err, "%s: bad magic at offset 0x0: not a perf.data file", f->data_path);
 
-    pv_cursor c;
-    pv_cursor_init(&c, header, have, 0, f->swap);
-    pv_cursor_skip(&c, 8);
-    f->header_size = pv_cursor_u64(&c);
+    pv_byte_reader c;
+    pv_byte_reader_init(&c, header, have, 0, f->swap);
+    pv_bytes_skip(&c, 8);
+    f->header_size = pv_bytes_u64(&c);
     if (c.failed)
         return pv_error_set(err, "%s: truncated header: file ends at offset 0x%llx",
                             f->data_path, (unsigned long long)f->file_size);
@@ -273,15 +273,15 @@ static int read_header(pv_file *f, pv_error *err)
     if (f->header_size < FILE_HEADER_SIZE - 32)
         return pv_error_set(err, "%s: header size %llu at offset 0x8 is too small for a perf.data header",
                             f->data_path, (unsigned long long)f->header_size);
-    pv_cursor_init(&c, header, f->header_size < have ? f->header_size : have, 0, f->swap);
-    pv_cursor_skip(&c, 16);
-    f->attr_size = pv_cursor_u64(&c);
+    pv_byte_reader_init(&c, header, f->header_size < have ? f->header_size : have, 0, f->swap);
+    pv_bytes_skip(&c, 16);
+    f->attr_size = pv_bytes_u64(&c);
     f->attr_section = read_section(&c);
     f->data_section = read_section(&c);
     f->event_types_section = read_section(&c);
     /* Files from before the feature bitmap have a shorter header. */
-    for (int i = 0; i < PV_FEATURE_BITS / 64 && pv_cursor_left(&c) >= 8; i++) {
-        f->feature_bitmap[i] = pv_cursor_u64(&c);
+    for (int i = 0; i < PV_FEATURE_BITS / 64 && pv_bytes_left(&c) >= 8; i++) {
+        f->feature_bitmap[i] = pv_bytes_u64(&c);
     }
     if (c.failed)
         return pv_error_set(err, "%s: truncated header at offset 0x%llx",
@@ -297,8 +297,8 @@ static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_
                            uint64_t *total_ids, pv_error *err)
 {
     pv_attr *a = &f->attrs[i];
-    pv_cursor c;
-    pv_cursor_init(&c, entry, f->attr_size, at, f->swap);
+    pv_byte_reader c;
+    pv_byte_reader_init(&c, entry, f->attr_size, at, f->swap);
     if (pv_attr_decode(&c, f->attr_size - IDS_SECTION_SIZE, a, f->data_path, err))
         return -1;
     pv_section ids = read_section(&c);
@@ -321,10 +321,10 @@ static int read_attr_entry(pv_file *f, uint64_t i, const uint8_t *entry, uint64_
             free(raw);
             return raw ? pv_error_set(err, "%s: out of memory", f->data_path) : -1;
         }
-        pv_cursor idc;
-        pv_cursor_init(&idc, raw, ids.size, ids.offset, f->swap);
+        pv_byte_reader idc;
+        pv_byte_reader_init(&idc, raw, ids.size, ids.offset, f->swap);
         for (uint64_t k = 0; k < a->nr_ids; k++)
-            a->ids[k] = pv_cursor_u64(&idc);
+            a->ids[k] = pv_bytes_u64(&idc);
         free(raw);
     }
     return 0;
@@ -485,7 +485,7 @@ int pv_file_search_attr_for_id(const pv_file *f, uint64_t id)
 
 /* Whether the bytes at c are the feature index perf writes when it
  * finishes: a section for every feature bit, after the data, in the file. */
-static bool feature_index_written(const pv_file *f, pv_cursor c)
+static bool feature_index_written(const pv_file *f, pv_byte_reader c)
 {
     uint64_t data_end = f->data_section.offset + f->data_section.size;
     unsigned sections = 0;
@@ -507,7 +507,7 @@ static bool feature_index_written(const pv_file *f, pv_cursor c)
  * Data size 0 with bytes after the data offset that are not a feature index
  * is a recording that never finished: its records run to the end of the
  * file and its features were never written (see pv_file.unfinished). */
-static void notice_unfinished(pv_file *f, pv_cursor index)
+static void notice_unfinished(pv_file *f, pv_byte_reader index)
 {
     if (f->data_section.size != 0 || f->data_section.offset >= f->file_size ||
         feature_index_written(f, index))
@@ -527,13 +527,13 @@ static int read_feature_index(pv_file *f, pv_error *err)
     uint64_t have = f->file_size - data_end < sizeof index ? f->file_size - data_end : sizeof index;
     if (pv_file_read(f, 0, data_end, index, have, err))
         return -1;
-    pv_cursor c;
-    pv_cursor_init(&c, index, have, data_end, f->swap);
+    pv_byte_reader c;
+    pv_byte_reader_init(&c, index, have, data_end, f->swap);
     notice_unfinished(f, c);
     for (unsigned bit = 0; bit < PV_FEATURE_BITS; bit++) {
         if (!pv_file_has_feature(f, bit))
             continue;
-        uint64_t where = pv_cursor_offset(&c);
+        uint64_t where = pv_bytes_offset(&c);
         pv_section s = read_section(&c);
         if (c.failed)
             return pv_error_set(err, "%s: truncated feature index: entry for feature %u at offset 0x%llx "
@@ -726,8 +726,8 @@ int pv_file_state_set(pv_file *f, const void *key, void *state, void (*free_stat
     return 0;
 }
 
-const char *pv_read_header_string(pv_cursor *c, uint64_t *len)
+const char *pv_read_header_string(pv_byte_reader *c, uint64_t *len)
 {
-    uint32_t n = pv_cursor_u32(c);
-    return pv_cursor_padded_string(c, n, len);
+    uint32_t n = pv_bytes_u32(c);
+    return pv_bytes_padded_string(c, n, len);
 }

@@ -220,8 +220,8 @@ int pv_file_state_set(pv_file *f, const void *key, void *state, void (*free_stat
                       pv_error *err);
 
 /* Reads a perf_header_string (u32 len, then len bytes, NUL padded) at the
- * cursor; used by features and EVENT_DESC. */
-struct pv_cursor;
-const char *pv_read_header_string(struct pv_cursor *c, uint64_t *len);
+ * reader; used by features and EVENT_DESC. */
+struct pv_byte_reader;
+const char *pv_read_header_string(struct pv_byte_reader *c, uint64_t *len);
 
 #endif

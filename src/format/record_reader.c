@@ -8,13 +8,13 @@
 void pv_rec_open_user(pv_rec_reader *r, const pv_file *f, const pv_record *rec)
 {
     *r = (pv_rec_reader){.f = f, .rec = rec};
-    pv_cursor_init(&r->c, rec->bytes + PV_RECORD_HEADER_SIZE,
-                   (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
-                   rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
+    pv_byte_reader_init(&r->c, rec->bytes + PV_RECORD_HEADER_SIZE,
+                        (uint64_t)rec->size - PV_RECORD_HEADER_SIZE,
+                        rec->file_offset + PV_RECORD_HEADER_SIZE, f->swap);
 }
 
 void pv_rec_open_body(pv_rec_reader *r, const pv_file *f, const pv_record *rec,
-                      const pv_cursor *body, bool has_trailer)
+                      const pv_byte_reader *body, bool has_trailer)
 {
     *r = (pv_rec_reader){.f = f, .rec = rec, .c = *body, .has_trailer = has_trailer};
 }
@@ -51,12 +51,12 @@ int pv_rec_finish(const pv_rec_reader *r, pv_error *err)
 int pv_rec_check_count(const pv_rec_reader *r, const char *what, uint64_t nr, uint64_t elem,
                        pv_error *err)
 {
-    uint64_t left = pv_cursor_left(&r->c);
+    uint64_t left = pv_bytes_left(&r->c);
     if (r->c.failed || nr > left / elem)
         return pv_rec_malformed(r, err, "%s count %llu (of %llu bytes each) does not fit in the "
                                 "%llu bytes left at offset 0x%llx",
                                 what, (unsigned long long)nr, (unsigned long long)elem,
                                 (unsigned long long)left,
-                                (unsigned long long)pv_cursor_offset(&r->c));
+                                (unsigned long long)pv_bytes_offset(&r->c));
     return 0;
 }

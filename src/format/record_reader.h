@@ -1,6 +1,6 @@
 /*
  * What the typed record decoders share (format/user_records.h,
- * decode/record_types.h): a cursor over a record's body, with a kernel
+ * decode/record_types.h): a byte reader over a record's body, with a kernel
  * record's sample_id_all trailer taken off, reads that remember the first
  * field that went past the body, and the errors every decoder gives.
  * Private to the decoders.
@@ -13,13 +13,13 @@
 
 #include "format/perf_file.h"
 #include "format/record.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_error.h"
 
 typedef struct pv_rec_reader {
     const pv_file *f;
     const pv_record *rec;
-    pv_cursor c;               /* the body, trailer excluded */
+    pv_byte_reader c;               /* the body, trailer excluded */
     bool has_trailer;
     const char *fail_field;    /* the first field read past the body */
 } pv_rec_reader;
@@ -29,7 +29,7 @@ typedef struct pv_rec_reader {
 void pv_rec_open_user(pv_rec_reader *r, const pv_file *f, const pv_record *rec);
 /* Opens the reader over body, the part of rec before its trailer. */
 void pv_rec_open_body(pv_rec_reader *r, const pv_file *f, const pv_record *rec,
-                      const pv_cursor *body, bool has_trailer);
+                      const pv_byte_reader *body, bool has_trailer);
 /* 0, or the error for a body that ends before its fields do. */
 int pv_rec_finish(const pv_rec_reader *r, pv_error *err);
 /* "<file>: <TYPE> record at offset 0x.. (size N): <what>" */
@@ -47,42 +47,42 @@ static inline void pv_rec_note(pv_rec_reader *r, const char *field)
 
 static inline uint8_t pv_rec_u8(pv_rec_reader *r, const char *field)
 {
-    uint8_t v = pv_cursor_u8(&r->c);
+    uint8_t v = pv_bytes_u8(&r->c);
     pv_rec_note(r, field);
     return v;
 }
 
 static inline uint16_t pv_rec_u16(pv_rec_reader *r, const char *field)
 {
-    uint16_t v = pv_cursor_u16(&r->c);
+    uint16_t v = pv_bytes_u16(&r->c);
     pv_rec_note(r, field);
     return v;
 }
 
 static inline uint32_t pv_rec_u32(pv_rec_reader *r, const char *field)
 {
-    uint32_t v = pv_cursor_u32(&r->c);
+    uint32_t v = pv_bytes_u32(&r->c);
     pv_rec_note(r, field);
     return v;
 }
 
 static inline uint64_t pv_rec_u64(pv_rec_reader *r, const char *field)
 {
-    uint64_t v = pv_cursor_u64(&r->c);
+    uint64_t v = pv_bytes_u64(&r->c);
     pv_rec_note(r, field);
     return v;
 }
 
 static inline const uint8_t *pv_rec_bytes(pv_rec_reader *r, uint64_t n, const char *field)
 {
-    const uint8_t *p = pv_cursor_bytes(&r->c, n);
+    const uint8_t *p = pv_bytes_take(&r->c, n);
     pv_rec_note(r, field);
     return p;
 }
 
 static inline void pv_rec_skip(pv_rec_reader *r, uint64_t n, const char *field)
 {
-    pv_cursor_skip(&r->c, n);
+    pv_bytes_skip(&r->c, n);
     pv_rec_note(r, field);
 }
 
@@ -90,7 +90,7 @@ static inline void pv_rec_skip(pv_rec_reader *r, uint64_t n, const char *field)
 static inline const char *pv_rec_rest_string(pv_rec_reader *r, const char *field, uint64_t *len)
 {
     *len = 0;
-    const char *s = pv_cursor_padded_string(&r->c, pv_cursor_left(&r->c), len);
+    const char *s = pv_bytes_padded_string(&r->c, pv_bytes_left(&r->c), len);
     pv_rec_note(r, field);
     return s;
 }

@@ -19,7 +19,7 @@ int pv_section_fail(const pv_section_place *at, pv_error *err, const char *fmt, 
     return rc;
 }
 
-int pv_section_truncated(const pv_section_place *at, const pv_cursor *c, pv_error *err)
+int pv_section_truncated(const pv_section_place *at, const pv_byte_reader *c, pv_error *err)
 {
     return pv_section_fail(at, err, "truncated: a read at offset 0x%llx goes past the end of "
                            "the section (size %llu, ends at offset 0x%llx)",
@@ -27,13 +27,13 @@ int pv_section_truncated(const pv_section_place *at, const pv_cursor *c, pv_erro
                            (unsigned long long)(at->offset + c->size));
 }
 
-int pv_section_check_count(const pv_section_place *at, const pv_cursor *c, uint64_t nr,
+int pv_section_check_count(const pv_section_place *at, const pv_byte_reader *c, uint64_t nr,
                            uint64_t min_each, uint64_t count_offset, const char *what,
                            pv_error *err)
 {
     if (c->failed)
         return pv_section_truncated(at, c, err);
-    uint64_t left = pv_cursor_left(c);
+    uint64_t left = pv_bytes_left(c);
     if (min_each && nr > left / min_each)
         return pv_section_fail(at, err, "%s count %llu at offset 0x%llx needs at least %llu "
                                "bytes each but only %llu bytes are left", what,

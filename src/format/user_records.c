@@ -4,7 +4,7 @@
 
 #include "format/perf_abi.h"
 #include "format/record_reader.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 
 int pv_rec_header_attr_decode(const pv_file *f, const pv_record *rec, pv_rec_header_attr *out,
                               pv_error *err)
@@ -13,13 +13,13 @@ int pv_rec_header_attr_decode(const pv_file *f, const pv_record *rec, pv_rec_hea
     pv_rec_open_user(&r, f, rec);
     memset(out, 0, sizeof *out);
     out->swap = f->swap;
-    uint64_t body = pv_cursor_left(&r.c);
+    uint64_t body = pv_bytes_left(&r.c);
     if (body < 8)
         return pv_rec_malformed(&r, err, "body of %llu bytes is too short for a perf_event_attr",
                                 (unsigned long long)body);
-    pv_cursor peek = r.c;           /* attr.size, the attr's second u32 */
-    pv_cursor_skip(&peek, 4);
-    uint64_t attr_bytes = pv_cursor_u32(&peek);
+    pv_byte_reader peek = r.c;           /* attr.size, the attr's second u32 */
+    pv_bytes_skip(&peek, 4);
+    uint64_t attr_bytes = pv_bytes_u32(&peek);
     if (attr_bytes == 0)
         attr_bytes = PV_ATTR_SIZE_VER0;
     if (attr_bytes < PV_ATTR_SIZE_VER0 || attr_bytes > body)
@@ -28,7 +28,7 @@ int pv_rec_header_attr_decode(const pv_file *f, const pv_record *rec, pv_rec_hea
                                 (unsigned long long)body);
     if (pv_attr_decode(&r.c, attr_bytes, &out->attr, f->data_path, err))
         return -1;
-    out->nr_ids = pv_cursor_left(&r.c) / 8;
+    out->nr_ids = pv_bytes_left(&r.c) / 8;
     out->ids = pv_rec_bytes(&r, out->nr_ids * 8, "ids");
     return pv_rec_finish(&r, err);
 }
@@ -48,10 +48,10 @@ int pv_rec_event_update_decode(const pv_file *f, const pv_record *rec, pv_rec_ev
     out->id = pv_rec_u64(&r, "id");
     if (r.c.failed)
         return pv_rec_finish(&r, err);
-    out->payload_offset = pv_cursor_offset(&r.c);
-    out->payload_size = pv_cursor_left(&r.c);
-    pv_cursor rest = r.c;
-    out->payload = pv_cursor_bytes(&rest, out->payload_size);
+    out->payload_offset = pv_bytes_offset(&r.c);
+    out->payload_size = pv_bytes_left(&r.c);
+    pv_byte_reader rest = r.c;
+    out->payload = pv_bytes_take(&rest, out->payload_size);
     switch (out->type) {
     case PV_EVENT_UPDATE_UNIT:
     case PV_EVENT_UPDATE_NAME:
@@ -75,8 +75,8 @@ int pv_rec_header_feature_decode(const pv_file *f, const pv_record *rec,
     pv_rec_reader r;
     pv_rec_open_user(&r, f, rec);
     out->feat_id = pv_rec_u64(&r, "feat_id");
-    out->data_offset = pv_cursor_offset(&r.c);
-    out->data_size = pv_cursor_left(&r.c);
+    out->data_offset = pv_bytes_offset(&r.c);
+    out->data_size = pv_bytes_left(&r.c);
     return pv_rec_finish(&r, err);
 }
 
@@ -86,8 +86,8 @@ int pv_rec_tracing_data_decode(const pv_file *f, const pv_record *rec, pv_rec_tr
     pv_rec_reader r;
     pv_rec_open_user(&r, f, rec);
     out->size = pv_rec_u32(&r, "size");
-    out->inside_offset = pv_cursor_offset(&r.c);
-    out->inside_len = pv_cursor_left(&r.c);
+    out->inside_offset = pv_bytes_offset(&r.c);
+    out->inside_len = pv_bytes_left(&r.c);
     out->inside = pv_rec_bytes(&r, out->inside_len, "data");
     return pv_rec_finish(&r, err);
 }
@@ -118,7 +118,7 @@ int pv_rec_compressed_decode(const pv_file *f, const pv_record *rec, pv_rec_comp
         out->data_size = pv_rec_u64(&r, "data_size");
     if (r.c.failed)
         return pv_rec_finish(&r, err);
-    uint64_t held = pv_cursor_left(&r.c);
+    uint64_t held = pv_bytes_left(&r.c);
     if (!out->has_data_size)
         out->data_size = held;
     out->data_len = out->data_size < held ? out->data_size : held;

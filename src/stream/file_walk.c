@@ -5,7 +5,7 @@
 
 #include "format/perf_abi.h"
 #include "format/user_records.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_alloc.h"
 
 /* Bytes read from the file at once; a record (at most 64 KiB) always fits. */

@@ -23,7 +23,7 @@
 #include "format/perf_file.h"
 #include "format/perf_abi.h"
 #include "format/record.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 
 typedef struct pv_file_walk {
     pv_file *file;

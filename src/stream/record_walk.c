@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "format/perf_abi.h"
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "base/pv_alloc.h"
 
 #define MAX_RECORD_SIZE 0xffffu

@@ -14,7 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "unwind/debug_cache.h"
 #include "unwind/unwind_regs.h"
 #include "base/pv_alloc.h"

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 #include "stream/record_walk.h"
 
 /* Where every built record claims to sit in its file (messages name it). */

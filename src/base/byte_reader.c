@@ -1,8 +1,8 @@
-#include "base/pv_cursor.h"
+#include "base/byte_reader.h"
 
 
-void pv_cursor_init(pv_cursor *c, const uint8_t *data, uint64_t size,
-                    uint64_t file_offset, bool swap)
+void pv_byte_reader_init(pv_byte_reader *c, const uint8_t *data, uint64_t size,
+                         uint64_t file_offset, bool swap)
 {
     c->data = data;
     c->size = size;
@@ -13,9 +13,9 @@ void pv_cursor_init(pv_cursor *c, const uint8_t *data, uint64_t size,
     c->fail_offset = 0;
 }
 
-const char *pv_cursor_padded_string(pv_cursor *c, uint64_t n, uint64_t *len)
+const char *pv_bytes_padded_string(pv_byte_reader *c, uint64_t n, uint64_t *len)
 {
-    const uint8_t *p = pv_cursor_take(c, n);
+    const uint8_t *p = pv_bytes_take(c, n);
     if (!p)
         return NULL;
     const uint8_t *nul = memchr(p, 0, n);

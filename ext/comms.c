@@ -39,16 +39,12 @@ static int comms_column(PvCursor *cur, sqlite3_context *ctx, int i)
     const pv_rec_comm *c = &st->comm;
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
-    case COL_TIME:
-        if (c->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, c->trailer.time);
-        break;
+    case COL_TIME: pv_result_trailer(ctx, &c->trailer, PV_TRAILER_TIME); break;
     case COL_PID: sqlite3_result_int(ctx, (int32_t)c->pid); break;
     case COL_TID: sqlite3_result_int(ctx, (int32_t)c->tid); break;
     case COL_COMM: pv_result_file_text(ctx, c->comm, c->comm_len); break;
     case COL_EXEC: sqlite3_result_int(ctx, c->exec); break;
-    case COL_CPU:
-        if (c->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, c->trailer.cpu);
-        break;
+    case COL_CPU: pv_result_trailer(ctx, &c->trailer, PV_TRAILER_CPU); break;
     }
     return SQLITE_OK;
 }

@@ -47,10 +47,10 @@ static int lost_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_KIND:
         pv_result_static_name(ctx, pv_record_type_name(st->rows.record.type));
         break;
-    case COL_TIME: if (t->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->time); break;
-    case COL_PID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->pid); break;
-    case COL_TID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->tid); break;
-    case COL_CPU: if (t->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->cpu); break;
+    case COL_TIME: pv_result_trailer(ctx, t, PV_TRAILER_TIME); break;
+    case COL_PID: pv_result_trailer(ctx, t, PV_TRAILER_PID); break;
+    case COL_TID: pv_result_trailer(ctx, t, PV_TRAILER_TID); break;
+    case COL_CPU: pv_result_trailer(ctx, t, PV_TRAILER_CPU); break;
     case COL_ID: if (l->has_id) pv_result_u64(ctx, l->id); break;
     case COL_LOST: pv_result_u64(ctx, l->lost); break;
     case COL_EVENT: {

@@ -53,14 +53,10 @@ static int mmaps_column(PvCursor *cur, sqlite3_context *ctx, int i)
     bool inode_form = mmap2 && !m->has_build_id;
     switch (i) {
     case COL_RECORD: sqlite3_result_int64(ctx, (sqlite3_int64)st->rows.record.index); break;
-    case COL_TIME:
-        if (m->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, m->trailer.time);
-        break;
+    case COL_TIME: pv_result_trailer(ctx, &m->trailer, PV_TRAILER_TIME); break;
     case COL_PID: sqlite3_result_int(ctx, (int32_t)m->pid); break;
     case COL_TID: sqlite3_result_int(ctx, (int32_t)m->tid); break;
-    case COL_CPU:
-        if (m->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, m->trailer.cpu);
-        break;
+    case COL_CPU: pv_result_trailer(ctx, &m->trailer, PV_TRAILER_CPU); break;
     case COL_START: pv_result_u64(ctx, m->start); break;
     case COL_LEN: pv_result_u64(ctx, m->len); break;
     case COL_PGOFF: pv_result_u64(ctx, m->pgoff); break;

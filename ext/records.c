@@ -82,10 +82,10 @@ static int records_column(PvCursor *cur, sqlite3_context *ctx, int i)
         return pv_result_error(ctx, &err);
     const pv_sample_id *ids = &st->ids;
     switch (i) {
-    case COL_TIME: if (ids->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, ids->time); break;
-    case COL_PID: if (ids->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)ids->pid); break;
-    case COL_TID: if (ids->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)ids->tid); break;
-    case COL_CPU: if (ids->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, ids->cpu); break;
+    case COL_TIME: pv_result_trailer(ctx, ids, PV_TRAILER_TIME); break;
+    case COL_PID: pv_result_trailer(ctx, ids, PV_TRAILER_PID); break;
+    case COL_TID: pv_result_trailer(ctx, ids, PV_TRAILER_TID); break;
+    case COL_CPU: pv_result_trailer(ctx, ids, PV_TRAILER_CPU); break;
     case COL_ID:
         if (ids->fields & PV_SAMPLE_ID) pv_result_u64(ctx, ids->id);
         else if (ids->fields & PV_SAMPLE_IDENTIFIER) pv_result_u64(ctx, ids->identifier);

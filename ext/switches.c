@@ -49,10 +49,10 @@ static int switches_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_KIND:
         pv_result_static_name(ctx, pv_record_type_name(st->rows.record.type));
         break;
-    case COL_TIME: if (t->fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->time); break;
-    case COL_PID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->pid); break;
-    case COL_TID: if (t->fields & PV_SAMPLE_TID) sqlite3_result_int(ctx, (int32_t)t->tid); break;
-    case COL_CPU: if (t->fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->cpu); break;
+    case COL_TIME: pv_result_trailer(ctx, t, PV_TRAILER_TIME); break;
+    case COL_PID: pv_result_trailer(ctx, t, PV_TRAILER_PID); break;
+    case COL_TID: pv_result_trailer(ctx, t, PV_TRAILER_TID); break;
+    case COL_CPU: pv_result_trailer(ctx, t, PV_TRAILER_CPU); break;
     case COL_DIRECTION: pv_result_static_name(ctx, out ? "out" : "in"); break;
     case COL_PREEMPT:
         sqlite3_result_int(ctx, out && sw->preempt);

@@ -47,17 +47,13 @@ static int tasks_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_KIND:
         pv_result_static_name(ctx, pv_record_type_name(st->rows.record.type));
         break;
-    case COL_TIME:
-        if (t->trailer.fields & PV_SAMPLE_TIME) pv_result_u64(ctx, t->trailer.time);
-        break;
+    case COL_TIME: pv_result_trailer(ctx, &t->trailer, PV_TRAILER_TIME); break;
     case COL_TASK_TIME: pv_result_u64(ctx, t->time); break;
     case COL_PID: sqlite3_result_int(ctx, (int32_t)t->pid); break;
     case COL_PPID: sqlite3_result_int(ctx, (int32_t)t->ppid); break;
     case COL_TID: sqlite3_result_int(ctx, (int32_t)t->tid); break;
     case COL_PTID: sqlite3_result_int(ctx, (int32_t)t->ptid); break;
-    case COL_CPU:
-        if (t->trailer.fields & PV_SAMPLE_CPU) pv_result_u64(ctx, t->trailer.cpu);
-        break;
+    case COL_CPU: pv_result_trailer(ctx, &t->trailer, PV_TRAILER_CPU); break;
     }
     return SQLITE_OK;
 }

@@ -63,3 +63,25 @@ int pv_result_error(sqlite3_context *ctx, const pv_error *err)
         sqlite3_result_error_code(ctx, code);
     return code;
 }
+
+void pv_result_trailer(sqlite3_context *ctx, const pv_sample_id *t, pv_trailer_field field)
+{
+    switch (field) {
+    case PV_TRAILER_TIME:
+        if (t->fields & PV_SAMPLE_TIME)
+            pv_result_u64(ctx, t->time);
+        break;
+    case PV_TRAILER_PID:
+        if (t->fields & PV_SAMPLE_TID)
+            sqlite3_result_int(ctx, (int32_t)t->pid);
+        break;
+    case PV_TRAILER_TID:
+        if (t->fields & PV_SAMPLE_TID)
+            sqlite3_result_int(ctx, (int32_t)t->tid);
+        break;
+    case PV_TRAILER_CPU:
+        if (t->fields & PV_SAMPLE_CPU)
+            pv_result_u64(ctx, t->cpu);
+        break;
+    }
+}

@@ -11,6 +11,7 @@
 
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
+#include "decode/sample.h"
 #include "render/hash_groups.h"
 
 SQLITE_EXTENSION_INIT3
@@ -41,5 +42,11 @@ void pv_result_file_blob(sqlite3_context *ctx, const void *p, uint64_t n);
 int pv_result_error(sqlite3_context *ctx, const pv_error *err);
 /* The SQLite result code of err: SQLITE_NOMEM, SQLITE_INTERRUPT or SQLITE_ERROR. */
 int pv_error_code(const pv_error *err);
+
+/* A field of a record's sample_id trailer as the result: NULL where the
+ * record's event did not record it (no sample_id_all, or the bit not in its
+ * sample_type), as perf script prints nothing for it. */
+typedef enum { PV_TRAILER_TIME, PV_TRAILER_PID, PV_TRAILER_TID, PV_TRAILER_CPU } pv_trailer_field;
+void pv_result_trailer(sqlite3_context *ctx, const pv_sample_id *t, pv_trailer_field field);
 
 #endif

@@ -148,6 +148,18 @@ void pv_json_i64(pv_json_writer *w, int64_t v)
     pv_strbuf_append(w->out, start, (size_t)(end - start));
 }
 
+void pv_json_key_u64(pv_json_writer *w, const char *key, uint64_t v)
+{
+    pv_json_key(w, key);
+    pv_json_u64(w, v);
+}
+
+void pv_json_key_i64(pv_json_writer *w, const char *key, int64_t v)
+{
+    pv_json_key(w, key);
+    pv_json_i64(w, v);
+}
+
 void pv_json_double(pv_json_writer *w, double v)
 {
     if (!isfinite(v)) {

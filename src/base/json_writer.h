@@ -54,6 +54,9 @@ void pv_json_u64(pv_json_writer *w, uint64_t v);
 /* Signed.  A u64 bit pattern from the file (address, id, config) passed here
  * is written with the same 64 bits, so kernel addresses read negative. */
 void pv_json_i64(pv_json_writer *w, int64_t v);
+/* A key and its integer value, the commonest member. */
+void pv_json_key_u64(pv_json_writer *w, const char *key, uint64_t v);
+void pv_json_key_i64(pv_json_writer *w, const char *key, int64_t v);
 /* The shortest of %.15g and %.17g that reads back as the same double ("0.1",
  * "1"); null for an infinity or a NaN, which JSON cannot write. */
 void pv_json_double(pv_json_writer *w, double v);

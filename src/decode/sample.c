@@ -320,6 +320,23 @@ int pv_sample_id_decode(const pv_file *f, const pv_record *rec, pv_sample_id *ou
     return 0;
 }
 
+/* A decoded sample's identity fields, as a trailer would hold them. */
+static void identity_of_sample(const pv_sample *s, pv_sample_id *out)
+{
+    memset(out, 0, sizeof *out);
+    out->attr_index = s->attr_index;
+    if (s->attr_index < 0)
+        return;    /* an id no event owns: no fields, as the columns have none */
+    out->fields = s->sample_type & PV_SAMPLE_ID_FIELDS;
+    out->pid = s->pid;
+    out->tid = s->tid;
+    out->time = s->time;
+    out->id = s->id;
+    out->stream_id = s->stream_id;
+    out->cpu = s->cpu;
+    out->identifier = s->identifier;
+}
+
 int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_id *out,
                               pv_error *err)
 {
@@ -328,16 +345,7 @@ int pv_record_identity_decode(const pv_file *f, const pv_record *rec, pv_sample_
     pv_sample s;
     if (pv_sample_decode(f, rec, &s, err))
         return -1;
-    memset(out, 0, sizeof *out);
-    out->attr_index = s.attr_index;
-    out->fields = s.sample_type & PV_SAMPLE_ID_FIELDS;
-    out->pid = s.pid;
-    out->tid = s.tid;
-    out->time = s.time;
-    out->id = s.id;
-    out->stream_id = s.stream_id;
-    out->cpu = s.cpu;
-    out->identifier = s.identifier;
+    identity_of_sample(&s, out);
     return 0;
 }
 
@@ -349,18 +357,7 @@ int pv_record_identity_fixed(const pv_file *f, const pv_record *rec, pv_sample_i
     pv_sample s;
     if (pv_sample_decode_fixed(f, rec, &s, err))
         return -1;
-    memset(out, 0, sizeof *out);
-    out->attr_index = s.attr_index;
-    if (s.attr_index < 0)
-        return 0;    /* an id no event owns: no fields, as the columns have none */
-    out->fields = s.sample_type & PV_SAMPLE_ID_FIELDS;
-    out->pid = s.pid;
-    out->tid = s.tid;
-    out->time = s.time;
-    out->id = s.id;
-    out->stream_id = s.stream_id;
-    out->cpu = s.cpu;
-    out->identifier = s.identifier;
+    identity_of_sample(&s, out);
     return 0;
 }
 

@@ -19,18 +19,6 @@ void pv_sample_callchain_json(const pv_sample *s, pv_strbuf *out)
     pv_json_array_end(&w);
 }
 
-static void key_u64(pv_json_writer *w, const char *key, uint64_t v)
-{
-    pv_json_key(w, key);
-    pv_json_u64(w, v);
-}
-
-static void key_i64(pv_json_writer *w, const char *key, int64_t v)
-{
-    pv_json_key(w, key);
-    pv_json_i64(w, v);
-}
-
 /* The fields of a branch entry's flags, in little-endian bit order. */
 static const struct {
     const char *name;
@@ -71,10 +59,10 @@ void pv_sample_branch_stack_json(const pv_sample *s, pv_strbuf *out)
         if (big_endian_writer)
             flags = branch_flags_from_big_endian(flags);
         pv_json_object_begin(&w);
-        key_i64(&w, "from", (int64_t)from);
-        key_i64(&w, "to", (int64_t)to);
+        pv_json_key_i64(&w, "from", (int64_t)from);
+        pv_json_key_i64(&w, "to", (int64_t)to);
         for (size_t k = 0; k < NR_BRANCH_FLAGS; k++)
-            key_u64(&w, branch_flags[k].name,
+            pv_json_key_u64(&w, branch_flags[k].name,
                     (flags >> branch_flags[k].pos) & ((1ull << branch_flags[k].width) - 1));
         pv_json_object_end(&w);
     }
@@ -94,14 +82,14 @@ void pv_sample_read_json(const pv_sample *s, pv_strbuf *out)
     uint64_t nr = 1;
     if (group) {
         nr = pv_sample_u64_at(s, s->read, i++);
-        key_u64(&w, "nr", nr);
+        pv_json_key_u64(&w, "nr", nr);
     } else {
-        key_u64(&w, "value", pv_sample_u64_at(s, s->read, i++));
+        pv_json_key_u64(&w, "value", pv_sample_u64_at(s, s->read, i++));
     }
     if (rf & PV_FORMAT_TOTAL_TIME_ENABLED)
-        key_u64(&w, "time_enabled", pv_sample_u64_at(s, s->read, i++));
+        pv_json_key_u64(&w, "time_enabled", pv_sample_u64_at(s, s->read, i++));
     if (rf & PV_FORMAT_TOTAL_TIME_RUNNING)
-        key_u64(&w, "time_running", pv_sample_u64_at(s, s->read, i++));
+        pv_json_key_u64(&w, "time_running", pv_sample_u64_at(s, s->read, i++));
     if (group) {
         pv_json_key(&w, "values");
         pv_json_array_begin(&w);
@@ -109,12 +97,12 @@ void pv_sample_read_json(const pv_sample *s, pv_strbuf *out)
     for (uint64_t k = 0; k < nr; k++) {
         if (group) {
             pv_json_object_begin(&w);
-            key_u64(&w, "value", pv_sample_u64_at(s, s->read, i++));
+            pv_json_key_u64(&w, "value", pv_sample_u64_at(s, s->read, i++));
         }
         if (rf & PV_FORMAT_ID)
-            key_u64(&w, "id", pv_sample_u64_at(s, s->read, i++));
+            pv_json_key_u64(&w, "id", pv_sample_u64_at(s, s->read, i++));
         if (rf & PV_FORMAT_LOST)
-            key_u64(&w, "lost", pv_sample_u64_at(s, s->read, i++));
+            pv_json_key_u64(&w, "lost", pv_sample_u64_at(s, s->read, i++));
         if (group)
             pv_json_object_end(&w);
     }
@@ -129,8 +117,8 @@ void pv_sample_regs_json(const pv_sample *s, const pv_sample_regs *regs, pv_strb
     pv_json_writer w;
     pv_json_init(&w, out);
     pv_json_object_begin(&w);
-    key_u64(&w, "abi", regs->abi);
-    key_u64(&w, "mask", regs->mask);
+    pv_json_key_u64(&w, "abi", regs->abi);
+    pv_json_key_u64(&w, "mask", regs->mask);
     pv_json_key(&w, "regs");
     pv_json_object_begin(&w);
     uint64_t k = 0;
@@ -139,7 +127,7 @@ void pv_sample_regs_json(const pv_sample *s, const pv_sample_regs *regs, pv_strb
             continue;
         char name[4];
         snprintf(name, sizeof name, "%d", bit);
-        key_i64(&w, name, (int64_t)pv_sample_u64_at(s, regs->values, k));
+        pv_json_key_i64(&w, name, (int64_t)pv_sample_u64_at(s, regs->values, k));
         k++;
     }
     pv_json_object_end(&w);

@@ -172,19 +172,6 @@ void pv_read_format_string(uint64_t read_format, pv_strbuf *out)
     bits_string(read_format, names, (int)(sizeof names / sizeof names[0]), out);
 }
 
-static void key_u64(pv_json_writer *w, const char *key, uint64_t v)
-{
-    pv_json_key(w, key);
-    pv_json_u64(w, v);
-}
-
-/* u64 bit patterns (configs) and signed values. */
-static void key_i64(pv_json_writer *w, const char *key, int64_t v)
-{
-    pv_json_key(w, key);
-    pv_json_i64(w, v);
-}
-
 void pv_attr_write_json(const pv_attr *a, pv_json_writer *w)
 {
     static const char *const flag_names[] = {
@@ -198,30 +185,30 @@ void pv_attr_write_json(const pv_attr *a, pv_json_writer *w)
         "text_poke", "build_id", "inherit_thread", "remove_on_exec", "sigtrap",
     };
     pv_json_object_begin(w);
-    key_u64(w, "type", a->type);
-    key_u64(w, "size", a->size);
-    key_i64(w, "config", (int64_t)a->config);
-    key_u64(w, pv_attr_flag(a, PV_ATTR_FREQ) ? "sample_freq" : "sample_period", a->sample_period);
-    key_u64(w, "sample_type", a->sample_type);
-    key_u64(w, "read_format", a->read_format);
+    pv_json_key_u64(w, "type", a->type);
+    pv_json_key_u64(w, "size", a->size);
+    pv_json_key_i64(w, "config", (int64_t)a->config);
+    pv_json_key_u64(w, pv_attr_flag(a, PV_ATTR_FREQ) ? "sample_freq" : "sample_period", a->sample_period);
+    pv_json_key_u64(w, "sample_type", a->sample_type);
+    pv_json_key_u64(w, "read_format", a->read_format);
     for (size_t bit = 0; bit < sizeof flag_names / sizeof flag_names[0]; bit++)
         if (flag_names[bit])
-            key_u64(w, flag_names[bit], (a->flags >> bit) & 1);
-    key_u64(w, "precise_ip", (a->flags >> PV_ATTR_PRECISE_IP) & 3);
-    key_u64(w, "wakeup_events", a->wakeup_events);
-    key_u64(w, "bp_type", a->bp_type);
-    key_i64(w, "config1", (int64_t)a->config1);
-    key_i64(w, "config2", (int64_t)a->config2);
-    key_u64(w, "branch_sample_type", a->branch_sample_type);
-    key_u64(w, "sample_regs_user", a->sample_regs_user);
-    key_u64(w, "sample_stack_user", a->sample_stack_user);
-    key_i64(w, "clockid", a->clockid);
-    key_u64(w, "sample_regs_intr", a->sample_regs_intr);
-    key_u64(w, "aux_watermark", a->aux_watermark);
-    key_u64(w, "sample_max_stack", a->sample_max_stack);
-    key_u64(w, "aux_sample_size", a->aux_sample_size);
-    key_u64(w, "sig_data", a->sig_data);
-    key_i64(w, "config3", (int64_t)a->config3);
+            pv_json_key_u64(w, flag_names[bit], (a->flags >> bit) & 1);
+    pv_json_key_u64(w, "precise_ip", (a->flags >> PV_ATTR_PRECISE_IP) & 3);
+    pv_json_key_u64(w, "wakeup_events", a->wakeup_events);
+    pv_json_key_u64(w, "bp_type", a->bp_type);
+    pv_json_key_i64(w, "config1", (int64_t)a->config1);
+    pv_json_key_i64(w, "config2", (int64_t)a->config2);
+    pv_json_key_u64(w, "branch_sample_type", a->branch_sample_type);
+    pv_json_key_u64(w, "sample_regs_user", a->sample_regs_user);
+    pv_json_key_u64(w, "sample_stack_user", a->sample_stack_user);
+    pv_json_key_i64(w, "clockid", a->clockid);
+    pv_json_key_u64(w, "sample_regs_intr", a->sample_regs_intr);
+    pv_json_key_u64(w, "aux_watermark", a->aux_watermark);
+    pv_json_key_u64(w, "sample_max_stack", a->sample_max_stack);
+    pv_json_key_u64(w, "aux_sample_size", a->aux_sample_size);
+    pv_json_key_u64(w, "sig_data", a->sig_data);
+    pv_json_key_i64(w, "config3", (int64_t)a->config3);
     pv_json_object_end(w);
 }
 

@@ -94,15 +94,13 @@ static bool json_header_string(feature_ctx *x)
 
 static void key_u64(feature_ctx *x, const char *name, uint64_t v)
 {
-    pv_json_key(&x->w, name);
-    pv_json_u64(&x->w, v);
+    pv_json_key_u64(&x->w, name, v);
 }
 
 /* i32 values perf prints signed (core and socket ids). */
 static void key_i32(feature_ctx *x, const char *name, uint32_t v)
 {
-    pv_json_key(&x->w, name);
-    pv_json_i64(&x->w, (int32_t)v);
+    pv_json_key_i64(&x->w, name, (int32_t)v);
 }
 
 static bool key_string(feature_ctx *x, const char *name)

@@ -1,4 +1,5 @@
 #include "scan/ordinal_index.h"
+#include "base/sorted_search.h"
 
 #include <stdlib.h>
 
@@ -61,14 +62,6 @@ void pv_ordinal_index_note(pv_ordinal_index *ix, const pv_record *rec)
 
 const pv_ordinal_mark *pv_ordinal_index_before(const pv_ordinal_index *ix, uint64_t ordinal)
 {
-    /* the first mark past ordinal, by bisection */
-    uint64_t lo = 0, hi = ix->nr_marks;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (ix->marks[mid].index <= ordinal)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = PV_UPPER_BOUND(ix->marks, ix->nr_marks, index, ordinal);   /* the first mark past it */
     return lo ? &ix->marks[lo - 1] : NULL;
 }

@@ -1,4 +1,5 @@
 #include "scan/record_lookup.h"
+#include "base/sorted_search.h"
 #include "base/pv_alloc.h"
 
 #include <stdlib.h>
@@ -160,14 +161,9 @@ static int stash_add(pv_record_lookup *l, const pv_record *rec, bool keep, pv_er
 /* The stash's entry of ordinal (within the known range), or NULL. */
 static pv_stashed_record *stash_find(pv_record_lookup *l, uint64_t ordinal)
 {
-    uint64_t lo = l->head, hi = l->tail;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (l->stash[mid].rec.index < ordinal)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    if (l->head == l->tail)
+        return NULL;
+    uint64_t lo = l->head + PV_LOWER_BOUND(l->stash + l->head, l->tail - l->head, rec.index, ordinal);
     return lo < l->tail && l->stash[lo].rec.index == ordinal ? &l->stash[lo] : NULL;
 }
 

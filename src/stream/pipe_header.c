@@ -1,4 +1,5 @@
 #include "stream/pipe_header.h"
+#include "base/sorted_search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,14 +125,7 @@ static int apply_event_updates(pv_file *f, pending_names *pending)
     for (size_t u = 0; u < pending->nr; u++) {
         pending_name *p = &pending->items[u];
         /* the first entry with this id: its lowest event index */
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (owners[mid].id < p->id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = PV_LOWER_BOUND(owners, n, id, p->id);
         if (lo == n || owners[lo].id != p->id || owners[lo].attr_index >= p->attrs_known)
             continue;
         pv_attr *a = &f->attrs[owners[lo].attr_index];

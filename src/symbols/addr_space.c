@@ -1,4 +1,5 @@
 #include "symbols/addr_space.h"
+#include "base/sorted_search.h"
 #include "base/pv_array.h"
 #include "base/pv_alloc.h"
 
@@ -399,14 +400,7 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
 /* The name thread tid had at key: NO_NAME when none. */
 static uint32_t name_at(const pv_aspace_thread *t, uint64_t key)
 {
-    size_t lo = 0, hi = t->nr;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->names[mid].key <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = PV_UPPER_BOUND(t->names, t->nr, key, key);
     return lo ? t->names[lo - 1].name : NO_NAME;
 }
 
@@ -597,14 +591,7 @@ const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t
     }
     /* the last map starting at or below addr, then back over every map
      * that could still reach addr */
-    size_t lo = 0, hi = p->nr;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->maps[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = PV_UPPER_BOUND(p->maps, p->nr, start, addr);
     const pv_map *best = NULL;
     for (size_t i = lo; i > 0; i--) {
         if (p->max_end[i - 1] <= addr)

@@ -1,4 +1,5 @@
 #include "symbols/symtab.h"
+#include "base/sorted_search.h"
 #include "base/pv_array.h"
 #include "base/pv_alloc.h"
 
@@ -129,14 +130,7 @@ bool pv_symtab_finish(pv_symtab *t, bool kallsyms)
 
 const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr)
 {
-    size_t lo = 0, hi = t->nr;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->syms[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = PV_UPPER_BOUND(t->syms, t->nr, start, addr);
     if (lo == 0)
         return NULL;
     const pv_symbol *s = &t->syms[lo - 1];

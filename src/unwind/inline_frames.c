@@ -1,4 +1,5 @@
 #include "unwind/inline_frames.h"
+#include "base/sorted_search.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -179,14 +180,7 @@ static unit_functions *unit_index(struct Dwfl_Module *mod, Dwarf_Die *cu)
  * in the unit; elfutils would give the first. */
 static bool unit_function_at(unit_functions *u, Dwarf_Addr pc, Dwarf_Die *function)
 {
-    size_t lo = 0, hi = u->nr;      /* the first range with low > pc */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (u->ranges[mid].low <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = PV_UPPER_BOUND(u->ranges, u->nr, low, pc);   /* the first range with low > pc */
     const function_range *best = NULL;
     for (size_t i = lo; i-- > 0 && u->ranges[i].reach > pc;) {
         const function_range *r = &u->ranges[i];

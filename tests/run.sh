@@ -125,21 +125,37 @@ run_one() {  # label, command...: starts it once a slot is free
 
 suite_start=$(now)
 # PV_FLAVOURS="build" runs the plain pass only (for a quick check while working).
-# The sanitizer pass's scripts start first: they are the longest, and the short
-# unit binaries fill the slots at the end.
+# The sanitizer pass's scripts start before the plain pass's (they are
+# slower), and the short unit binaries fill the slots at the end.
 flavours=${PV_FLAVOURS:-build/san build}
-for flavour in $flavours; do
-    flavour_label=${flavour#build/}
-    [ "$flavour_label" = build ] && flavour_label=plain
-    for script in ${PV_TESTS:-tests/t_*.sh}; do
-        [ -f "$script" ] || continue
-        if [ "$flavour" = build/san ] && grep -q '^# plain-only' "$script"; then
-            continue
-        fi
-        export PV_BUILD=$PWD/$flavour PV_SQLRUN=$PWD/$flavour/sqlrun
-        run_one "$flavour_label $(basename "$script")" bash "$script"
-    done
+# Scripts marked "# long-running" (a minute or more) start before all others,
+# in both flavours, so that none of them begins as the suite's last job.
+long_scripts=()
+other_scripts=()
+for script in ${PV_TESTS:-tests/t_*.sh}; do
+    [ -f "$script" ] || continue
+    if grep -q '^# long-running' "$script"; then
+        long_scripts+=("$script")
+    else
+        other_scripts+=("$script")
+    fi
 done
+run_scripts() {  # script...: each in every flavour that runs it
+    local flavour flavour_label script
+    for flavour in $flavours; do
+        flavour_label=${flavour#build/}
+        [ "$flavour_label" = build ] && flavour_label=plain
+        for script in "$@"; do
+            if [ "$flavour" = build/san ] && grep -q '^# plain-only' "$script"; then
+                continue
+            fi
+            export PV_BUILD=$PWD/$flavour PV_SQLRUN=$PWD/$flavour/sqlrun
+            run_one "$flavour_label $(basename "$script")" bash "$script"
+        done
+    done
+}
+run_scripts "${long_scripts[@]}"
+run_scripts "${other_scripts[@]}"
 for flavour in $flavours; do
     [ -n "${PV_TESTS:-}" ] && break
     flavour_label=${flavour#build/}

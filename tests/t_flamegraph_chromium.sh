@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # plain-only
 # Renders perf_flamegraph's SVG in headless Chromium (Debian's chromium,
 # installed by scripts/install-deps.sh) and checks what the browser made of it:

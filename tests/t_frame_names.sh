@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # One name for a frame, in every table, on a program with clones and real
 # inlines: tests/fixtures/clones/clones.c, built here with gcc -O2 -g
 # (-fno-omit-frame-pointer, so that one binary serves both callchain kinds).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # A pushdown never changes a result: every constraint and order the tables
 # take over from SQLite (time ranges, pid/tid/cpu/event equality, record
 # lookups, ORDER BY time and record, grouped scans) against the same query

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # srcfile and srcline (perf_samples, perf_callchains) as perf shows srcline,
 # live: tests/fixtures/srcline/hot_lines.c is built here with -g at -O2 (frame
 # pointers) and -O0, and each build recorded with -g and with --call-graph

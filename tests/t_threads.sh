@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # plain-only
 # Embedding in a threaded program (tests/tools/threads.c): connections in
 # separate threads query one file at once and get the single-threaded

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # A time window costs one pass over the file per connection, then about the
 # window: the first `SELECT count(*), sum(period) FROM perf_samples(f) WHERE
 # time BETWEEN a AND b` in a connection builds the file's time index (it

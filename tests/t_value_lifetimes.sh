@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # Values handed to SQLite outlive the row they came from.  min()/max(),
 # sorters, DISTINCT and subqueries keep a column's value after the cursor
 # has moved on, grown an array or (over a glob) freed the previous file's

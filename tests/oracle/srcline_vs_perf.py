@@ -25,6 +25,7 @@ register's initial value, 1) as the table's entry 0, the unit's own file.
 Prints one "ok - ..." or "not ok - ...: why" line per check.
 """
 import argparse
+import bisect
 import os
 import re
 import subprocess
@@ -128,10 +129,16 @@ def table_rows_at(dso, addr):
             if m:
                 rows.append((int(m.group(3), 16), m.group(1), int(m.group(2))))
         rows.sort()
-        decoded[dso] = rows
-    rows = decoded[dso]
-    best = max((a for a, _, _ in rows if a <= addr), default=None)
-    return {(f, l) for a, f, l in rows if a == best}
+        decoded[dso] = (rows, [a for a, _, _ in rows])
+    rows, addresses = decoded[dso]
+    # the rows of the highest address <= addr: they end just before the
+    # first row above addr (libc's table has a million rows: bisect)
+    end = bisect.bisect_right(addresses, addr)
+    if end == 0:
+        return set()
+    best = addresses[end - 1]
+    start = bisect.bisect_left(addresses, best)
+    return {(f, l) for _, f, l in rows[start:end]}
 
 
 perf_wrong = []     # (dso, addr, perf's, ours) proven

@@ -42,12 +42,14 @@ for f in linux-perf-data/tests/fixtures/sleep.compressed.pipe.data \
     fi
 done
 
-# The plain pass cuts each file at 200 random offsets and changes the
-# fields of 24 records; the sanitizer pass looks for memory errors at 50
-# other offsets (another seed) and in 8 records' fields, in about the plain
-# pass's time (the cuts at record boundaries are the same in both).
+# The plain pass cuts each file at every record boundary and 200 random
+# offsets, and changes the first 16 words of each feature section and the
+# fields of 24 records; the sanitizer pass looks for memory errors at every
+# 5th boundary (and the first and last 8), 50 other random offsets (another
+# seed), 4 words of each feature section and 8 records' fields, in about
+# the plain pass's time (every case reads the whole file again).
 sweep_options=(-r 200 -s 6 -m 24)
-case "$PV_BUILD" in */san) sweep_options=(-r 50 -s 7 -m 8) ;; esac
+case "$PV_BUILD" in */san) sweep_options=(-r 50 -s 7 -m 8 -b 5 -w 4) ;; esac
 start=$SECONDS
 timeout 600 "$PV_BUILD/tools/sweep" "${sweep_options[@]}" "$tmp" "${files[@]}" 2>"$tmp/err"
 rc=$?

@@ -46,9 +46,10 @@
  * malformed_record (or unknown_sample_id) row when records did not decode,
  * a damaged_feature row when a feature did not.
  *
- * Truncations are at every record boundary and one byte either side of it,
- * at every header, attr and feature section boundary, and at random offsets
- * (fixed seed).  Each case has 10 s before it counts as a hang.
+ * Truncations are at every record boundary and one byte either side of it
+ * (-b N: every Nth, and the first and last 8), at every header, attr and
+ * feature section boundary, and at random offsets (fixed seed).  Each case
+ * has 10 s before it counts as a hang.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -559,13 +560,13 @@ static void mutate_attrs(target *t, const pv_file *f)
     }
 }
 
-static void mutate_feature_sections(target *t)
+static void mutate_feature_sections(target *t, uint64_t words)
 {
     for (unsigned id = 0; id < PV_FEATURE_BITS; id++) {
         if (!t->has_feature[id])
             continue;
         pv_section s = t->features[id];
-        for (uint64_t k = 0; k < 16 && k * 4 + 4 <= s.size; k++) {
+        for (uint64_t k = 0; k < words && k * 4 + 4 <= s.size; k++) {
             char what[64];
             snprintf(what, sizeof what, "feature %u word %llu", id, (unsigned long long)k);
             mutate_field(t, s.offset + k * 4, 4, what, UINT64_MAX);
@@ -629,9 +630,16 @@ static uint64_t next_random(uint64_t *state)
     return *state >> 11;
 }
 
-static int sweep_file(const char *path, const char *dir, uint64_t randoms, uint64_t seed,
-                      uint64_t max_records)
+/* How much of the file a sweep damages: random cuts, records whose fields
+ * change, every how many record boundaries it cuts at (1: all), and the
+ * words of each feature section it changes. */
+typedef struct sweep_options {
+    uint64_t randoms, seed, max_records, boundary_step, feature_words;
+} sweep_options;
+
+static int sweep_file(const char *path, const char *dir, const sweep_options *o)
 {
+    uint64_t randoms = o->randoms, seed = o->seed, max_records = o->max_records;
     target t;
     memset(&t, 0, sizeof t);
     t.name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -700,9 +708,13 @@ static int sweep_file(const char *path, const char *dir, uint64_t randoms, uint6
             t.original.ends[i] < t.original.ends[i - 1])
             t.original.ends[i] = t.original.ends[i - 1];
 
-    /* truncations: every record boundary and one byte either side */
+    /* truncations: every record boundary (or every boundary_step-th, and
+     * always the first and last 8) and one byte either side */
     for (uint64_t i = 0; i < t.original.nr_records; i++) {
         if (!t.original.top_level[i] || t.original.ends[i] == UINT64_MAX)
+            continue;
+        bool at_an_end = i < 8 || t.original.nr_records - i <= 8;
+        if (!at_an_end && i % o->boundary_step != 0)
             continue;
         uint64_t b = t.original.ends[i];
         truncate_at(&t, b - 1);
@@ -733,7 +745,7 @@ static int sweep_file(const char *path, const char *dir, uint64_t randoms, uint6
     if (!t.pipe) {
         mutate_header(&t);
         mutate_attrs(&t, f);
-        mutate_feature_sections(&t);
+        mutate_feature_sections(&t, o->feature_words);
     }
     mutate_records(&t, f, max_records);
     pv_file_close(f);
@@ -762,26 +774,31 @@ static int sweep_file(const char *path, const char *dir, uint64_t randoms, uint6
 
 int main(int argc, char **argv)
 {
-    uint64_t randoms = 200, seed = 6, max_records = 24;
+    sweep_options o = {.randoms = 200, .seed = 6, .max_records = 24, .boundary_step = 1,
+                       .feature_words = 16};
     int opt;
-    while ((opt = getopt(argc, argv, "r:s:m:")) != -1) {
+    while ((opt = getopt(argc, argv, "r:s:m:b:w:")) != -1) {
         if (opt == 'r')
-            randoms = strtoull(optarg, NULL, 0);
+            o.randoms = strtoull(optarg, NULL, 0);
         else if (opt == 's')
-            seed = strtoull(optarg, NULL, 0);
+            o.seed = strtoull(optarg, NULL, 0);
         else if (opt == 'm')
-            max_records = strtoull(optarg, NULL, 0);
+            o.max_records = strtoull(optarg, NULL, 0);
+        else if (opt == 'b')
+            o.boundary_step = strtoull(optarg, NULL, 0);
+        else if (opt == 'w')
+            o.feature_words = strtoull(optarg, NULL, 0);
         else
             return 2;
     }
-    if (argc - optind < 2) {
-        fprintf(stderr, "usage: sweep [-r RANDOM] [-s SEED] [-m MAX_RECORDS] TMPDIR FILE...\n");
+    if (argc - optind < 2 || o.boundary_step == 0) {
+        fprintf(stderr, "usage: sweep [-r RANDOM] [-s SEED] [-m MAX_RECORDS] [-b BOUNDARY_STEP] [-w FEATURE_WORDS] TMPDIR FILE...\n");
         return 2;
     }
     signal(SIGALRM, on_alarm);
     setvbuf(stdout, NULL, _IOLBF, 0);
     int failed = 0;
     for (int i = optind + 1; i < argc; i++)
-        failed |= sweep_file(argv[i], argv[optind], randoms, seed, max_records);
+        failed |= sweep_file(argv[i], argv[optind], &o);
     return failed;
 }

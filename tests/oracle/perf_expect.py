@@ -65,6 +65,16 @@ def run_to_file(args, tmpdir, name):
     return rc, path
 
 
+def run_dump(perf, data, tmpdir):
+    """`perf script -D` of data into a temp file: (exit status, path).  With
+    -F event (each sample's event name, which sample_rows needs), else
+    without it when perf refuses that."""
+    rc, dump = run_to_file([perf, 'script', '-D', '-F', 'event', '-i', data], tmpdir, 'dump')
+    if rc != 0:
+        rc, dump = run_to_file([perf, 'script', '-D', '-i', data], tmpdir, 'dump')
+    return rc, dump
+
+
 # ---------------------------------------------------------------- evlist
 def parse_evlist(path):
     """[(name, set(sample_type bits))] from `perf evlist -v`; the bit FREQ
@@ -346,9 +356,7 @@ def main():
     label = sys.argv[3] if len(sys.argv) == 4 else data
     perf = os.environ.get('PERF', 'perf')
     with tempfile.TemporaryDirectory(prefix='perf_expect.') as tmp:
-        rc, dump = run_to_file([perf, 'script', '-D', '-F', 'event', '-i', data], tmp, 'dump')
-        if rc != 0:
-            rc, dump = run_to_file([perf, 'script', '-D', '-i', data], tmp, 'dump')
+        rc, dump = run_dump(perf, data, tmp)
         if rc != 0:
             print('perf script -D refuses %s (exit %d)' % (data, rc), file=sys.stderr)
             sys.exit(2)

@@ -17,9 +17,9 @@ that DSO).  The mode, and where the lines come from, depend on the file:
           its DSO name ("[kernel.kallsyms]" for "[kernel.kallsyms]_text").
   subset  no BUILD_ID feature and perf script -D refuses the file: all that
           is left is buildid-list, which ours must include.
-Exit status 2 when perf buildid-list fails; 1, saying why, when it prints a build-id that is not
-among the MMAP2 ones: the exact list would then not include perf's, and a
-person must look.  Standard library only.
+Exit status 2 when perf buildid-list fails; 1, saying why, when it prints a
+build-id that is not among the MMAP2 ones: the exact list would then not
+include perf's, and a person must look.  Standard library only.
 """
 import os
 import re

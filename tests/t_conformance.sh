@@ -3,8 +3,9 @@
 # outputs its own project keeps (quipper's dumps and .buildids, simpleperf's
 # and perfetto's facts, linux-perf-data's facts); the corrupted and fuzz
 # files fail with a clear error.  tests/oracle/conformance.py does the work and
-# prints one "# <source>: ..." summary line per source.  (The comparison
-# with local perf of the files perf reads is t_perf_oracle.sh.)
+# prints one "# <source>: ..." summary line per source.  (The comparisons
+# with local perf of the files perf reads are t_perf_oracle.sh, for the
+# records, and t_features.sh, for header values and build-ids.)
 set -u
 cd "$PV_ROOT"
 corpus=$PV_SHARED/corpus

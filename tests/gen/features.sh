@@ -2,10 +2,16 @@
 # Regenerates tests/expected/features/ from the local `perf` (6.1 when
 # committed); perf is the oracle, nothing here is typed by hand.
 #
-# For every fixture tests/fixtures/*.data and every FILE-mode, little-endian
-# file of $PV_SHARED/corpus/MANIFEST.tsv that `perf report --header-only -I`
-# reads (exit status 0), writes <name>.tsv: one "key<TAB>value" line per
-# header line perf prints, as perf prints it:
+# The files: every fixture tests/fixtures/*.data, and every little-endian
+# PERFILE2 file of $PV_SHARED/corpus/MANIFEST.tsv that perf reads: a
+# file-mode one when `perf report --header-only -I` exits 0 and prints its
+# features; a pipe-mode one only when perf reads the whole record stream
+# (`perf script -D`), where it learns a pipe's features; one of quipper's fuzz
+# reproducers (quipper/corpus/) only when perf reads it all and finds its
+# events (`perf evlist -v` prints a sample_type), as tests/gen/perf_oracle.sh
+# asks: perf reading a reproducer's header alone proves nothing.  For each,
+# <name>.tsv: one "key<TAB>value" line per header line perf prints, as perf
+# prints it:
 #   source            fixture:<file> or corpus:<path>   (where the test finds the file)
 #   hostname osrelease version arch cpudesc cpuid       the text after "# <label> : "
 #   nrcpus_online nrcpus_avail                          "# nrcpus online : N", "# nrcpus avail : N"
@@ -22,13 +28,21 @@
 #   hybrid                                              "<pmu> cpu list : <cpus>"
 #   mem_node                                            "N <blocks>" of "#    N [size]: <blocks>"
 #   bpf_prog_info                                       N of "# bpf_prog_info N: ..." (one line each)
-# and, when `perf buildid-list -i F` exits 0, <name>.buildids with its output.
+# and, when `perf buildid-list -i F` exits 0, <name>.buildids: what
+# tests/oracle/buildids_expect.py makes of perf's output (buildid-list's, or
+# for a file without the BUILD_ID feature the MMAP2 build-ids of perf -D).
 #
 # Names: fixture fp.data -> fp; corpus a/b/c/perf.data.x -> a__perf.data.x (the
 # first folder and the file name, as tests/gen/perf_oracle.sh names them).
 #
-# Values perf itself gets wrong are left out, with a "#" line saying why (the
-# list below); tests/t_features.sh ignores "#" lines.
+# A feature perf prints as "(null)" is one it could not decode (the test
+# expects NULL there).  Keys perf's output is no evidence for are left out,
+# each rule with a "# not compared: <keys>: <why>" line (tests/t_features.sh
+# leaves them out of ours too, and ignores other "#" lines):
+#  - perf 6.1 stops reading feature sections at a "(null)" one and prints
+#    defaults for the later ones: the keys of those;
+#  - "# Core ID and Socket ID information is not available": perf 6.1 prints
+#    it for sections that hold them (perf.data.weight_struct's): cpu.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -40,14 +54,27 @@ out=$root/tests/expected/features
     exit 1
 }
 
-# <name> <keys to leave out> <why>
-not_compared() {
-    case $1 in
-    perf_data_converter__perf.data.armv7.perf_3.14-3.8)
-        echo "total_mem cmdline pmu_mappings"
-        echo "perf 6.1 stops reading features at the empty cpudesc section and prints 0 kB, an empty cmdline and no pmu mappings for the sections after it"
-        ;;
-    esac
+# The keys of each feature perf prints, in feature id order (perf's order of
+# reading the sections).
+feature_keys=(hostname osrelease version arch "nrcpus_online nrcpus_avail" cpudesc cpuid
+    total_mem cmdline "sibling_sockets sibling_dies sibling_threads cpu" numa pmu_mappings
+    group "sample_time_first sample_time_last" mem_node clockid_frequency bpf_prog_info hybrid)
+
+# The keys of the features after the first one perf prints as "(null)".
+after_null() {  # extracted key<TAB>value lines on stdin
+    local failed n keys= seen=
+    failed=$(awk -F'\t' '$2 == "(null)" { print $1; exit }')
+    [ -n "$failed" ] || return 0
+    for n in "${feature_keys[@]}"; do
+        [ -n "$seen" ] && keys="$keys${keys:+ }$n"
+        case " $n " in *" $failed "*) seen=1 ;; esac
+    done
+    printf '%s\n' "$keys"
+}
+
+# perf reads every record of the file (perf_expect.py's run_dump does the same)
+perf_reads_all() {  # path
+    perf script -D -F event -i "$1" >/dev/null 2>&1 || perf script -D -i "$1" >/dev/null 2>&1
 }
 
 extract() {  # header-only output on stdin -> key<TAB>value lines
@@ -81,26 +108,53 @@ extract() {  # header-only output on stdin -> key<TAB>value lines
     '
 }
 
-generate() {  # name, source, path
-    local name=$1 source=$2 path=$3
-    local header
-    if ! header=$(perf report --header-only -I -i "$path" 2>/dev/null) ||
-        ! grep -q '^# hostname\|^# missing features' <<<"$header"; then
-        printf '%s\t%s\n' "$source" "perf report --header-only fails" >>"$out/SKIPPED.tsv"
+skip() {  # source, why
+    printf '%s\t%s\n' "$1" "$2" >>"$out/SKIPPED.tsv"
+}
+
+generate() {  # name, source, path, how: file (its header is enough), pipe or reproducer
+    local name=$1 source=$2 path=$3 how=$4
+    local header extracted left_out cpu_out= rc=0
+    if ! header=$(perf report --header-only -I -i "$path" 2>/dev/null); then
+        skip "$source" "perf report --header-only fails"
         return
     fi
-    local skip why
-    skip=$(not_compared "$name" | sed -n 1p)
-    why=$(not_compared "$name" | sed -n 2p)
+    if [ "$how" = file ] && ! grep -q '^# hostname\|^# missing features' <<<"$header"; then
+        skip "$source" "perf report --header-only fails"
+        return
+    fi
+    if [ "$how" != file ] && ! perf_reads_all "$path"; then
+        skip "$source" "perf script -D refuses it"
+        return
+    fi
+    if [ "$how" = reproducer ] && ! perf evlist -v -i "$path" 2>/dev/null | grep -q 'sample_type: '; then
+        skip "$source" "perf finds no events in it"
+        return
+    fi
+    extracted=$(extract <<<"$header")
+    left_out=$(after_null <<<"$extracted")
+    if grep -q '^# Core ID and Socket ID information is not available' <<<"$header" &&
+        [[ " $left_out " != *" cpu "* ]]; then
+        cpu_out=cpu
+    fi
     {
         printf 'source\t%s\n' "$source"
-        [ -n "$skip" ] && printf '# not compared: %s: %s\n' "$skip" "$why"
-        extract <<<"$header" | awk -F'\t' -v skip=" $skip " 'index(skip, " " $1 " ") == 0'
+        if [ -n "$left_out" ]; then
+            printf '# not compared: %s: %s\n' "$left_out" "perf 6.1 stops reading features at the one it prints as (null) and prints defaults for the sections after it"
+        fi
+        if [ -n "$cpu_out" ]; then
+            printf '# not compared: cpu: %s\n' "perf prints \"Core ID and Socket ID information is not available\", also for sections that hold them"
+        fi
+        if [ -n "$extracted" ]; then
+            awk -F'\t' -v skip=" $left_out $cpu_out " 'index(skip, " " $1 " ") == 0' <<<"$extracted"
+        fi
     } >"$out/$name.tsv"
-    local ids
-    if ids=$(perf buildid-list -i "$path" 2>/dev/null); then
-        printf '%s\n' "$ids" | sed '/^$/d' >"$out/$name.buildids"
-    fi
+    python3 "$root/tests/oracle/buildids_expect.py" "$path" >"$out/$name.buildids" 2>"$out/.err" || rc=$?
+    case $rc in
+    0) ;;
+    2) rm -f "$out/$name.buildids" ;;   # perf buildid-list fails: nothing to compare
+    *) cat "$out/.err" >&2; exit 1 ;;
+    esac
 }
 
 rm -rf "$out"
@@ -109,14 +163,17 @@ printf 'file\twhy\n' >"$out/SKIPPED.tsv"
 for f in "$root"/tests/fixtures/*.data; do
     [ -f "$f" ] || continue
     base=$(basename "$f")
-    generate "${base%.data}" "fixture:$base" "$f"
+    generate "${base%.data}" "fixture:$base" "$f" file
 done
-# The quipper fuzz reproducers (quipper/corpus/) are not candidates: a reader
-# must refuse them, perf reading some of their headers proves nothing.
-awk -F'\t' 'NR > 1 && $8 == "file" && $9 == "little" && $7 == "PERFILE2" &&
-             $1 !~ /quipper\/corpus\// { print $1 }' \
-    "$corpus/MANIFEST.tsv" | while read -r rel; do
-    name="${rel%%/*}__$(basename "$rel")"
-    generate "$name" "corpus:$rel" "$corpus/$rel"
+awk -F'\t' 'NR > 1 && $7 == "PERFILE2" && $9 == "little" { print $8 "\t" $1 }' \
+    "$corpus/MANIFEST.tsv" | while IFS=$'\t' read -r mode rel; do
+    case $mode/$rel in
+    */quipper/corpus/*) how=reproducer ;;
+    pipe/*) how=pipe ;;
+    *) how=file ;;
+    esac
+    # perf reads some damaged files' data from stdin: not the list's
+    generate "${rel%%/*}__$(basename "$rel")" "corpus:$rel" "$corpus/$rel" "$how" </dev/null
 done
+rm -f "$out/.err"
 ls "$out" | wc -l >&2

@@ -6,6 +6,7 @@
 # expected directory has a meta.tsv whose "source" says where the test finds
 # the file: "fixture:<name>" (tests/fixtures/) or "corpus:<path>"
 # ($PV_SHARED/corpus/).  tests/oracle/perf_expect.py does the parsing.
+# (The header features and build-ids perf prints are tests/gen/features.sh's.)
 #
 # Corpus files left out (the list is rewritten to tests/expected/perf_oracle/SKIPPED.tsv):
 #   refused by perf 6.1 (`perf script -D` fails, "incompatible file format"

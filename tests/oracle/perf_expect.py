@@ -11,11 +11,10 @@ writes into OUTDIR:
                 order; time and cpu are the sample_id trailer's (trailer_cells)
   comms.tsv     pid tid comm time cpu, file order
   stats.tsv     name count, from `perf report --stats` (Aggregated stats)
-  buildids.tsv  build_id filename, from `perf buildid-list`, sorted
-  header.tsv    name value for hostname..total_mem, from `perf report --header-only -I`
-  meta.tsv      key value: source label, perf version, how buildids.tsv was made,
-                the tids of samples perf names ":<tid>" (unnamed_tids)
-Exit status 2 when perf refuses the file (`perf script -D` fails).
+  meta.tsv      key value: source label, perf version, the tids of samples
+                perf names ":<tid>" (unnamed_tids)
+Exit status 2 when perf refuses the file (`perf script -D` fails).  (Header
+features and build-ids are tests/t_features.sh's: tests/gen/features.sh.)
 
 Only perf's printed text is used (its decoded record lines, not its hex dumps);
 the sample_type of each event (from `perf evlist -v`) decides which cells are
@@ -65,6 +64,16 @@ def run_to_file(args, tmpdir, name):
     return rc, path
 
 
+def run_dump(perf, data, tmpdir):
+    """`perf script -D` of data into a temp file: (exit status, path).  With
+    -F event (each sample's event name, which sample_rows needs), else
+    without it when perf refuses that."""
+    rc, dump = run_to_file([perf, 'script', '-D', '-F', 'event', '-i', data], tmpdir, 'dump')
+    if rc != 0:
+        rc, dump = run_to_file([perf, 'script', '-D', '-i', data], tmpdir, 'dump')
+    return rc, dump
+
+
 # ---------------------------------------------------------------- evlist
 def parse_evlist(path):
     """[(name, set(sample_type bits))] from `perf evlist -v`; the bit FREQ
@@ -101,7 +110,7 @@ EVENT_LINE_RE = re.compile(rb'^\s*(\S.*?): *$')
 def parse_dump(path, events):
     """Parse `perf script -D -F event` output.  Returns dicts keyed by file
     offset: samples, mmaps, comms."""
-    samples, mmaps, comms, mmap_bids = {}, {}, {}, {}
+    samples, mmaps, comms = {}, {}, {}
     trailers = {}       # an MMAP's or COMM's prefix: its trailer's cpu and time
     names = set(n for n, _ in events)
     cur = None          # the sample being collected
@@ -137,9 +146,6 @@ def parse_dump(path, events):
                                   s64(int(mm.group(3), 16)),
                                   s64(int(mm.group(4), 16)),
                                   s64(int(mm.group(5), 16)), mm.group(8))
-                    bm = re.match(r'^ <([0-9a-f]*)>$', mm.group(6) or '')
-                    if kind == 'MMAP2' and bm:
-                        mmap_bids[off] = (mmaps[off], bm.group(1))
                 elif kind == 'COMM':
                     cm = COMM_RE.match(rest)
                     if not cm:
@@ -169,7 +175,7 @@ def parse_dump(path, events):
             em = EVENT_LINE_RE.match(line)
             if em and cur['event'] is None and dec(em.group(1)) in names:
                 cur['event'] = dec(em.group(1))
-    return samples, mmaps, comms, mmap_bids, trailers
+    return samples, mmaps, comms, trailers
 
 
 def trailer_cells(prefix, events, off):
@@ -267,72 +273,6 @@ def parse_stats(path):
     return ['%s\t%d' % (k, out[k]) for k in sorted(out)]
 
 
-# --------------------------------------------------------------- buildids
-def parse_buildids(path):
-    rows = set()
-    with open(path, 'rb') as f:
-        for raw in f:
-            line = dec(raw.rstrip(b'\n'))
-            m = re.match(r'^([0-9a-f]+) (.*)$', line)
-            if m:
-                rows.add('%s\t%s' % (m.group(1), m.group(2)))
-    return sorted(rows)
-
-
-# ----------------------------------------------------------------- header
-# perf's printed label -> (our feature name, HEADER_* id)
-HEADER_KEYS = {
-    'hostname': ('hostname', 3),
-    'os release': ('osrelease', 4),
-    'perf version': ('version', 5),
-    'arch': ('arch', 6),
-    'cpudesc': ('cpudesc', 8),
-    'cpuid': ('cpuid', 9),
-    'total memory': ('total_mem', 10),
-}
-
-
-def parse_header(path):
-    vals = {}
-    online = avail = None
-    with open(path, 'rb') as f:
-        for raw in f:
-            line = dec(raw.rstrip(b'\n'))
-            m = re.match(r'^# ([a-z ]+?) : (.*)$', line)
-            if not m:
-                continue
-            key, val = m.group(1), m.group(2)
-            if key == 'nrcpus online':
-                online = int(val)
-            elif key == 'nrcpus avail':
-                avail = int(val)
-            elif key in HEADER_KEYS and HEADER_KEYS[key][0] not in vals:
-                name = HEADER_KEYS[key][0]
-                if name == 'total_mem':
-                    mm = re.match(r'^(\d+) kB$', val)
-                    if not mm:
-                        raise SystemExit('unparsed total memory: %r' % val)
-                    val = mm.group(1)
-                vals[name] = (HEADER_KEYS[key][1], val)
-    if online is not None and avail is not None:
-        vals['nrcpus'] = (7, '{"online":%d,"available":%d}' % (online, avail))
-    rows, unchecked, failed = [], [], False
-    for k, v in sorted(vals.items(), key=lambda kv: kv[1][0]):
-        if failed:
-            # perf 6.1 stops reading feature sections at the first one it
-            # cannot decode and prints defaults for the rest: not evidence.
-            unchecked.append(k)
-            continue
-        if v[1] == '(null)':
-            # perf printed a NULL string: it could not decode this feature
-            # (e.g. a zero-size section); the table should give NULL.
-            rows.append('%s\t' % k)
-            failed = True
-            continue
-        rows.append('%s\t%s' % (k, v[1]))
-    return rows, unchecked
-
-
 def write(outdir, name, rows):
     with open(os.path.join(outdir, name), 'wb') as f:
         for r in rows:
@@ -346,9 +286,7 @@ def main():
     label = sys.argv[3] if len(sys.argv) == 4 else data
     perf = os.environ.get('PERF', 'perf')
     with tempfile.TemporaryDirectory(prefix='perf_expect.') as tmp:
-        rc, dump = run_to_file([perf, 'script', '-D', '-F', 'event', '-i', data], tmp, 'dump')
-        if rc != 0:
-            rc, dump = run_to_file([perf, 'script', '-D', '-i', data], tmp, 'dump')
+        rc, dump = run_dump(perf, data, tmp)
         if rc != 0:
             print('perf script -D refuses %s (exit %d)' % (data, rc), file=sys.stderr)
             sys.exit(2)
@@ -356,36 +294,13 @@ def main():
         events = parse_evlist(evl)
         if not events:
             raise SystemExit('perf evlist -v printed no sample_type for %s' % data)
-        samples, mmaps, comms, mmap_bids, trailers = parse_dump(dump, events)
+        samples, mmaps, comms, trailers = parse_dump(dump, events)
         rc, st = run_to_file([perf, 'report', '--stats', '-i', data], tmp, 'stats')
         if rc != 0:
             raise SystemExit('perf report --stats failed on %s' % data)
         if not parse_stats(st):
             # perf 6.1 on a pipe with tracing data: "failed to process type", exit 0
             raise SystemExit('perf report --stats printed no counts for %s' % data)
-        rc, bid = run_to_file([perf, 'buildid-list', '-i', data], tmp, 'buildids')
-        if rc != 0:
-            raise SystemExit('perf buildid-list failed on %s' % data)
-        rc, hdr = run_to_file([perf, 'report', '--header-only', '-I', '-i', data], tmp, 'header')
-        if rc != 0:
-            raise SystemExit('perf report --header-only failed on %s' % data)
-        header, header_unchecked = parse_header(hdr)
-        with open(hdr, 'rb') as f:
-            missing = re.search(rb'^# missing features: (.*)$', f.read(), re.M)
-        has_bid_feature = not (missing and b'BUILD_ID' in missing.group(1).split())
-        if has_bid_feature:
-            buildids = parse_buildids(bid)
-            bid_mode = 'feature: perf buildid-list'
-        else:
-            # Without the BUILD_ID feature perf buildid-list lists only DSOs
-            # hit by samples (and may add build ids read from local files):
-            # use the build ids perf -D prints in MMAP2 records instead.
-            # A build id perf buildid-list also printed takes perf's DSO name
-            # (e.g. "[kernel.kallsyms]" for the "[kernel.kallsyms]_text" mmap).
-            perf_names = dict(r.split('\t', 1) for r in parse_buildids(bid))
-            buildids = sorted(set('%s\t%s' % (b, perf_names.get(b, m[5]))
-                                  for o, (m, b) in mmap_bids.items()))
-            bid_mode = 'mmap2: perf script -D MMAP2 <build-id>'
         os.makedirs(outdir, exist_ok=True)
         unnamed = set()
         write(outdir, 'samples.tsv', sample_rows(samples, events, unnamed))
@@ -394,11 +309,8 @@ def main():
         write(outdir, 'comms.tsv', ['\t'.join(str(x) for x in comms[o] + trailer_cells(trailers[o], events, o))
                                     for o in sorted(comms)])
         write(outdir, 'stats.tsv', parse_stats(st))
-        write(outdir, 'buildids.tsv', buildids)
-        write(outdir, 'header.tsv', header)
         ver = subprocess.run([perf, '--version'], capture_output=True, text=True).stdout.strip()
-        meta = [('source', label), ('perf', ver), ('buildids', bid_mode),
-                ('header_unchecked', ' '.join(header_unchecked)),
+        meta = [('source', label), ('perf', ver),
                 ('unnamed_tids', ' '.join(str(t) for t in sorted(unnamed)))]
         write(outdir, 'meta.tsv', ['%s\t%s' % kv for kv in meta])
 

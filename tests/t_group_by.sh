@@ -46,33 +46,23 @@ if [ -d "$corpus" ]; then
 else
     echo "skip - grouped scans over the corpus files: input absent: $corpus"
 fi
-# split_cases prefix: the lines of stdin up to each '#end of case' row into
-# prefix.0, prefix.1, ...; an error ends the output early: the cases after
-# it are empty files, and differ from the other side's
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-split_cases() {
-    rm -f "$1".*
-    local k
-    for ((k = 0; k < ${#cases[@]}; k++)); do : >"$1.$k"; done
-    awk -v prefix="$1" 'BEGIN { k = 0 } $0 == "#end of case" { close(prefix "." k); k++; next } { print > (prefix "." k) }'
-}
 compared=0 differed=0 with_null=0
 for f in "${files[@]}"; do
     [ -f "$f" ] || continue
     q=$(sql_quote "$f")
     [ "$(sql "SELECT count(*) > 0 FROM perf_samples($q) WHERE sym IS NULL")" = 1 ] &&
         with_null=$((with_null + 1))
-    # one process a side and file (a process a query was most of the
-    # sanitizer pass's time): the queries' outputs split at a marker row
+    # one process a side and file (lib/common.sh's sqlrun_each)
     grouped_sql=() hidden_sql=()
     for c in "${cases[@]}"; do
         IFS='|' read -r grouped hidden how <<<"$c"
-        grouped_sql+=("${grouped//@f/$q}" "SELECT '#end of case'")
-        hidden_sql+=("${hidden//@f/$q}" "SELECT '#end of case'")
+        grouped_sql+=("${grouped//@f/$q}")
+        hidden_sql+=("${hidden//@f/$q}")
     done
-    split_cases "$tmp/got" < <(sqlrun -n NULL "${grouped_sql[@]}")
-    split_cases "$tmp/want" < <(sqlrun -n NULL "${hidden_sql[@]}")
+    sqlrun_each "$tmp/got" -n NULL "${grouped_sql[@]}"
+    sqlrun_each "$tmp/want" -n NULL "${hidden_sql[@]}"
     k=0
     for c in "${cases[@]}"; do
         IFS='|' read -r grouped hidden how <<<"$c"

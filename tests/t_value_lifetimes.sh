@@ -41,13 +41,21 @@ for module in $modules; do
     fi
     for source in "$glob" "$tmp/long.data"; do
         label=${source##*/}
+        # each side's queries in one process (lib/common.sh's sqlrun_each);
+        # the copies (col || '') in another
+        got_sql=() want_sql=() names=()
         for col in $columns; do
-            got=$(sqlrun "SELECT max($col), min($col), count(DISTINCT $col) FROM $module('$source')")
-            want=$(sqlrun "SELECT max($col || ''), min($col || ''), count(DISTINCT $col || '') FROM $module('$source')")
-            check "$module.$col: max, min, count DISTINCT over $label" "$got" "$want"
-            got=$(sqlrun "SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY $col DESC LIMIT 3)")
-            want=$(sqlrun "SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col || '' AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY 1 DESC LIMIT 3)")
-            check "$module.$col: ORDER BY in a subquery over $label" "$got" "$want"
+            got_sql+=("SELECT max($col), min($col), count(DISTINCT $col) FROM $module('$source')")
+            want_sql+=("SELECT max($col || ''), min($col || ''), count(DISTINCT $col || '') FROM $module('$source')")
+            names+=("$module.$col: max, min, count DISTINCT over $label")
+            got_sql+=("SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY $col DESC LIMIT 3)")
+            want_sql+=("SELECT coalesce(group_concat(v, '|'), '(no rows)') FROM (SELECT $col || '' AS v FROM $module('$source') WHERE $col IS NOT NULL ORDER BY 1 DESC LIMIT 3)")
+            names+=("$module.$col: ORDER BY in a subquery over $label")
+        done
+        sqlrun_each "$tmp/got" "${got_sql[@]}"
+        sqlrun_each "$tmp/want" "${want_sql[@]}"
+        for k in "${!names[@]}"; do
+            check "${names[k]}" "$(cat "$tmp/got.$k")" "$(cat "$tmp/want.$k")"
         done
     done
 done

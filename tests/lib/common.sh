@@ -30,3 +30,25 @@ sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 oneline() {
     head -c 300 "$1" | tr '\n\t' '  '
 }
+
+# sqlrun_each prefix [-n NULLTEXT] query...: the queries in one sqlrun
+# process (one a query is most of a sanitizer pass's time), each one's
+# output, stderr included, in prefix.0, prefix.1, ...  An error or a crash
+# ends the output there: that query's file holds it, the later ones are
+# empty.
+sqlrun_each() {
+    local prefix=$1 k=0 query
+    shift
+    local -a options=() args=()
+    if [ "${1:-}" = -n ]; then
+        options=(-n "$2")
+        shift 2
+    fi
+    for query in "$@"; do
+        : >"$prefix.$k"
+        args+=("$query" "SELECT '#end of query'")
+        k=$((k + 1))
+    done
+    "$PV_SQLRUN" "${options[@]}" "${args[@]}" 2>&1 |
+        awk -v prefix="$prefix" 'BEGIN { k = 0 } $0 == "#end of query" { close(prefix "." k); k++; next } { print >> (prefix "." k) }'
+}

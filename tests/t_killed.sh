@@ -40,7 +40,7 @@ perf_samples() {
 compare_with_repaired() {
     local label=$1 killed=$2 repaired=$3 cut=$4 got want
     want=$(perf_samples "$repaired")
-    got=$(sqlrun "SELECT count(*) || '|' || sum(period) FROM perf_samples('$killed')")
+    got=$(sqlrun "SELECT count(*) || '|' || coalesce(sum(period), 0) FROM perf_samples('$killed')")
     same "$label: every sample read, count|sum(period) as perf on the repaired copy ($want)" \
         "$got" "$want"
     got=$(sqlrun "SELECT count(*), total(period), total(children_period) FROM perf_profile('$killed')")

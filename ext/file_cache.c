@@ -108,7 +108,8 @@ static void clear_slot(PvCacheEntry *e)
 }
 
 /* Returns an open file for path, shared when possible. */
-int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_error *err)
+int pv_cache_acquire_file(PvCache *cache, const char *path, const pv_stop *stop, pv_file **out,
+                          pv_error *err)
 {
     PvCacheEntry *victim = NULL;
     for (int i = 0; i < CACHE_SLOTS; i++) {
@@ -134,7 +135,7 @@ int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_er
             victim = e;
     }
     pv_file *f;
-    if (pv_file_open(path, &f, err))
+    if (pv_file_open_stoppable(path, stop, &f, err))
         return -1;
     if (victim) {
         char *copy = sqlite3_mprintf("%s", path);

@@ -28,8 +28,10 @@ void pv_cache_retain(PvCache *cache);
 void pv_cache_release(PvCache *cache);
 
 /* An open file for path, shared when the cache has it and it is unchanged
- * on disk; 0, or -1 with err set. */
-int pv_cache_acquire_file(PvCache *cache, const char *path, pv_file **out, pv_error *err);
+ * on disk; 0, or -1 with err set.  Opening asks stop (a stream's opening
+ * waits for its writer). */
+int pv_cache_acquire_file(PvCache *cache, const char *path, const pv_stop *stop, pv_file **out,
+                          pv_error *err);
 /* How many cursors hold f (0 when it is not in the cache). */
 int pv_cache_file_users(const PvCache *cache, const pv_file *f);
 /* Lets go of a file from pv_cache_acquire_file (closes it if uncached). */

@@ -70,7 +70,7 @@ static int add_file(sqlite3_context *ctx, PvCache *cache, pv_pprof_builder *b, c
 {
     pv_error err = {0};
     pv_file *file = NULL;
-    if (pv_cache_acquire_file(cache, path, &file, &err)) {
+    if (pv_cache_acquire_file(cache, path, stop, &file, &err)) {
         pv_result_error(ctx, &err);
         return -1;
     }

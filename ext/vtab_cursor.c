@@ -108,7 +108,8 @@ int pv_vtab_cursor_error(PvCursor *cur, const pv_error *err)
 /* Opens path and positions the cursor on its first row. */
 int pv_vtab_start_file(PvCursor *cur, const char *path, pv_error *err)
 {
-    if (pv_cache_acquire_file(cur->cache, path, &cur->file, err))
+    const pv_stop *stop = pv_stop_probe_arm(&cur->stop, ((PvTab *)cur->base.pVtab)->db);
+    if (pv_cache_acquire_file(cur->cache, path, stop, &cur->file, err))
         return -1;
     arm_stop(cur);
     /* only tables of records are given constraints (PvTableDef.pushdown) */

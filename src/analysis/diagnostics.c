@@ -419,6 +419,24 @@ static void unfinished_row(collector *c, const pv_file_walk *w)
     }
 }
 
+/* One row for a recording read from a stream (pv_file.spool): said once it
+ * was read to its end, with the bytes it brought. */
+static void stream_row(collector *c)
+{
+    const pv_file *f = c->f;
+    if (!pv_file_is_stream(f))
+        return;
+    pv_diagnostic *row = add_row(c, "stream_spooled", "info",
+                                 "the input is a stream (a pipe, a FIFO or a terminal), read in "
+                                 "one pass as it arrived and spooled to an unlinked temporary file "
+                                 "in $TMPDIR (else /tmp), which later scans read: %llu bytes",
+                                 (unsigned long long)f->file_size);
+    if (row) {
+        row->has_value = true;
+        row->value = f->file_size;
+    }
+}
+
 static void walk_records(collector *c)
 {
     pv_file *f = c->f;
@@ -447,6 +465,7 @@ static void walk_records(collector *c)
             row->file_offset = row->has_offset ? offset : 0;
         }
     }
+    stream_row(c);
     if (f->pipe && f->trailing_garbage_offset) {
         uint64_t bytes = f->file_size > f->trailing_garbage_offset
                              ? f->file_size - f->trailing_garbage_offset : 0;

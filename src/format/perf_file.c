@@ -107,6 +107,31 @@ static int open_regular(const char *path, int *fd, uint64_t *size, struct stat *
     return 0;
 }
 
+/* A stream: its first 16 bytes say the layout.  A pipe-mode stream is read
+ * as it arrives; a file-mode one (a perf.data file sent through a pipe) is
+ * spooled to its end first, as its header's sizes and its feature index
+ * come last. */
+static int open_stream(pv_file *f, pv_error *err)
+{
+    if (pv_spool_open(f->path, &f->spool, err) ||
+        pv_spool_fill(f->spool, PIPE_HEADER_SIZE, f->stop, f->path, err))
+        return -1;
+    f->file_size = pv_spool_size(f->spool, NULL);
+    if (f->file_size == 0)
+        return pv_error_set(err, "%s: empty stream (offset 0x0): not a perf.data file", f->path);
+    uint8_t header[PIPE_HEADER_SIZE];
+    if (f->file_size < PIPE_HEADER_SIZE ||
+        pv_spool_read(f->spool, 0, header, PIPE_HEADER_SIZE, f->path, err))
+        return f->file_size < PIPE_HEADER_SIZE ? 0 : -1;   /* read_header says why */
+    bool swap = memcmp(header, PERF_MAGIC_BE, 8) == 0;
+    if (pv_load_u64(header + 8, swap) != PIPE_HEADER_SIZE) {
+        if (pv_spool_fill(f->spool, UINT64_MAX, f->stop, f->path, err))
+            return -1;
+        f->file_size = pv_spool_size(f->spool, NULL);
+    }
+    return 0;
+}
+
 static int open_file(pv_file *f, pv_error *err)
 {
     struct stat st;
@@ -163,6 +188,31 @@ static int read_fd(int fd, const char *path, uint64_t size, uint64_t mtime_ns, u
     return check_unchanged(fd, path, size, mtime_ns, err);
 }
 
+/* A stream's bytes, taken from its source first if they are not in yet. */
+static int read_stream(const pv_file *f, uint64_t offset, void *buf, uint64_t n, pv_error *err)
+{
+    uint64_t end = n > UINT64_MAX - offset ? UINT64_MAX : offset + n;
+    if (pv_spool_fill(f->spool, end, f->stop, f->path, err))
+        return -1;
+    uint64_t have = pv_spool_size(f->spool, NULL);
+    if (offset > have || have - offset < n)
+        return pv_error_set(err, "%s: the stream ends at offset 0x%llx, before the %llu bytes to "
+                            "read at offset 0x%llx", f->path, (unsigned long long)have,
+                            (unsigned long long)n, (unsigned long long)offset);
+    return pv_spool_read(f->spool, offset, buf, n, f->path, err);
+}
+
+int pv_file_stream_reach(pv_file *f, uint64_t end, pv_error *err)
+{
+    if (!f->spool || !f->pipe)
+        return 0;
+    if (pv_spool_fill(f->spool, end, f->stop, f->path, err))
+        return -1;
+    f->file_size = pv_spool_size(f->spool, NULL);
+    f->data_section.size = f->file_size - f->data_section.offset;
+    return 0;
+}
+
 int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, uint64_t n,
                  pv_error *err)
 {
@@ -170,6 +220,8 @@ int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, u
      * building an index or a profile) stops when asked */
     if (pv_stop_check_point(f->stop, f->path, err))
         return -1;
+    if (segment == 0 && f->spool)
+        return read_stream(f, offset, buf, n, err);
     if (segment > 0) {
         const pv_segment *s = &f->segments[segment - 1];
         return read_fd(s->fd, s->path, s->file_size, s->mtime_ns, offset, buf, n, err);
@@ -188,6 +240,8 @@ int pv_file_read(const pv_file *f, size_t segment, uint64_t offset, void *buf, u
 bool pv_file_unchanged_on_disk(const pv_file *f)
 {
     struct stat st;
+    if (f->spool)
+        return true;    /* the spool is this process's copy: it only grows */
     if (f->memory || stat(f->data_path, &st) != 0)
         return f->memory != NULL;
     return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
@@ -603,20 +657,24 @@ static void locate_ids(pv_file *f)
 
 static int finish_open(pv_file *f, pv_file **out, pv_error *err);
 
-int pv_file_open_header(const char *path, pv_file **out, pv_error *err)
+int pv_file_open_header(const char *path, const pv_stop *stop, pv_file **out, pv_error *err)
 {
     *out = NULL;
     pv_file *f = pv_calloc(1, sizeof *f);
     if (!f)
         return pv_error_set(err, "%s: out of memory", path);
     f->fd = -1;
+    f->stop = stop;
     f->path = dup_string(path);
     if (!f->path) {
         pv_file_close(f);
         return pv_error_set(err, "%s: out of memory", path);
     }
-    f->data_path = resolve_data_path(path, err);
-    if (!f->data_path || open_file(f, err)) {
+    bool stream = pv_spool_is_stream(path);
+    f->data_path = stream ? dup_string(path) : resolve_data_path(path, err);
+    if (stream && !f->data_path)
+        pv_error_set(err, "%s: out of memory", path);
+    if (!f->data_path || (stream ? open_stream(f, err) : open_file(f, err))) {
         pv_file_close(f);
         return -1;
     }
@@ -682,6 +740,7 @@ void pv_file_close(pv_file *f)
             f->states[i].free_state(f->states[i].state);
     if (f->fd >= 0)
         close(f->fd);
+    pv_spool_release(f->spool);
     for (size_t i = 0; i < f->nr_segments; i++) {
         pv_segment *s = &f->segments[i];
         if (s->fd >= 0)

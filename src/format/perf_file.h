@@ -31,6 +31,7 @@
 #include "format/attr.h"
 #include "base/pv_error.h"
 #include "base/pv_stop.h"
+#include "base/stream_spool.h"
 
 #define PV_FEATURE_BITS 256
 /* Kinds of derived state a file can carry (pv_file_state_set). */
@@ -65,6 +66,12 @@ struct pv_file {
     uint64_t file_size;
     /* An image in memory instead of fd (pv_file_open_memory), not copied. */
     const uint8_t *memory;
+    /* A stream ('-', a pipe, a FIFO) instead of fd: its bytes are read from
+     * the spool, which takes them from the source as readers reach them
+     * (base/stream_spool.h).  A pipe-mode stream's file_size and data
+     * section grow as pv_file_stream_reach brings more in; a file-mode one
+     * is spooled whole when opened (its header's sizes are written last). */
+    pv_spool *spool;
     /* identity of the file when opened, to notice it being replaced */
     uint64_t dev, ino, mtime_ns;
     /* asked before every read (base/pv_stop.h); NULL: never stop */
@@ -130,8 +137,10 @@ struct pv_file {
  * data.N files of a directory, and the index of sample ids.  A pipe-mode
  * file (f->pipe) stops after the header: its attrs are records, which the
  * stream layer reads (file_open.h opens a recording of either kind), then
- * indexes with pv_file_index_ids. */
-int pv_file_open_header(const char *path, pv_file **out, pv_error *err);
+ * indexes with pv_file_index_ids.  A stream (pv_spool_is_stream) is
+ * opened on its spool; its opening waits for its first bytes.  Every read
+ * of the opening asks stop, left set on the file (pv_file_open clears it). */
+int pv_file_open_header(const char *path, const pv_stop *stop, pv_file **out, pv_error *err);
 /* The same over an image already in memory (a single file, not a
  * directory); the bytes must outlive the pv_file.  name is used in
  * messages. */
@@ -186,6 +195,17 @@ static inline void pv_file_clear_stop(pv_file *f, const pv_stop *stop)
     if (f->stop == stop)
         f->stop = NULL;
 }
+
+/* Whether f is read from a stream (pv_file.spool). */
+static inline bool pv_file_is_stream(const pv_file *f)
+{
+    return f->spool != NULL;
+}
+
+/* A pipe-mode stream: waits (asking f's stop) until its bytes up to
+ * offset end are in, or it ended, and brings file_size and the data
+ * section up to what is in.  0 at once for other files. */
+int pv_file_stream_reach(pv_file *f, uint64_t end, pv_error *err);
 
 /* Whether f's file (its data file: the data.N files are checked as they are
  * read) is still the one opened: device, inode, modification time, size. */

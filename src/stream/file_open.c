@@ -13,11 +13,19 @@ static int finish_pipe(pv_file *f, pv_file **out, pv_error *err)
     return 0;
 }
 
+int pv_file_open_stoppable(const char *path, const pv_stop *stop, pv_file **out, pv_error *err)
+{
+    if (pv_file_open_header(path, stop, out, err))
+        return -1;
+    if (finish_pipe(*out, out, err))
+        return -1;
+    pv_file_clear_stop(*out, stop);
+    return 0;
+}
+
 int pv_file_open(const char *path, pv_file **out, pv_error *err)
 {
-    if (pv_file_open_header(path, out, err))
-        return -1;
-    return finish_pipe(*out, out, err);
+    return pv_file_open_stoppable(path, NULL, out, err);
 }
 
 int pv_file_open_memory(const char *name, const uint8_t *bytes, uint64_t size,

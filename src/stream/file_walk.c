@@ -190,10 +190,38 @@ static int drop_rest_of_file(pv_file_walk *w, uint64_t at)
     return 0;
 }
 
+/* A stream: waits until n bytes at at are in (or it ended), and moves the
+ * walk's end to what is in. */
+static int stream_reach(pv_file_walk *w, uint64_t at, uint64_t n, pv_error *err)
+{
+    uint64_t end = n > UINT64_MAX - at ? UINT64_MAX : at + n;
+    if (pv_file_stream_reach(w->file, end, err))
+        return -1;
+    w->end_offset = w->file->data_section.offset + w->file->data_section.size;
+    return 0;
+}
+
+/* A stream: waits for the whole record at at, from its header's size, so
+ * that the checks below see it as they see a file's. */
+static int stream_reach_record(pv_file_walk *w, uint64_t at, pv_error *err)
+{
+    if (stream_reach(w, at, PV_RECORD_HEADER_SIZE, err))
+        return -1;
+    if (at > w->end_offset || w->end_offset - at < PV_RECORD_HEADER_SIZE)
+        return 0;
+    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
+    if (!p)
+        return -1;
+    return stream_reach(w, at, pv_load_u16(p + 6, w->file->swap), err);
+}
+
 int pv_file_walk_record(pv_file_walk *w, pv_record *rec, pv_error *err)
 {
     const pv_file *f = w->file;
     uint64_t at = w->next_offset;
+    bool stream = w->segment == 0 && pv_file_is_stream(f) && f->pipe;
+    if (stream && stream_reach_record(w, at, err))
+        return -1;
     if (at >= w->end_offset)
         return 0;
     int fits = f->pipe ? pipe_record_fits(w, at, w->end_offset, err) : 1;
@@ -247,6 +275,8 @@ int pv_file_walk_record(pv_file_walk *w, pv_record *rec, pv_error *err)
         pv_rec_tracing_data td;
         pv_error ignored;
         uint64_t payload = pv_rec_tracing_data_decode(f, rec, &td, &ignored) == 0 ? td.size : 0;
+        if (stream && stream_reach(w, next, payload, err))
+            return -1;
         if (w->end_offset - next < payload)
             return pv_error_set(err, "%s: HEADER_TRACING_DATA record at offset 0x%llx has %llu bytes "
                                 "of data that go past the end of the file at offset 0x%llx",
@@ -265,6 +295,8 @@ int pv_file_walk_record(pv_file_walk *w, pv_record *rec, pv_error *err)
             *err = damaged;
             return -1;
         }
+        if (stream && stream_reach(w, next, aux.size, err))
+            return -1;
         if (cut_ends && w->end_offset - next < aux.size) {
             return drop_rest_of_file(w, at);
         }

@@ -169,7 +169,8 @@ int pv_pipe_read_header_records(pv_file *f, pv_error *err)
     int rc = 0;
     /* Header records precede the first kernel record; a damaged stream
      * stops the scan here and is reported by the walks that reach it. */
-    while (rc == 0 && pv_walk_next(&w, &r, &walk_err) == 1) {
+    int step;
+    while (rc == 0 && (step = pv_walk_next(&w, &r, &walk_err)) == 1) {
         if (r.type < PV_RECORD_KERNEL_TYPE_END || r.type == PV_RECORD_COMPRESSED ||
             r.type == PV_RECORD_COMPRESSED2)
             break;
@@ -181,6 +182,12 @@ int pv_pipe_read_header_records(pv_file *f, pv_error *err)
             add_feature(f, &r);
     }
     pv_walk_end(&w);
+    /* a stream's reader waits for its header records: asked to stop, it
+     * stops (and damage is still left to the walks that reach it) */
+    if (rc == 0 && step < 0 && walk_err.kind == PV_ERROR_STOPPED) {
+        *err = walk_err;
+        rc = -1;
+    }
     if (rc == 0 && apply_event_updates(f, &pending))
         rc = pv_error_set(err, "%s: out of memory", f->data_path);
     free_pending_names(&pending);

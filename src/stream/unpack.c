@@ -255,7 +255,9 @@ int pv_unpacker_open(pv_unpacker **out, pv_file *f, const pv_record *container,
         goto oom;
     u->file = f;
     u->path = f->data_path;
-    size_t nr_blocks = remaining >= thread_threshold() ? NR_BLOCKS : 1;
+    /* A stream's bytes are waited for, asking the reader's stop, which only
+     * the reader's thread may ask: no thread reads ahead of it. */
+    size_t nr_blocks = remaining >= thread_threshold() && !pv_file_is_stream(f) ? NR_BLOCKS : 1;
     for (size_t i = 0; i < nr_blocks; i++)
         if (!(u->blocks[i].bytes = pv_malloc(BLOCK_CAPACITY)))
             goto oom;

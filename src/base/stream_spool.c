@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,6 +112,17 @@ static int open_source(const char *path, int *fd, struct stat *st, pv_error *err
     return 0;
 }
 
+/* The file system anonymous pipes live on (linux/magic.h's PIPEFS_MAGIC). */
+#define PIPEFS_MAGIC_NUMBER 0x50495045
+
+/* A FIFO with a name in a file system, that a new writer can open again;
+ * not an anonymous pipe (standard input's, whatever path reached it). */
+static bool is_named_fifo(int fd, const struct stat *st)
+{
+    struct statfs fs;
+    return S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 && fs.f_type != PIPEFS_MAGIC_NUMBER;
+}
+
 static int new_spool(const char *path, int fd, const struct stat *st, pv_spool **out,
                      pv_error *err)
 {
@@ -123,8 +135,7 @@ static int new_spool(const char *path, int fd, const struct stat *st, pv_spool *
     s->spool_fd = -1;
     s->dev = (uint64_t)st->st_dev;
     s->ino = (uint64_t)st->st_ino;
-    s->reopenable = S_ISFIFO(st->st_mode) && strcmp(path, "-") != 0 &&
-                    strncmp(path, "/dev/", 5) != 0 && strncmp(path, "/proc/", 6) != 0;
+    s->reopenable = is_named_fifo(fd, st);
     s->refs = 1;
     if (pthread_mutex_init(&s->lock, NULL) != 0) {
         close(fd);

@@ -4,7 +4,7 @@
 #  1. tests/tools/alloc_sweep.c fails the Nth allocation of the reader, the
 #     extension and SQLite (one at a time, then all from the Nth on) for a
 #     query of every table and function, the symbol, DWARF, compressed,
-#     pipe, directory, pattern and time-window paths included: the first 64
+#     pipe, stream, directory, pattern and time-window paths included: the first 64
 #     allocations and 40 more spread over the rest (`make alloc-sweep`
 #     tries every one).  Under the sanitizer flavour, LeakSanitizer holds
 #     each run to its frees.
@@ -45,10 +45,12 @@ queries=(
     "SELECT perf_sum_by(comm, pid, period) FROM perf_samples('$F/multi.data')"
     "SELECT s.record, c.depth FROM perf_samples('$F/fp.data') s JOIN perf_callchains('$F/fp.data') c ON c.sample = s.record"
     "SELECT dso, sym, count(*) FROM perf_samples('$F/example.data') GROUP BY dso, sym"
+    "SELECT * FROM perf_records('-')"
 )
 how=(--runs 40)
 [ "${ALLOC_SWEEP:-}" = full ] && how=(--full)
-timeout 1800 "$PV_BUILD/tools/alloc_sweep" "${how[@]}" "${queries[@]}"
+# '-': a stream, the pipe fixture, spooled once and read again by every run
+cat "$F/tracepoint_pipe.data" | timeout 1800 "$PV_BUILD/tools/alloc_sweep" "${how[@]}" "${queries[@]}"
 status=$?
 [ $status -le 1 ] || not_ok "alloc_sweep" "exited with status $status (a crash, or a timeout)"
 

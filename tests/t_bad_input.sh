@@ -136,10 +136,15 @@ expect_error "CREATE VIRTUAL TABLE on a missing path" \
     "$tmp/no/such.data"
 
 # ---- special files: a clear error, no hang ----
+# A FIFO or a device is read as a stream (t_streams.sh): one whose writer
+# closes it at once, and /dev/null, are empty streams.
 mkfifo "$tmp/fifo.data"
 for t in $tables; do
-    expect_error "a FIFO: $t" "SELECT * FROM $t('$tmp/fifo.data')" "$tmp/fifo.data"
-    expect_error "/dev/null: $t" "SELECT * FROM $t('/dev/null')" "/dev/null"
+    timeout "$TIMEOUT" sh -c ": >'$tmp/fifo.data'" &
+    expect_error "a FIFO its writer closes at once: $t" "SELECT * FROM $t('$tmp/fifo.data')" \
+        "$tmp/fifo.data" 0 "empty stream"
+    wait $!
+    expect_error "/dev/null: $t" "SELECT * FROM $t('/dev/null')" "/dev/null" 0 "empty stream"
 done
 
 # ---- damaged files ----

@@ -204,7 +204,8 @@ static int read_stream(const pv_file *f, uint64_t offset, void *buf, uint64_t n,
 
 int pv_file_stream_reach(pv_file *f, uint64_t end, pv_error *err)
 {
-    if (!f->spool || !f->pipe)
+    /* file_size is what the spool held when last asked: it only grows */
+    if (!f->spool || !f->pipe || end <= f->file_size)
         return 0;
     if (pv_spool_fill(f->spool, end, f->stop, f->path, err))
         return -1;

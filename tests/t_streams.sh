@@ -230,7 +230,7 @@ live "'/dev/stdin'" /dev/stdin
 live "a FIFO" "$fifo"
 
 # the README's pipeline, as it is written (it loads the plain build)
-line=$(grep -m1 "^perf record -o - -- .* | sqlite3 " README.md)
+line=$(grep -m1 "^ *perf record -o - -- .* | sqlite3 " README.md | sed 's/^ *//')
 if [ "$PV_BUILD" != "$PV_ROOT/build" ]; then
     :   # the sanitized pass: sqlite3 cannot load this flavour's extension
 elif [ -z "$line" ]; then

@@ -68,9 +68,12 @@ rows() {
     echo "exit $?" >>"$out"
 }
 
-# same_rows LABEL GOT WANT: two outputs of rows, equal and not empty
+# same_rows LABEL GOT WANT: two outputs of rows, equal, and WANT's queries
+# all ran (no error)
 same_rows() {
-    if [ -s "$3" ] && cmp -s "$2" "$3"; then
+    if [ "$(tail -n 1 "$3")" != "exit 0" ]; then
+        not_ok "$1" "the file's queries failed: $(tail -n 3 "$3" | tr '\n\t' '  ')"
+    elif cmp -s "$2" "$3"; then
         ok "$1 ($(wc -l <"$3") lines)"
     else
         not_ok "$1" "$(diff "$2" "$3" | head -5 | tr '\n\t' '  ')"
@@ -228,6 +231,16 @@ live() {
 live "'-'" -
 live "'/dev/stdin'" /dev/stdin
 live "a FIFO" "$fifo"
+
+# perf killed while it records: the stream ends where perf stopped (in the
+# middle of a record, or not); small buffers (-m 8) so that perf writes
+# samples before it is killed
+timeout -s KILL 2 perf record -m 8 -o - -- timeout 4 "$workload" 100000 2>/dev/null |
+    tee "$tmp/killed.data" | { rows "$tmp/killed.out" - /dev/stdin; }
+rows "$tmp/killed_file.out" "$tmp/killed.data"
+n=$("$PV_SQLRUN" "SELECT count(*) FROM perf_samples('$tmp/killed.data')" 2>&1)
+same_rows "live perf record -o - killed while it records ($n samples): as the saved bytes read as a file" \
+    "$tmp/killed.out" "$tmp/killed_file.out"
 
 # the README's pipeline, as it is written (it loads the plain build)
 line=$(grep -m1 "^ *perf record -o - -- .* | sqlite3 " README.md | sed 's/^ *//')

@@ -49,6 +49,9 @@ check() {  # label, command...
 for f in "${files[@]}"; do
     check "plain, 4 threads, $(basename "$f")" env $(unpack_env "$f") "$PV_BUILD/tools/threads" "$PV_ROOT/build/perfvtab.so" "$f" 4 10
 done
+# a stream: every connection of the process shares its one spool (docs/streams.md)
+pipe_fixture=$PV_ROOT/tests/fixtures/tracepoint_pipe.data
+cat "$pipe_fixture" | check "plain, 4 threads, a stream ('-')" "$PV_BUILD/tools/threads" "$PV_ROOT/build/perfvtab.so" - 4 10
 
 if ! make -s -C "$PV_ROOT" tsan >"$tmp/make" 2>&1; then
     echo "not ok - make tsan: $(tail -n 5 "$tmp/make" | tr '\n' ' ')"
@@ -58,3 +61,4 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 for f in "${files[@]}"; do
     check "ThreadSanitizer, 2 threads, $(basename "$f")" env $(unpack_env "$f") "$PV_ROOT/build/tsan/threads" "$PV_ROOT/build/tsan/perfvtab.so" "$f" 2 3
 done
+cat "$pipe_fixture" | check "ThreadSanitizer, 2 threads, a stream ('-')" "$PV_ROOT/build/tsan/threads" "$PV_ROOT/build/tsan/perfvtab.so" - 2 3

@@ -1,5 +1,6 @@
 #include "base/stream_spool.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -161,6 +162,20 @@ static int new_spool(const char *path, int fd, const struct stat *st, pv_spool *
     return 0;
 }
 
+/* The registry lives in this library's memory.  An extension SQLite loaded
+ * for one connection is unloaded when that connection closes, and a stream
+ * read then would be lost with it: its bytes are gone from the source, and
+ * the next connection would find it empty or cut.  So the first spool keeps
+ * the library loaded until the process ends.  (Linked into a program, the
+ * call finds the program itself: nothing to keep.) */
+static void keep_library_loaded(void)
+{
+    static bool kept;
+    Dl_info self;
+    if (!kept && dladdr((void *)keep_library_loaded, &self) && self.dli_fname)
+        kept = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
 int pv_spool_open(const char *path, pv_spool **out, pv_error *err)
 {
     *out = NULL;
@@ -176,6 +191,7 @@ int pv_spool_open(const char *path, pv_spool **out, pv_error *err)
             s->refs++;
             *out = s;
         } else if ((rc = new_spool(path, fd, &st, &s, err)) == 0) {
+            keep_library_loaded();
             s->next = registry;
             registry = s;
             *out = s;

@@ -20,8 +20,10 @@
  * the spool is the only copy of those bytes) or has not ended (a later
  * opening goes on where this one stopped); it is dropped, closing the spool
  * and freeing its disk, when its source is a FIFO that ended, whose next
- * writer brings a new stream.  Entries kept are freed when the library is
- * unloaded or the process exits.
+ * writer brings a new stream.  Entries kept are freed when the process exits:
+ * the first spool keeps the library loaded (an extension is unloaded with the
+ * connection that loaded it, and would take the only copy of a consumed
+ * pipe with it).
  */
 #ifndef PV_STREAM_SPOOL_H
 #define PV_STREAM_SPOOL_H

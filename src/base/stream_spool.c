@@ -162,10 +162,10 @@ static int new_spool(const char *path, int fd, const struct stat *st, pv_spool *
     return 0;
 }
 
-/* The registry lives in this library's memory.  An extension SQLite loaded
- * for one connection is unloaded when that connection closes, and a stream
- * read then would be lost with it: its bytes are gone from the source, and
- * the next connection would find it empty or cut.  So the first spool keeps
+/* The registry lives in this library's memory.  A host that loaded the
+ * library for one connection unloads it when that connection closes, and a
+ * stream read then would be lost with it: its bytes are gone from the
+ * source, and the next connection would find it empty or cut.  So the first spool keeps
  * the library loaded until the process ends.  (Linked into a program, the
  * call finds the program itself: nothing to keep.) */
 static void keep_library_loaded(void)

@@ -249,3 +249,16 @@ check "SQL from a pipe stops at the first error, exit 1" "$? $(grep -c '^42' "$t
 ln -s "$PV_ROOT" "$tmp/link"
 perfsql=$tmp/link/scripts/perfsql fails_with "a clone reached through a symlink: an unknown parameter" 2 \
     "overview takes no parameter" -p nope=1 "$example" overview
+# FILE '-': the recording on stdin, read once (the checks that open FILE in a
+# process of their own skip it), every scan of a ready query from the spool
+"$perfsql" -m tsv "$example" flat_profile >"$tmp/want" 2>&1
+"$perfsql" -m tsv - flat_profile <"$example" >"$tmp/out" 2>&1
+check "FILE '-': flat_profile of the recording on stdin equals the file's" \
+    "$? $(md5sum <"$tmp/out")" "0 $(md5sum <"$tmp/want")"
+"$perfsql" -m tsv "$example" overview >"$tmp/want" 2>&1
+cat "$example" | "$perfsql" -m tsv - overview >"$tmp/out" 2>&1
+# the same but for the path ('-') and the stream's info row (stream_spooled)
+check "FILE '-' through a shell pipe: overview equals the file's" \
+    "$? $(sed 's/^-\t/PATH\t/; s/ (1 info rows in perf_diagnostics)$//' "$tmp/out" | md5sum)" \
+    "0 $(sed "s|^$example\t|PATH\t|" "$tmp/want" | md5sum)"
+fails_with "FILE '-' without QUERY (stdin carries the recording, not SQL)" 2 "is a stream: give a QUERY" - </dev/null

@@ -84,6 +84,9 @@ enum {
 #define PV_CONTEXT_HV ((uint64_t)-32)
 #define PV_CONTEXT_KERNEL ((uint64_t)-128)
 #define PV_CONTEXT_USER ((uint64_t)-512)
+/* Linux 6.19: the user part comes later, in a CALLCHAIN_DEFERRED record;
+ * the entry after this marker is the cookie that names that record */
+#define PV_CONTEXT_USER_DEFERRED ((uint64_t)-640)
 #define PV_CONTEXT_GUEST ((uint64_t)-2048)
 #define PV_CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
 #define PV_CONTEXT_GUEST_USER ((uint64_t)-2560)

@@ -137,6 +137,7 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
 {
     s->swap = f->swap;
     s->misc = rec->misc;
+    s->record_index = rec->index;
     s->attr_index = pv_record_attr_index(f, rec);
     s->sample_type = 0;
     s->has_period = false;

@@ -31,6 +31,7 @@ typedef struct pv_sample {
     uint64_t sample_type;  /* fields present */
     bool swap;
     uint16_t misc;
+    uint64_t record_index; /* the record's ordinal (pv_record.index) */
 
     uint64_t identifier;
     uint64_t ip;

@@ -64,6 +64,8 @@ void pv_sample_branch_stack_json(const pv_sample *s, pv_strbuf *out)
         for (size_t k = 0; k < NR_BRANCH_FLAGS; k++)
             pv_json_key_u64(&w, branch_flags[k].name,
                     (flags >> branch_flags[k].pos) & ((1ull << branch_flags[k].width) - 1));
+        if (s->has_branch_counters)
+            pv_json_key_u64(&w, "counters", pv_sample_u64_at(s, s->branch_counters, i));
         pv_json_object_end(&w);
     }
     pv_json_array_end(&w);

@@ -59,6 +59,8 @@ enum {
  * stack the user call stack; HW_INDEX puts hw_idx between nr and entries */
 #define PV_BRANCH_CALL_STACK (1u << 11)
 #define PV_BRANCH_HW_INDEX (1u << 17)
+/* Linux 6.8: a u64 of event counts per branch entry, after the entries */
+#define PV_BRANCH_COUNTERS (1u << 19)
 
 /* PV_RECORD_MMAP, PV_RECORD_SAMPLE, ...: one per row of record_type_list.h */
 enum {

@@ -128,6 +128,13 @@ check "deferred.data: perf_diagnostics warns of the $waiting samples whose recor
                FROM perf_diagnostics($(q "$fixture")) WHERE kind LIKE '%deferred%'")" \
     "deferred_callchain_missing	warning	$waiting	$waiting	1"
 
+check "deferred.data: perf_samples.callchain holds the kernel entries, no cookie (all under 0x1000000 here)" \
+    "$(sqlrun "SELECT count(*) FROM perf_samples($(q "$fixture")) s, json_each(s.callchain) j
+               WHERE j.value BETWEEN 0 AND 16777215;
+               SELECT sum(json_array_length(callchain)) FROM perf_samples($(q "$fixture"))")" \
+    "0
+$(sqlrun "SELECT count(*) FROM perf_callchains($(q "$fixtures/fp.data")) WHERE cpumode = 'kernel'")"
+
 # 5. perf 7's rule: a record answers the samples of its task before it when
 # its cookie is theirs; a record of the task with another cookie (here the
 # 3rd's cookie changed) leaves them kernel-only.  A record that does not

@@ -13,7 +13,9 @@ void pv_sample_callchain_json(const pv_sample *s, pv_strbuf *out)
     pv_json_array_begin(&w);
     for (uint64_t i = 0; i < s->callchain_nr; i++) {
         uint64_t ip = pv_sample_u64_at(s, s->callchain, i);
-        if (ip < PV_CONTEXT_MAX)
+        if (ip == PV_CONTEXT_USER_DEFERRED)
+            i++;    /* the cookie after it is no address */
+        else if (ip < PV_CONTEXT_MAX)
             pv_json_i64(&w, (int64_t)ip);
     }
     pv_json_array_end(&w);

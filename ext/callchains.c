@@ -209,7 +209,7 @@ static int advance(PvCursor *cur, pv_error *err, bool next_sample)
                 return -1;
             st->depth = 0;
             st->keyed = false;
-            pv_sample_stack_start_lazy(&st->stack, &st->sample, ready_stack, cur);
+            pv_sample_stack_start_lazy(&st->stack, cur->file, &st->sample, ready_stack, cur);
         }
         next_sample = true;
         int rc = pv_sample_stack_next(&st->stack, &st->frame, err);

@@ -45,6 +45,8 @@ queries=(
     "SELECT perf_sum_by(comm, pid, period) FROM perf_samples('$F/multi.data')"
     "SELECT s.record, c.depth FROM perf_samples('$F/fp.data') s JOIN perf_callchains('$F/fp.data') c ON c.sample = s.record"
     "SELECT dso, sym, count(*) FROM perf_samples('$F/example.data') GROUP BY dso, sym"
+    "SELECT sample, depth, ip, origin FROM perf_callchains('$F/deferred/deferred.data')"
+    "SELECT kind, count FROM perf_diagnostics('$F/deferred/deferred.data')"
     "SELECT * FROM perf_records('-')"
 )
 how=(--runs 40)

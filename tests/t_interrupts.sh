@@ -18,7 +18,8 @@ probe=$PV_BUILD/tools/interrupt_probe
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$PV_BUILD/tools/make_variants" inflate tests/fixtures/example.data "$tmp/big.data" 400 &&
-    "$PV_BUILD/tools/make_variants" inflate tests/fixtures/dwarf.data "$tmp/dwarf.data" 100 ||
+    "$PV_BUILD/tools/make_variants" inflate tests/fixtures/dwarf.data "$tmp/dwarf.data" 100 &&
+    "$PV_BUILD/tools/make_variants" inflate tests/fixtures/deferred/deferred.data "$tmp/deferred.data" 400 ||
     { not_ok "interrupts" "make_variants inflate failed"; exit 0; }
 big=$tmp/big.data
 syms="SELECT perf_symbol_path(NULL, '$PV_ROOT/tests/fixtures/symbols');"
@@ -30,6 +31,7 @@ queries=(
     "perf_pprof|$syms SELECT length(perf_pprof('$big'))"
     "flame graph|SELECT length(perf_flamegraph(stack, n)) FROM (SELECT perf_folded(perf_frame_name(sym, dso, ip), depth) AS stack, 1 AS n FROM perf_callchains('$big') GROUP BY sample)"
     "DWARF unwinding|$syms SELECT count(sym) FROM perf_callchains('$tmp/dwarf.data')"
+    "deferred callchains' index|SELECT count(*) FROM perf_callchains('$tmp/deferred.data') WHERE origin = 'deferred'"
 )
 max_after=$((1 << 20))
 for entry in "${queries[@]}"; do

@@ -12,6 +12,7 @@
 #include "format/user_records.h"
 #include "base/pv_strbuf.h"
 #include "decode/record_fields.h"
+#include "decode/deferred_chains.h"
 #include "decode/record_types.h"
 #include "stream/record_walk.h"
 #include "decode/sample.h"
@@ -59,6 +60,7 @@ typedef struct collector {
     uint64_t first_late_time;
     uint64_t first_late_limit;  /* what was flushed when it came */
     uint64_t *samples_per_attr; /* f->nr_attrs counts, or NULL */
+    bool deferred_chains;       /* a sample waits for a deferred callchain */
 } collector;
 
 static pv_diagnostic *add_row(collector *c, const char *kind, const char *severity,
@@ -246,6 +248,8 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         }
         if (s.sample_type & PV_SAMPLE_TIME)
             observe_time(c, rec, s.time);
+        uint64_t cookie;
+        c->deferred_chains = c->deferred_chains || pv_sample_deferred_cookie(&s, &cookie);
         return;
     }
     pv_strbuf_reset(text);
@@ -482,6 +486,34 @@ static void walk_records(collector *c)
     }
 }
 
+/* Samples of --call-graph fp,defer whose CALLCHAIN_DEFERRED record never
+ * came (decode/deferred_chains.h): their stacks are kernel-only. */
+static int deferred_chain_rows(collector *c, pv_error *err)
+{
+    const pv_deferred_chains *dc;
+    if (pv_deferred_chains_get(c->f, &dc, err)) {
+        /* an interrupt or no memory stops the query; damage is a row */
+        if (err->kind != PV_ERROR_FAILED)
+            return -1;
+        add_row(c, "unreadable_deferred_callchains", "error", "%s", err->msg);
+        return 0;
+    }
+    if (dc->unmatched == 0)
+        return 0;
+    pv_diagnostic *row = add_row(c, "deferred_callchain_missing", "warning",
+        "%llu of %llu samples recorded with deferred user callchains (--call-graph fp,defer) "
+        "wait for a CALLCHAIN_DEFERRED record of their task and cookie that never comes, first "
+        "at offset 0x%llx: their stacks are kernel-only", (unsigned long long)dc->unmatched,
+        (unsigned long long)dc->waiting, (unsigned long long)dc->first_unmatched_offset);
+    set_place(row, dc->first_unmatched_record, dc->first_unmatched_offset);
+    if (row) {
+        row->count = dc->unmatched;
+        row->has_value = true;
+        row->value = dc->unmatched;
+    }
+    return 0;
+}
+
 /* Tracepoint samples whose event has no parsed format: their trace_fields
  * are NULL.  The format may be missing, rejected by libtraceevent, or one
  * it would crash on (trace_format_check.h). */
@@ -542,14 +574,15 @@ int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
     walk_records(c);
     if (!c->failed)
         undescribed_tracepoint_rows(c);
+    bool stopped = !c->failed && c->deferred_chains && deferred_chain_rows(c, err);
     bool failed = c->failed;
     free(c->samples_per_attr);
     for (size_t i = 0; i < c->malformed.nr; i++)
         free(c->malformed.items[i].first_message);
     free(c);
-    if (failed) {
+    if (failed || stopped) {
         pv_diagnostics_free(out);
-        return pv_error_set(err, "%s: out of memory", f->data_path);
+        return stopped ? -1 : pv_error_set(err, "%s: out of memory", f->data_path);
     }
     if (out->nr > 1)
         qsort(out->items, out->nr, sizeof *out->items, compare_rows);

@@ -138,6 +138,7 @@ typedef struct builder {
     thread_map threads;
     pv_strbuf text;
     pv_error *err;
+    bool stack_failed;          /* a stack's deferred index failed: err says why */
     pv_sample_stack stack;      /* last: its scratch is large */
 } builder;
 
@@ -200,12 +201,17 @@ static char *stack_json(builder *b, const pv_sample *s, uint64_t key)
     pv_json_array_begin(&w);
     pv_stack_frame frame;
     pv_location l;
-    pv_sample_stack_start(&b->stack, s, b->sym, key);
-    while (pv_sample_stack_next(&b->stack, &frame, b->err) == 1) {
+    int rc;
+    pv_sample_stack_start(&b->stack, b->file, s, b->sym, key);
+    while ((rc = pv_sample_stack_next(&b->stack, &frame, b->err)) == 1) {
         pv_sample_stack_locate(&b->stack, &frame, &l);
         put_frame(&w, &l);
     }
     pv_json_array_end(&w);
+    if (rc < 0) {
+        b->stack_failed = true;     /* b->err says why */
+        return NULL;
+    }
     if (b->text.failed)
         return NULL;
     return pv_strdup(pv_strbuf_text(&b->text));
@@ -331,6 +337,8 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
         /* without -g the stack was not recorded: NULL, not an empty one */
         bool has_stack = (s->sample_type & PV_SAMPLE_CALLCHAIN) != 0;
         r->stack = b->with_stacks && has_stack ? stack_json(b, s, key) : NULL;
+        if (b->stack_failed)
+            return -1;
         if ((printed[0] && !r->prev_state) || (b->with_stacks && has_stack && !r->stack))
             return out_of_memory(b);
         bool exited = printed[0] == 'X' || printed[0] == 'Z';

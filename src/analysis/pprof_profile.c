@@ -203,8 +203,9 @@ static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint
     b->depth = 0;
     b->nr_rows = 0;
     pv_stack_frame frame;
-    pv_sample_stack_start(&b->sample_stack, s, b->sym, order);
-    while (pv_sample_stack_next(&b->sample_stack, &frame, NULL) == 1) {
+    int rc;
+    pv_sample_stack_start(&b->sample_stack, b->file, s, b->sym, order);
+    while ((rc = pv_sample_stack_next(&b->sample_stack, &frame, NULL)) == 1) {
         /* a frame gives at most PV_INLINE_DEPTH rows (symbolizer.h) */
         bool same_frame = b->nr_rows > 0 && frame.origin == PV_ORIGIN_DWARF && frame.level > 0 &&
                           frame.ip == b->rows[0].ip && b->nr_rows < PV_INLINE_DEPTH;
@@ -212,6 +213,8 @@ static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint
             return false;
         b->rows[b->nr_rows++] = frame;
     }
+    if (rc < 0)
+        return false;   /* add_sample takes the stack's error */
     if (!push_rows(b, pid, order))
         return false;
     /* no callchain (or perf's discarded one): the sample's ip alone */
@@ -269,6 +272,8 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
         ok = ok && labels[k] >= 0;
         b->stack[k] = (uint64_t)labels[k];
     }
+    if (!ok && b->sample_stack.failed)
+        return pv_sample_stack_fail(&b->sample_stack, err);
     if (!ok)
         return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
     bool added;

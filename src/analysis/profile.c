@@ -177,13 +177,14 @@ static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, ui
 }
 
 /* The sample's stack (symbols/sample_stack.h), each function once. */
-static int count_stack(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_sample *s,
-                       uint64_t order, scratch *sc, uint64_t period, pv_error *err)
+static int count_stack(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file *f,
+                       const pv_sample *s, uint64_t order, scratch *sc, uint64_t period,
+                       pv_error *err)
 {
     pv_stack_frame frame;
     pv_location l;
     int rc;
-    pv_sample_stack_start(&sc->stack, s, sym, order);
+    pv_sample_stack_start(&sc->stack, f, s, sym, order);
     while ((rc = pv_sample_stack_next(&sc->stack, &frame, err)) == 1) {
         pv_sample_stack_locate(&sc->stack, &frame, &l);
         key k = key_of(s->attr_index, &l, frame.ip);
@@ -193,15 +194,15 @@ static int count_stack(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_
             k.sym = intern(p, l.sym);
             k.inlined = true;
             if (!k.sym)
-                return -1;
+                return pv_error_set(err, "%s: out of memory counting the profile", f->path);
         }
         if (count_frame(p, cap, sc, &k, period))
-            return -1;
+            return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     }
     return rc;
 }
 
-static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv_file *f,
+static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file *f,
                         const pv_record *r, const pv_sample *s, bool with_children, scratch *sc,
                         pv_error *err)
 {
@@ -229,9 +230,8 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, const pv
     pv_frame_set_clear(&sc->counted);
     if (seen_add(&sc->counted, &own) < 0)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    if (count_stack(p, cap, sym, s, order, sc, period, err))
-        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    return 0;
+    /* the error says why: out of memory, or a deferred chain's index */
+    return count_stack(p, cap, sym, f, s, order, sc, period, err) < 0 ? -1 : 0;
 }
 
 /* What the pass over the samples counts into. */
@@ -239,7 +239,7 @@ typedef struct counting {
     pv_profile *p;
     size_t *cap;
     pv_symbolizer *sym;
-    const pv_file *f;
+    pv_file *f;
     bool with_children;
     scratch *sc;
 } counting;

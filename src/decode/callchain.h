@@ -2,8 +2,10 @@
  * Reading a sample's callchain as perf does: u64 entries, leaf first, with
  * PERF_CONTEXT_* markers (values >= -4095) saying whose addresses follow.
  *
- * perf knows three markers (PERF_CONTEXT_HV, _KERNEL, _USER; the kernel
- * emits no others).  Any other value that high means the chain is corrupt
+ * perf knows three markers (PERF_CONTEXT_HV, _KERNEL, _USER), and perf 7 a
+ * fourth, PERF_CONTEXT_USER_DEFERRED (Linux 6.19), which ends a chain
+ * whose user part comes later (decode/deferred_chains.h): its last entry,
+ * the cookie after that marker, is no address.  Any other value that high means the chain is corrupt
  * (a user stack walk that read garbage, say), and perf then discards the
  * whole callchain: the sample keeps only its own ip.  So do we.
  */

@@ -1,6 +1,7 @@
 #include "decode/frame_walk.h"
 
 #include "decode/callchain.h"
+#include "decode/deferred_chains.h"
 #include "format/perf_abi.h"
 
 const char *pv_frame_origin_name(pv_frame_origin origin)
@@ -8,6 +9,7 @@ const char *pv_frame_origin_name(pv_frame_origin origin)
     switch (origin) {
     case PV_ORIGIN_LBR: return "lbr";
     case PV_ORIGIN_DWARF: return "dwarf";
+    case PV_ORIGIN_DEFERRED: return "deferred";
     case PV_ORIGIN_CALLCHAIN: break;
     }
     return "callchain";
@@ -44,6 +46,9 @@ void pv_frame_walk_start(pv_frame_walk *w, const pv_sample *s)
         return;
     }
     w->chain_end = s->callchain_nr;
+    w->deferred = pv_sample_deferred_cookie(s, &w->cookie);
+    if (w->deferred)
+        w->chain_end--;     /* the cookie */
     if (s->branch_call_stack && (s->sample_type & PV_SAMPLE_BRANCH_STACK)) {
         uint64_t at = user_marker(s);
         if (at != UINT64_MAX) {
@@ -65,6 +70,21 @@ void pv_frame_walk_start(pv_frame_walk *w, const pv_sample *s)
     }
 }
 
+void pv_frame_walk_stitch(pv_frame_walk *w, const uint64_t *entries, uint64_t nr)
+{
+    if (!w->deferred || w->discarded)
+        return;
+    for (uint64_t i = 0; i < nr; i++) {
+        if (pv_callchain_is_marker(entries[i]) && pv_callchain_marker_cpumode(entries[i]) == 0) {
+            w->discarded = true;
+            w->chain_end = 0;
+            return;
+        }
+    }
+    w->stitched = entries;
+    w->stitched_nr = nr;
+}
+
 bool pv_frame_walk_next(pv_frame_walk *w, pv_frame *out)
 {
     const pv_sample *s = w->sample;
@@ -75,6 +95,15 @@ bool pv_frame_walk_next(pv_frame_walk *w, pv_frame *out)
             continue;
         }
         *out = (pv_frame){ v, w->context, PV_ORIGIN_CALLCHAIN };
+        return true;
+    }
+    while (w->next_stitched < w->stitched_nr) {
+        uint64_t v = w->stitched[w->next_stitched++];
+        if (pv_callchain_is_marker(v)) {
+            w->context = pv_callchain_marker_cpumode(v);
+            continue;
+        }
+        *out = (pv_frame){ v, w->context, PV_ORIGIN_DEFERRED };
         return true;
     }
     if (!w->lbr || w->lbr_empty || w->next_branch > s->branch_nr)

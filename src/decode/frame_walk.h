@@ -24,6 +24,12 @@
  *     address known, from the callchain.
  * A marker perf does not know (a corrupt chain) among the entries read
  * discards every frame, and the DWARF frames with them, as perf does.
+ *
+ * --call-graph fp,defer (Linux 6.19, perf 7): a chain that ends in
+ * PERF_CONTEXT_USER_DEFERRED and a cookie is read without the cookie; the
+ * entries of its CALLCHAIN_DEFERRED record (decode/deferred_chains.h),
+ * handed in by pv_frame_walk_stitch, follow, as perf 7 joins the two.
+ * Without them the stack stays kernel-only.
  */
 #ifndef PV_FRAME_WALK_H
 #define PV_FRAME_WALK_H
@@ -42,6 +48,7 @@ typedef enum pv_frame_origin {
     PV_ORIGIN_CALLCHAIN,    /* a PERF_SAMPLE_CALLCHAIN entry */
     PV_ORIGIN_LBR,          /* the branch stack of --call-graph lbr */
     PV_ORIGIN_DWARF,        /* unwound from the user registers and stack copy */
+    PV_ORIGIN_DEFERRED,     /* a CALLCHAIN_DEFERRED record's entry (fp,defer) */
 } pv_frame_origin;
 
 const char *pv_frame_origin_name(pv_frame_origin origin);
@@ -61,10 +68,20 @@ typedef struct pv_frame_walk {
     bool lbr_empty;         /* lbr, but no entries: the first user entry instead */
     uint64_t next_branch;   /* 0: entry 0's to; k + 1: entry k's from */
     bool discarded;         /* no frames, no DWARF frames either */
+    bool deferred;          /* the chain ends in USER_DEFERRED and a cookie */
+    uint64_t cookie;
+    const uint64_t *stitched;   /* the deferred record's entries, host order */
+    uint64_t stitched_nr, next_stitched;
 } pv_frame_walk;
 
 /* Starts the walk over a decoded sample (pv_sample_decode). */
 void pv_frame_walk_start(pv_frame_walk *w, const pv_sample *s);
+
+/* Joins the entries of the sample's CALLCHAIN_DEFERRED record (w->deferred
+ * and w->cookie say it waits for one) after the chain's; entries must
+ * outlive the walk.  An unknown marker among them discards the stack, as
+ * one in the chain does. */
+void pv_frame_walk_stitch(pv_frame_walk *w, const uint64_t *entries, uint64_t nr);
 
 /* The next frame; false at the end. */
 bool pv_frame_walk_next(pv_frame_walk *w, pv_frame *out);

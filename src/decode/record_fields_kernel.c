@@ -267,6 +267,26 @@ static int write_aux_output_hw_id(pv_fields_decoder *d)
     return 0;
 }
 
+/* CALLCHAIN_DEFERRED: its addresses as perf_samples.callchain gives a
+ * sample's, the context markers left out */
+static int write_callchain_deferred(pv_fields_decoder *d)
+{
+    pv_rec_callchain_deferred c;
+    if (pv_rec_callchain_deferred_decode(d->f, d->rec, &c, d->err))
+        return -1;
+    pv_field_u64(d, "cookie", c.cookie);
+    pv_field_u64(d, "nr", c.nr);
+    pv_json_key(&d->w, "ips");
+    pv_json_array_begin(&d->w);
+    for (uint64_t i = 0; i < c.nr; i++) {
+        uint64_t ip = pv_rec_callchain_deferred_ip(&c, i);
+        if (ip < PV_CONTEXT_MAX)
+            pv_json_i64(&d->w, (int64_t)ip);
+    }
+    pv_json_array_end(&d->w);
+    return 0;
+}
+
 /* write_<writer> of each row of format/record_type_list.h */
 static const pv_fields_write_fn kernel_writers[PV_RECORD_KERNEL_TYPE_END] = {
     PV_KERNEL_RECORD_TYPES(PV_RECORD_TYPE_WRITER)

@@ -228,6 +228,28 @@ int pv_rec_itrace_start_decode(const pv_file *f, const pv_record *rec, pv_rec_it
 int pv_rec_aux_output_hw_id_decode(const pv_file *f, const pv_record *rec,
                                    pv_rec_aux_output_hw_id *out, pv_error *err);
 
+/* ------------------------------------------------------------ callchains (record_callchains.c) */
+
+/* CALLCHAIN_DEFERRED (Linux 6.19, perf 7.0 --call-graph fp,defer): the
+ * user part of the callchains of earlier samples of the same task, walked
+ * when it went back to user space.  0 cookie u64 (the one those samples
+ * carry after PERF_CONTEXT_USER_DEFERRED), 8 nr u64, 16 ips[nr] u64 (the
+ * kernel writes PERF_CONTEXT_USER first, then the user addresses, leaf
+ * first). */
+typedef struct pv_rec_callchain_deferred {
+    pv_sample_id trailer;
+    uint64_t cookie, nr;
+    const uint8_t *ips;        /* nr u64 in file byte order */
+    bool swap;
+} pv_rec_callchain_deferred;
+
+int pv_rec_callchain_deferred_decode(const pv_file *f, const pv_record *rec,
+                                     pv_rec_callchain_deferred *out, pv_error *err);
+static inline uint64_t pv_rec_callchain_deferred_ip(const pv_rec_callchain_deferred *c, uint64_t i)
+{
+    return pv_load_u64(c->ips + i * 8, c->swap);
+}
+
 /* ------------------------------------------------------------ perf stat (record_stats.c) */
 
 /* STAT: 0 id u64, 8 cpu u32, 12 thread u32, 16 val u64, 24 ena u64, 32 run u64 */

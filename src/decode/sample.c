@@ -137,6 +137,7 @@ static int decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv
 {
     s->swap = f->swap;
     s->misc = rec->misc;
+    s->record_index = rec->index;
     s->attr_index = pv_record_attr_index(f, rec);
     s->sample_type = 0;
     s->has_period = false;
@@ -253,6 +254,10 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
             s->branch_hw_idx = pv_bytes_u64(&c);
         }
         s->branches = take_array(&c, s->branch_nr, 24);
+        if (a->branch_sample_type & PV_BRANCH_COUNTERS) {
+            s->has_branch_counters = true;
+            s->branch_counters = take_array(&c, s->branch_nr, 8);
+        }
         if (c.failed)
             return overflow(f, rec, &c, "branch stack", err);
     }

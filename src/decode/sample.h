@@ -31,6 +31,7 @@ typedef struct pv_sample {
     uint64_t sample_type;  /* fields present */
     bool swap;
     uint16_t misc;
+    uint64_t record_index; /* the record's ordinal (pv_record.index) */
 
     uint64_t identifier;
     uint64_t ip;
@@ -63,6 +64,11 @@ typedef struct pv_sample {
     bool has_branch_hw_idx;
     uint64_t branch_hw_idx;
     const uint8_t *branches;   /* branch_nr entries of {from, to, flags} */
+    /* branch_sample_type has PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8): one
+     * u64 per entry after them, the counts of up to branch_counter_nr
+     * events (the PMU's caps) in fields of branch_counter_width bits */
+    bool has_branch_counters;
+    const uint8_t *branch_counters;    /* branch_nr u64 */
 
     pv_sample_regs regs_user;
     uint64_t stack_user_size;

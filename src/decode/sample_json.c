@@ -13,7 +13,9 @@ void pv_sample_callchain_json(const pv_sample *s, pv_strbuf *out)
     pv_json_array_begin(&w);
     for (uint64_t i = 0; i < s->callchain_nr; i++) {
         uint64_t ip = pv_sample_u64_at(s, s->callchain, i);
-        if (ip < PV_CONTEXT_MAX)
+        if (ip == PV_CONTEXT_USER_DEFERRED)
+            i++;    /* the cookie after it is no address */
+        else if (ip < PV_CONTEXT_MAX)
             pv_json_i64(&w, (int64_t)ip);
     }
     pv_json_array_end(&w);
@@ -64,6 +66,8 @@ void pv_sample_branch_stack_json(const pv_sample *s, pv_strbuf *out)
         for (size_t k = 0; k < NR_BRANCH_FLAGS; k++)
             pv_json_key_u64(&w, branch_flags[k].name,
                     (flags >> branch_flags[k].pos) & ((1ull << branch_flags[k].width) - 1));
+        if (s->has_branch_counters)
+            pv_json_key_u64(&w, "counters", pv_sample_u64_at(s, s->branch_counters, i));
         pv_json_object_end(&w);
     }
     pv_json_array_end(&w);

@@ -59,6 +59,8 @@ enum {
  * stack the user call stack; HW_INDEX puts hw_idx between nr and entries */
 #define PV_BRANCH_CALL_STACK (1u << 11)
 #define PV_BRANCH_HW_INDEX (1u << 17)
+/* Linux 6.8: a u64 of event counts per branch entry, after the entries */
+#define PV_BRANCH_COUNTERS (1u << 19)
 
 /* PV_RECORD_MMAP, PV_RECORD_SAMPLE, ...: one per row of record_type_list.h */
 enum {
@@ -84,6 +86,9 @@ enum {
 #define PV_CONTEXT_HV ((uint64_t)-32)
 #define PV_CONTEXT_KERNEL ((uint64_t)-128)
 #define PV_CONTEXT_USER ((uint64_t)-512)
+/* Linux 6.19: the user part comes later, in a CALLCHAIN_DEFERRED record;
+ * the entry after this marker is the cookie that names that record */
+#define PV_CONTEXT_USER_DEFERRED ((uint64_t)-640)
 #define PV_CONTEXT_GUEST ((uint64_t)-2048)
 #define PV_CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
 #define PV_CONTEXT_GUEST_USER ((uint64_t)-2560)

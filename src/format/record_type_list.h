@@ -40,7 +40,8 @@
     X(BPF_EVENT, 18, "BPF_EVENT", bpf_event) \
     X(CGROUP, 19, "CGROUP", cgroup) \
     X(TEXT_POKE, 20, "TEXT_POKE", text_poke) \
-    X(AUX_OUTPUT_HW_ID, 21, "AUX_OUTPUT_HW_ID", aux_output_hw_id)
+    X(AUX_OUTPUT_HW_ID, 21, "AUX_OUTPUT_HW_ID", aux_output_hw_id) \
+    X(CALLCHAIN_DEFERRED, 22, "CALLCHAIN_DEFERRED", callchain_deferred)
 
 #define PV_USER_RECORD_TYPES(X) \
     X(HEADER_ATTR, 64, "ATTR", header_attr) \

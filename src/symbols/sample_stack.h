@@ -5,7 +5,11 @@
  * cursor that report, script and its flame-graph scripts all read:
  *
  *   1. the callchain's frames, or for --call-graph lbr its kernel part and
- *      the branch stack's (decode/frame_walk.h);
+ *      the branch stack's (decode/frame_walk.h); for --call-graph fp,defer
+ *      (perf 7) its kernel part and the user part of the CALLCHAIN_DEFERRED
+ *      record perf 7 stitches to it, found in the file's index
+ *      (decode/deferred_chains.h: built by a walk of the file the first
+ *      time a sample waits for one), or no user part when none came;
  *   2. for --call-graph dwarf, then, the user frames unwound from the
  *      registers and stack copy, each expanded into the functions inlined
  *      at it and the function holding them (pv_symbolizer_unwind); none
@@ -20,7 +24,7 @@
  * (perf_callchains.inlined, perf_profile.inlined, pprof's inline Lines),
  * and a stack as text (perf_offcpu.stack, folded stacks) names it bare.
  *
- *   pv_sample_stack_start(&stack, sample, sym, key);
+ *   pv_sample_stack_start(&stack, file, sample, sym, key);
  *   while (pv_sample_stack_next(&stack, &frame, err) == 1)
  *       pv_sample_stack_locate(&stack, &frame, &location);
  */
@@ -71,6 +75,8 @@ typedef int (*pv_stack_ready)(void *ctx, pv_symbolizer **sym, uint64_t *key, pv_
 
 typedef struct pv_sample_stack {
     const pv_sample *sample;
+    bool failed;                /* the deferred index could not be read: error says why */
+    pv_error error;
     pv_stack_ready ready;       /* NULL: sym and key were given */
     void *ready_ctx;
     pv_symbolizer *sym;
@@ -84,26 +90,32 @@ typedef struct pv_sample_stack {
     char user_names[PV_STACK_NAMES];
 } pv_sample_stack;
 
-/* Starts the stack of a decoded sample, with sym readied for it
+/* Starts the stack of a decoded sample of f, with sym readied for it
  * (pv_symbolizer_at) and the key that gave. */
-void pv_sample_stack_start(pv_sample_stack *st, const pv_sample *s, pv_symbolizer *sym,
-                           uint64_t key);
+void pv_sample_stack_start(pv_sample_stack *st, pv_file *f, const pv_sample *s,
+                           pv_symbolizer *sym, uint64_t key);
 
 /* The same, with the symbolizer readied only when a DWARF stack is unwound,
  * by ready(ctx): a table that shows addresses alone never needs it. */
-void pv_sample_stack_start_lazy(pv_sample_stack *st, const pv_sample *s, pv_stack_ready ready,
-                                void *ctx);
+void pv_sample_stack_start_lazy(pv_sample_stack *st, pv_file *f, const pv_sample *s,
+                                pv_stack_ready ready, void *ctx);
 
 /* The rows unwound from the stack copy, after the walk's frames: as
  * pv_sample_stack_next. */
 int pv_sample_stack_next_unwound(pv_sample_stack *st, pv_stack_frame *out, pv_error *err);
 
+/* The stack's error (the deferred index could not be read): -1. */
+int pv_sample_stack_fail(const pv_sample_stack *st, pv_error *err);
+
 /* The next frame, leaf first: 1, 0 at the end, -1 when a lazy stack's
- * ready failed (a stack started with its symbolizer never fails).  Inline:
- * it runs once per row of perf_callchains. */
+ * ready failed, or a deferred chain's index could not be read (out of
+ * memory, an interrupt, a read error).  Inline: it runs once per row of
+ * perf_callchains. */
 static inline int pv_sample_stack_next(pv_sample_stack *st, pv_stack_frame *out, pv_error *err)
 {
     pv_frame frame;
+    if (st->failed)
+        return pv_sample_stack_fail(st, err);
     if (pv_frame_walk_next(&st->walk, &frame)) {
         *out = (pv_stack_frame){ frame.ip, frame.cpumode, frame.origin, NULL, 0 };
         return 1;

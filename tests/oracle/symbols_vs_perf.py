@@ -29,6 +29,9 @@ machine's binaries, so expected values cannot be committed) and checks:
     --call-graph lbr files give callee: perf 6.1's --children defaults to
     caller order, in which it resolves the kernel part of an LBR stack as
     user addresses (tests/t_lbr_stacks.sh).
+  --perf-data FILE: perf reads FILE instead of PERF_DATA: the original of a
+    rewritten recording that perf 6.1 cannot read but must show the same
+    (tests/t_deferred_callchains.sh: the stitched stacks of a deferred one).
 Prints one "ok - ..." or "not ok - ...: why" line per check.
 """
 import re
@@ -55,6 +58,7 @@ parser.add_argument("--buildid-dir")
 parser.add_argument("--perf-cache")
 parser.add_argument("--status", nargs=2)
 parser.add_argument("--report-g", default="none")
+parser.add_argument("--perf-data")
 opts = parser.parse_args()
 if opts.buildid_dir and not opts.symdir:
     opts.symdir = opts.buildid_dir
@@ -82,7 +86,8 @@ def perf(*args):
         if os.path.exists(saved):
             return open(saved).read()
     cache = ["--buildid-dir", opts.buildid_dir] if opts.buildid_dir else []
-    r = subprocess.run(["perf", *cache, *args, "-i", data], capture_output=True, text=True)
+    r = subprocess.run(["perf", *cache, *args, "-i", opts.perf_data or data], capture_output=True,
+                       text=True)
     if r.returncode != 0:
         raise SystemExit(f"not ok - {name}: perf {' '.join(args)} failed: {r.stderr.strip()[:300]}")
     if saved:

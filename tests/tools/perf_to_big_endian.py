@@ -133,6 +133,7 @@ KNOWN_SAMPLE = (1 << 25) - 1
 FMT_TOTAL_TIME_ENABLED, FMT_TOTAL_TIME_RUNNING, FMT_ID, FMT_GROUP, FMT_LOST = (
     1 << i for i in range(5))
 BRANCH_HW_INDEX = 1 << 17
+BRANCH_COUNTERS = 1 << 19
 FLAG_SAMPLE_ID_ALL = 1 << 18
 
 # perf_branch_entry flags, little-endian bit positions: (pos, width)
@@ -214,6 +215,9 @@ def swap_sample(b, off, end, a):
             flags = b.rd('Q', off + 16)[0]
             struct.pack_into('>Q', b.out, off + 16, branch_flags_to_big_endian(flags))
             off += 24
+        if a['branch_sample_type'] & BRANCH_COUNTERS:  # one u64 per entry
+            b.u64s(off, nr)
+            off += 8 * nr
     if st & S_REGS_USER:
         abi = b.u64(off)
         off += 8
@@ -344,6 +348,10 @@ def swap_record_body(b, typ, misc, off, end, stream):
         b.sw('QHH', off)
     elif typ == 21:  # AUX_OUTPUT_HW_ID
         b.u64(off)
+    elif typ == 22:  # CALLCHAIN_DEFERRED: cookie, nr, ips[nr]
+        b.u64(off)
+        nr = b.u64(off + 8)
+        b.u64s(off + 16, nr)
     elif typ == 67:  # HEADER_BUILD_ID
         b.sw('i', off)
     elif typ in (68, 82):  # FINISHED_ROUND, FINISHED_INIT

@@ -33,6 +33,10 @@ typedef struct lbr_case {
 } lbr_case;
 
 static char got[8192];
+/* a CALLCHAIN_DEFERRED record's entries, stitched when the walk waits */
+static const uint64_t *stitch_entries;
+static size_t stitch_nr;
+static uint64_t waited_cookie;
 
 /* The frames of the sample the case describes, as "ip/mode/origin ...". */
 static const char *walk(const lbr_case *c, bool swap, bool *unwind)
@@ -69,6 +73,9 @@ static const char *walk(const lbr_case *c, bool swap, bool *unwind)
     pv_frame_walk w;
     pv_frame f;
     pv_frame_walk_start(&w, &s);
+    waited_cookie = w.deferred ? w.cookie : 0;
+    if (stitch_entries)
+        pv_frame_walk_stitch(&w, stitch_entries, stitch_nr);
     size_t n = 0;
     got[0] = 0;
     while (pv_frame_walk_next(&w, &f) && n < sizeof got - 64)
@@ -155,7 +162,35 @@ int main(void)
           "lbr, USER marker at entry 126: the branch stack, the entries after it not read",
           "got '%.200s'", frames);
 
-    check(strcmp(pv_frame_origin_name(PV_ORIGIN_DWARF), "dwarf") == 0, "origin names", "wrong");
+    /* --call-graph fp,defer (Linux 6.19): the chain ends in USER_DEFERRED
+     * and a cookie; the record's entries follow, as perf 7 stitches them */
+    static const uint64_t deferred[] = { K, 0xffffffff81000010u, PV_CONTEXT_USER_DEFERRED, 0x5001 };
+    static const uint64_t user_part[] = { U, 0x401000, 0x402000 };
+    static const uint64_t bad_user_part[] = { U, 0x401000, BAD };
+    static const lbr_case deferred_cases[] = {
+        { "deferred, its record never came: the kernel frames alone, no cookie",
+          false, false, PV_CPUMODE_KERNEL, deferred, 4, three, 0,
+          "ffffffff81000010/1/callchain", true },
+        { "deferred, stitched: the kernel frames, then the record's as user frames",
+          false, false, PV_CPUMODE_KERNEL, deferred, 4, three, 0,
+          "ffffffff81000010/1/callchain 401000/2/deferred 402000/2/deferred", true },
+        { "deferred, a corrupt value in the record: discarded, as perf does",
+          false, false, PV_CPUMODE_KERNEL, deferred, 4, three, 0, "", false },
+    };
+    run(&deferred_cases[0]);
+    check(waited_cookie == 0x5001, "deferred: the walk names the cookie it waits for",
+          "got %llx", (unsigned long long)waited_cookie);
+    stitch_entries = user_part;
+    stitch_nr = 3;
+    run(&deferred_cases[1]);
+    stitch_entries = bad_user_part;
+    run(&deferred_cases[2]);
+    stitch_entries = user_part;
+    run(&cases[0]);     /* a chain that waits for nothing takes no stitch */
+    stitch_entries = NULL;
+
+    check(strcmp(pv_frame_origin_name(PV_ORIGIN_DWARF), "dwarf") == 0 &&
+          strcmp(pv_frame_origin_name(PV_ORIGIN_DEFERRED), "deferred") == 0, "origin names", "wrong");
     pv_strbuf_free(&json);
     return failures != 0;
 }

@@ -233,6 +233,13 @@ static void test_kernel_records(void)
     expect("LOST_SAMPLES", &f, &r, "{\"lost\":12}");
 
     bb_record_start(&w, false);
+    bb_u64(&w, 4097); bb_u64(&w, 3); bb_u64(&w, PV_CONTEXT_USER); bb_u64(&w, 4096);
+    bb_u64(&w, 8192);
+    r = bb_record_finish(&w, PV_RECORD_CALLCHAIN_DEFERRED, 2, 0);
+    expect("CALLCHAIN_DEFERRED (the USER marker left out of ips)", &f, &r,
+           "{\"cookie\":4097,\"nr\":3,\"ips\":[4096,8192]}");
+
+    bb_record_start(&w, false);
     r = bb_record_finish(&w, PV_RECORD_SWITCH, PV_MISC_SWITCH_OUT | (1u << 14), 0);
     expect("SWITCH out preempt", &f, &r, "{\"out\":1,\"preempt\":1}");
     r = bb_record_finish(&w, PV_RECORD_SWITCH, 0, 0);

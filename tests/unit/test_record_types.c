@@ -326,6 +326,41 @@ static void test_tasks(bool be)
                  &err, "id at offset", NULL);
 }
 
+/* ------------------------------------------------------------ deferred callchains */
+
+static void test_callchain_deferred(bool be)
+{
+    pv_file ft = fake_file(&attr_trailer, be);
+    byte_builder w;
+    pv_error err;
+    pv_rec_callchain_deferred c;
+    bb_record_start(&w, be);
+    bb_u64(&w, 0x3001); bb_u64(&w, 3);
+    bb_u64(&w, PV_CONTEXT_USER); bb_u64(&w, 0x401000); bb_u64(&w, 0x7f0000001234);
+    trailer(&w);
+    pv_record r = bb_record_finish(&w, PV_RECORD_CALLCHAIN_DEFERRED, 2, 0);
+    const char *what = named("CALLCHAIN_DEFERRED", be);
+    DECODED(what, pv_rec_callchain_deferred_decode(&ft, &r, &c, &err), err);
+    EQ(what, c.cookie, 0x3001);
+    EQ(what, c.nr, 3);
+    EQ(what, pv_rec_callchain_deferred_ip(&c, 0), PV_CONTEXT_USER);
+    EQ(what, pv_rec_callchain_deferred_ip(&c, 1), 0x401000);
+    EQ(what, pv_rec_callchain_deferred_ip(&c, 2), 0x7f0000001234);
+    expect_trailer(what, &c.trailer);
+    /* nr past the body: one error naming the count, nothing read past */
+    bb_record_start(&w, be);
+    bb_u64(&w, 0x3001); bb_u64(&w, 1000); bb_u64(&w, PV_CONTEXT_USER);
+    trailer(&w);
+    r = bb_record_finish(&w, PV_RECORD_CALLCHAIN_DEFERRED, 0, 0);
+    expect_error(named("CALLCHAIN_DEFERRED with nr past its end", be),
+                 pv_rec_callchain_deferred_decode(&ft, &r, &c, &err), &err,
+                 "CALLCHAIN_DEFERRED record", "ips count 1000");
+    r = bb_record_finish(&w, PV_RECORD_CALLCHAIN_DEFERRED, 0, PV_RECORD_HEADER_SIZE + 4 + 24);
+    expect_error(named("CALLCHAIN_DEFERRED cut in its cookie", be),
+                 pv_rec_callchain_deferred_decode(&ft, &r, &c, &err), &err, "cookie at offset",
+                 NULL);
+}
+
 /* ------------------------------------------------------------ losses and events */
 
 static void test_losses(bool be)
@@ -638,6 +673,7 @@ int main(void)
         test_mmap2_long_never_short(be);
         test_tasks(be);
         test_losses(be);
+        test_callchain_deferred(be);
         test_events(be);
         test_code_and_aux(be);
         test_stat(be);

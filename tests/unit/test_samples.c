@@ -320,6 +320,53 @@ static void test_branch_stack(bool hw_idx, bool swap)
               "\"abort\":1,\"cycles\":1,\"type\":15,\"spec\":1,\"new_type\":15,\"priv\":7}]");
 }
 
+/* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8): a u64 per entry after the
+ * entries, before the fields that follow the branch stack */
+static void test_branch_counters(bool swap)
+{
+    const char *label = swap ? "BRANCH_COUNTERS big-endian" : "BRANCH_COUNTERS";
+    fake k;
+    byte_builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_BRANCH_STACK | PV_SAMPLE_WEIGHT;
+    k.attrs[0].branch_sample_type = PV_BRANCH_HW_INDEX | PV_BRANCH_COUNTERS | 1;
+    fake_locate_ids(&k);
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, 2);
+    bb_u64(&b, 1);          /* hw_idx */
+    bb_u64(&b, 0x401000); bb_u64(&b, 0x402000); bb_u64(&b, 0);
+    bb_u64(&b, 0x403000); bb_u64(&b, 0x404000); bb_u64(&b, 0);
+    bb_u64(&b, 0x0102);     /* counters of entry 0 */
+    bb_u64(&b, 0x0304);
+    bb_u64(&b, 42);         /* weight */
+    check(decode(&k, &b, &s, &err) == 0, name("%s: decodes", label), "%s", err.msg);
+    check(s.has_branch_counters && pv_sample_u64_at(&s, s.branch_counters, 1) == 0x0304,
+          name("%s: one per entry", label), "has %d", s.has_branch_counters);
+    check_u64(name("%s: weight after the counters", label), s.weight, 42);
+    check_str(name("%s: JSON counters per entry", label), branch_json(&s),
+              "[{\"from\":4198400,\"to\":4202496,\"mispred\":0,\"predicted\":0,\"in_tx\":0,"
+              "\"abort\":0,\"cycles\":0,\"type\":0,\"spec\":0,\"new_type\":0,\"priv\":0,"
+              "\"counters\":258},"
+              "{\"from\":4206592,\"to\":4210688,\"mispred\":0,\"predicted\":0,\"in_tx\":0,"
+              "\"abort\":0,\"cycles\":0,\"type\":0,\"spec\":0,\"new_type\":0,\"priv\":0,"
+              "\"counters\":772}]");
+    /* counters cut short: the branch stack does not fit */
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_BRANCH_STACK;
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, swap);
+    bb_u64(&b, 0x401000);
+    bb_u64(&b, 2);
+    bb_u64(&b, 1);
+    bb_u64(&b, 0x401000); bb_u64(&b, 0x402000); bb_u64(&b, 0);
+    bb_u64(&b, 0x403000); bb_u64(&b, 0x404000); bb_u64(&b, 0);
+    bb_u64(&b, 0x0102);     /* one counter for two entries */
+    check(decode(&k, &b, &s, &err) != 0 && strstr(err.msg, "branch stack") != NULL,
+          name("%s: counters cut short are an error naming the branch stack", label), "%s",
+          err.msg);
+}
+
 static void test_regs_user(bool swap)
 {
     const char *label = swap ? "REGS_USER big-endian" : "REGS_USER";
@@ -517,6 +564,8 @@ int main(void)
     test_branch_stack(true, false);
     test_branch_stack(true, true);
     test_branch_stack(false, true);
+    test_branch_counters(false);
+    test_branch_counters(true);
     test_regs_user(false);
     test_regs_user(true);
     test_stack_user(false);

@@ -123,7 +123,7 @@ int pv_feature_decode_e_machine(feature_ctx *x)
 }
 
 /*
- * cln_size (perf 7.0): the cache line size in bytes of the recording
+ * cln_size (perf 7.1): the cache line size in bytes of the recording
  * machine, which perf c2c and perf mem group addresses by.  Read as one
  * integer as wide as the section (4 or 8 bytes): no published document
  * gives its width.

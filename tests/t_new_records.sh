@@ -183,3 +183,26 @@ for type in 22 87; do
     *) not_ok "unknown_record_type: type $type" "got '$got'" ;;
     esac
 done
+
+# 7. a pipe's features end with an empty HEADER_FEATURE record whose id is
+# perf's HEADER_LAST_FEATURE: 32 up to perf 6.19 (tracepoint_pipe.data's),
+# 34 or 35 from perf 7.0 on, where 32 to 34 are real features.  The copy
+# with a perf 7 marker has the original's features and diagnostics.
+pipe=$root/tests/fixtures/tracepoint_pipe.data
+features_and_diagnostics() {
+    "$sqlrun" "SELECT group_concat(id || ':' || name || ':' || size, ' ') FROM perf_features($(sql_quote "$1"))" 2>&1
+    "$sqlrun" "SELECT count(*) FROM perf_diagnostics($(sql_quote "$1"))" 2>&1
+}
+marker_at=$("$sqlrun" "SELECT file_offset FROM perf_records($(sql_quote "$pipe")) WHERE name = 'FEATURE' AND size = 16 AND fields ->> 'feat_id' = 32")
+want=$(features_and_diagnostics "$pipe")
+for id in 34 35; do
+    cp "$pipe" "$tmp/pipe$id.data"
+    printf "$(printf '\\%03o' "$id")" | dd of="$tmp/pipe$id.data" bs=1 seek=$((marker_at + 8)) conv=notrunc status=none
+    got=$(features_and_diagnostics "$tmp/pipe$id.data")
+    marker=$("$sqlrun" "SELECT fields ->> 'feat_id' FROM perf_records($(sql_quote "$tmp/pipe$id.data")) WHERE file_offset = $marker_at" 2>&1)
+    if [ -n "$marker_at" ] && [ "$marker" = "$id" ] && [ "$got" = "$want" ]; then
+        ok "tracepoint_pipe.data with perf 7's end-of-features marker $id: the same features, no diagnostic more"
+    else
+        not_ok "tracepoint_pipe.data with end-of-features marker $id" "marker '$marker', got '$got', want '$want'"
+    fi
+done

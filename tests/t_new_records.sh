@@ -206,3 +206,19 @@ for id in 34 35; do
         not_ok "tracepoint_pipe.data with end-of-features marker $id" "marker '$marker', got '$got', want '$want'"
     fi
 done
+
+# 8. sql/overview.sql shows the architecture E_MACHINE gives where the arch
+# feature is missing, saying so (the sqlite3 shell with the plain build's
+# extension: the query text is what is tested)
+so=$root/build/perfvtab
+if command -v sqlite3 >/dev/null 2>&1 && [ -f "$so.so" ]; then
+    for pair in "dwarf_e_machine.data|arch|x86_64 (from e_machine)" "perf7.data|arch|x86_64"; do
+        file=${pair%%|*}
+        want=${pair#*|}
+        got=$(sqlite3 -cmd ".load $so" -cmd ".param set @file '$dir/$file'" :memory: \
+            ".read $root/sql/overview.sql" 2>&1 | grep '^arch|')
+        check "sql/overview.sql on perf7/$file: $want" "$got" "$want"
+    done
+else
+    echo "ok - sql/overview.sql shows E_MACHINE's arch # SKIP sqlite3 or $so.so not found"
+fi

@@ -1,5 +1,6 @@
 /*
- * Feature sections decoded into SQL values.
+ * Feature sections decoded into SQL values: the table of decoders, and the
+ * features up to perf 6.1 (features_recent.c decodes those perf added later).
  *
  * Every decoder reads through one pv_byte_reader over the section, so reads are
  * bounds-checked and byte-swapped in one place.  Counts read from the file

@@ -13,12 +13,6 @@
 
 #include "format/perf_file.h"
 
-/* A perf_header_string under key; false once the reader failed. */
-static bool key_string(feature_ctx *x, const char *key)
-{
-    return pv_feature_key_string(x, key);
-}
-
 /*
  * cpu_domain_info (perf 7.0, `perf sched stats record`): the sched domains
  * of each cpu, from /proc/schedstat.
@@ -61,8 +55,8 @@ int pv_feature_decode_cpu_domain_info(feature_ctx *x)
         for (uint32_t i = 0; i < nr; i++) {
             pv_json_object_begin(&x->w);
             pv_feature_key_u64(x, "domain", pv_bytes_u32(&x->c));
-            if ((named && !key_string(x, "name")) || !key_string(x, "cpumask") ||
-                !key_string(x, "cpulist"))
+            if ((named && !pv_feature_key_string(x, "name")) ||
+                !pv_feature_key_string(x, "cpumask") || !pv_feature_key_string(x, "cpulist"))
                 return pv_feature_truncated(x);
             pv_json_object_end(&x->w);
         }

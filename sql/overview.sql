@@ -67,18 +67,24 @@ ORDER BY 1, 2;
 -- nrcpus is JSON {"online","available"}, total_mem is in kB, cmdline is a
 -- JSON array of the perf command's words.  A file without these features
 -- (perf record killed before it wrote them) gets one row saying so.
+-- A file without the arch feature shows the architecture its e_machine
+-- feature (perf 7) names, saying so.
 WITH shown AS (
-    SELECT id, name,
+    SELECT CASE name WHEN 'e_machine' THEN 6 ELSE id END AS id,
+           CASE name WHEN 'e_machine' THEN 'arch' ELSE name END AS name,
            CASE name
                WHEN 'nrcpus' THEN json_extract(value, '$.online') || ' online, '
                                   || json_extract(value, '$.available') || ' available'
                WHEN 'total_mem' THEN printf('%d kB (%.1f GiB)', value, value / 1048576.0)
                WHEN 'cmdline' THEN (SELECT group_concat(j.value, ' ') FROM json_each(f.value) AS j)
+               WHEN 'e_machine' THEN json_extract(value, '$.arch') || ' (from e_machine)'
                ELSE value
            END AS value
     FROM perf_features(@file) AS f
     WHERE name IN ('hostname', 'osrelease', 'version', 'arch', 'nrcpus', 'cpudesc',
                    'total_mem', 'cmdline')
+       OR (name = 'e_machine' AND json_extract(value, '$.arch') IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM perf_features(@file) WHERE name = 'arch'))
 )
 SELECT feature, value FROM (
     SELECT id, name AS feature,

@@ -128,6 +128,9 @@ for name in buildid_mmap.data dwarf.data example.data tracepoint.data tracepoint
     tracepoint_pipe.data stat_interval.data switch_cpu_wide.data; do
     more+=("fixture:$name|$fixtures/$name")
 done
+# perf 7's records and features (tests/fixtures/perf7/, made by
+# tests/tools/make_perf7_fixtures.py; the copy is committed there too)
+more+=("fixture:perf7/perf7.data|$fixtures/perf7/perf7.data")
 # COMPRESSED records (rebuilt by the tool with libzstd): a compressed pipe
 # with tracing data, perf 6.5's (81) and 6.16's (83) files, pipes whose
 # records span containers

@@ -31,6 +31,7 @@ diag() { sqlrun "SELECT $2 FROM perf_diagnostics('$1') WHERE $3"; }
 
 # --- clean files: nothing to report
 for f in "$PV_ROOT"/tests/fixtures/*.data "$PV_ROOT"/tests/fixtures/big_endian/*.data \
+         "$PV_ROOT"/tests/fixtures/perf7/*.data "$PV_ROOT"/tests/fixtures/perf7/big_endian/*.data \
          "$PV_ROOT"/tests/fixtures/threads_dir "$PV_ROOT"/tests/bad_input/base.data; do
     got=$(sqlrun "SELECT kind || ': ' || message FROM perf_diagnostics('$f')")
     if [ -z "$got" ]; then

@@ -226,7 +226,8 @@ if [ ! -f "$corpus/MANIFEST.tsv" ]; then
 fi
 {
     [ -f "$corpus/MANIFEST.tsv" ] && awk -F'\t' -v c="$corpus" 'NR > 1 { print c "/" $1 }' "$corpus/MANIFEST.tsv"
-    ls "$root"/tests/fixtures/*.data 2>/dev/null
+    ls "$root"/tests/fixtures/*.data "$root"/tests/fixtures/perf7/*.data \
+        "$root"/tests/fixtures/perf7/big_endian/*.data 2>/dev/null
 } >"$tmp/files"
 while read -r path; do
     label=${path#"$corpus"/}

@@ -17,7 +17,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 corpus=$PV_SHARED/corpus
-files=("$PV_ROOT"/tests/fixtures/*.data "$PV_ROOT"/tests/fixtures/big_endian/*.data)
+files=("$PV_ROOT"/tests/fixtures/*.data "$PV_ROOT"/tests/fixtures/big_endian/*.data
+       "$PV_ROOT"/tests/fixtures/perf7/perf7.data "$PV_ROOT"/tests/fixtures/perf7/big_endian/perf7.data)
 # other writers: zstd containers (file and pipe), old perf, pipe mode with
 # header features, Intel PT, hybrid topology, simpleperf's own features
 for f in linux-perf-data/tests/fixtures/sleep.compressed.pipe.data \

@@ -312,13 +312,18 @@ static void emit_type_rows(collector *c, type_tallies *t, bool unknown)
                           "by its size by every table but perf_records; perf stops reading "
                           "there", (unsigned long long)x->count, type_text,
                           (unsigned long long)x->first_offset);
-        else if (unknown)
+        else if (unknown) {
+            /* name the release that brought the type, where it is known */
+            const char *name, *since;
+            char origin[96] = "";
+            if (x->type != OTHER_TYPES && pv_record_type_origin(x->type, &name, &since))
+                snprintf(origin, sizeof origin, " (%s, added in %s)", name, since);
             row = add_row(c, "unknown_record_type", "info",
-                          "%llu records of %s, which this reader does not know, first at "
+                          "%llu records of %s%s, which this reader does not know, first at "
                           "offset 0x%llx: skipped by every table but perf_records",
-                          (unsigned long long)x->count, type_text,
+                          (unsigned long long)x->count, type_text, origin,
                           (unsigned long long)x->first_offset);
-        else
+        } else
             row = add_row(c, "malformed_record", "error",
                           "%llu %s records (%s) do not decode; the first: %s",
                           (unsigned long long)x->count,

@@ -1,6 +1,9 @@
 /* Typed decoders of the records about kernel code that appears or changes:
- * KSYMBOL, BPF_EVENT, TEXT_POKE (record_types.h). */
+ * KSYMBOL, BPF_EVENT, TEXT_POKE, and perf's BPF_METADATA of the BPF
+ * programs it found (record_types.h). */
 #include "decode/record_types.h"
+
+#include <string.h>
 
 #include "format/record_reader.h"
 
@@ -48,4 +51,39 @@ int pv_rec_text_poke_decode(const pv_file *f, const pv_record *rec, pv_rec_text_
     out->old_bytes = pv_rec_bytes(&r, out->old_len, "old_bytes");
     out->new_bytes = pv_rec_bytes(&r, out->new_len, "new_bytes");
     return pv_rec_finish(&r, err);
+}
+
+int pv_rec_bpf_metadata_decode(const pv_file *f, const pv_record *rec, pv_rec_bpf_metadata *out,
+                               pv_error *err)
+{
+    pv_rec_reader r;
+    *out = (pv_rec_bpf_metadata){0};
+    pv_rec_open_user(&r, f, rec);
+    out->prog_name = pv_bytes_padded_string(&r.c, PV_BPF_METADATA_PROG_NAME_LEN,
+                                            &out->prog_name_len);
+    pv_rec_note(&r, "prog_name");
+    out->nr_entries = pv_rec_u64(&r, "nr_entries");
+    if (r.c.failed)
+        return pv_rec_finish(&r, err);
+    if (pv_rec_check_count(&r, "bpf_metadata entry", out->nr_entries,
+                           PV_BPF_METADATA_KEY_LEN + PV_BPF_METADATA_VALUE_LEN, err))
+        return -1;
+    out->entries = pv_rec_bytes(&r, out->nr_entries *
+                                (PV_BPF_METADATA_KEY_LEN + PV_BPF_METADATA_VALUE_LEN), "entries");
+    return pv_rec_finish(&r, err);
+}
+
+static const char *padded(const uint8_t *p, uint64_t n, uint64_t *len)
+{
+    const uint8_t *nul = memchr(p, 0, (size_t)n);
+    *len = nul ? (uint64_t)(nul - p) : n;
+    return (const char *)p;
+}
+
+void pv_rec_bpf_metadata_entry(const pv_rec_bpf_metadata *m, uint64_t i, const char **key,
+                               uint64_t *key_len, const char **value, uint64_t *value_len)
+{
+    const uint8_t *e = m->entries + i * (PV_BPF_METADATA_KEY_LEN + PV_BPF_METADATA_VALUE_LEN);
+    *key = padded(e, PV_BPF_METADATA_KEY_LEN, key_len);
+    *value = padded(e + PV_BPF_METADATA_KEY_LEN, PV_BPF_METADATA_VALUE_LEN, value_len);
 }

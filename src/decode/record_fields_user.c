@@ -369,6 +369,51 @@ static int write_compressed(pv_fields_decoder *d)
     return 0;
 }
 
+/* BPF_METADATA: the program's name and its metadata as
+ * [{"key":..,"value":..}, ...] (decode/record_types.h) */
+static int write_bpf_metadata(pv_fields_decoder *d)
+{
+    pv_rec_bpf_metadata m;
+    if (pv_rec_bpf_metadata_decode(d->f, d->rec, &m, d->err))
+        return -1;
+    pv_field_text(d, "prog_name", m.prog_name, m.prog_name_len);
+    pv_json_key(&d->w, "entries");
+    pv_json_array_begin(&d->w);
+    for (uint64_t i = 0; i < m.nr_entries; i++) {
+        const char *key, *value;
+        uint64_t key_len, value_len;
+        pv_rec_bpf_metadata_entry(&m, i, &key, &key_len, &value, &value_len);
+        pv_json_object_begin(&d->w);
+        pv_field_text(d, "key", key, key_len);
+        pv_field_text(d, "value", value, value_len);
+        pv_json_object_end(&d->w);
+    }
+    pv_json_array_end(&d->w);
+    return 0;
+}
+
+/* SCHEDSTAT_CPU, SCHEDSTAT_DOMAIN: the header, then each counter of the
+ * version's layout under perf's name; a version without a known layout
+ * gives its counters' bytes as hex (decode/record_types.h) */
+static int write_schedstat(pv_fields_decoder *d)
+{
+    pv_rec_schedstat s;
+    if (pv_rec_schedstat_decode(d->f, d->rec, &s, d->err))
+        return -1;
+    pv_field_u64(d, "timestamp", s.timestamp);
+    pv_field_u64(d, "cpu", s.cpu);
+    pv_field_u64(d, "version", s.version);
+    if (s.domain_record)
+        pv_field_u64(d, "domain", s.domain);
+    if (!s.layout) {
+        pv_field_hex(d, "counters_unknown_layout", s.counters, s.counters_size);
+        return 0;
+    }
+    for (size_t i = 0; i < s.nr_counters; i++)
+        pv_field_u64(d, s.layout[i].name, pv_rec_schedstat_counter(&s, i));
+    return 0;
+}
+
 /* write_<writer> of each row of format/record_type_list.h */
 static const pv_fields_write_fn user_writers[] = {
     PV_USER_RECORD_TYPES(PV_RECORD_TYPE_WRITER)

@@ -195,6 +195,28 @@ typedef struct pv_rec_text_poke {
     const uint8_t *old_bytes, *new_bytes;
 } pv_rec_text_poke;
 
+/* BPF_METADATA (perf 6.17; a user record, perf's
+ * tools/lib/perf/include/perf/event.h): the variables named bpf_metadata_*
+ * of one BPF program, as perf record found them.
+ *   0 prog_name[512] (KSYM_NAME_LEN, NUL-padded), 512 nr_entries u64,
+ *   520 nr_entries x {key[64], value[256]} (NUL-padded)
+ * Bytes past the entries (perf leaves room for an id header) are not read. */
+#define PV_BPF_METADATA_PROG_NAME_LEN 512
+#define PV_BPF_METADATA_KEY_LEN 64
+#define PV_BPF_METADATA_VALUE_LEN 256
+typedef struct pv_rec_bpf_metadata {
+    const char *prog_name;
+    uint64_t prog_name_len;
+    uint64_t nr_entries;
+    const uint8_t *entries;    /* nr_entries x (KEY_LEN + VALUE_LEN) bytes */
+} pv_rec_bpf_metadata;
+
+int pv_rec_bpf_metadata_decode(const pv_file *f, const pv_record *rec, pv_rec_bpf_metadata *out,
+                               pv_error *err);
+/* Entry i's key and value, each up to its first NUL. */
+void pv_rec_bpf_metadata_entry(const pv_rec_bpf_metadata *m, uint64_t i, const char **key,
+                               uint64_t *key_len, const char **value, uint64_t *value_len);
+
 int pv_rec_ksymbol_decode(const pv_file *f, const pv_record *rec, pv_rec_ksymbol *out,
                           pv_error *err);
 int pv_rec_bpf_event_decode(const pv_file *f, const pv_record *rec, pv_rec_bpf_event *out,
@@ -278,5 +300,44 @@ int pv_rec_stat_round_decode(const pv_file *f, const pv_record *rec, pv_rec_stat
 int pv_rec_stat_config_decode(const pv_file *f, const pv_record *rec, pv_rec_stat_config *out,
                               pv_error *err);
 void pv_rec_stat_config_at(const pv_rec_stat_config *c, uint64_t i, uint64_t *tag, uint64_t *val);
+
+/* ------------------------------------------------------------ perf sched stats (record_schedstat.c) */
+
+/*
+ * SCHEDSTAT_CPU and SCHEDSTAT_DOMAIN (perf 7.0's `perf sched stats record`;
+ * user records, perf's tools/lib/perf/include/perf/event.h): a snapshot of
+ * one cpu's, or one cpu's sched domain's, line of /proc/schedstat.
+ *   SCHEDSTAT_CPU:    0 timestamp u64, 8 cpu u32, 12 version u16, 14 pad[2],
+ *                     16 the counters of that version's layout
+ *   SCHEDSTAT_DOMAIN: 0 timestamp u64, 8 cpu u32, 12 version u16,
+ *                     14 domain u16, 16 the counters of that version's layout
+ * The counters of schedstat versions 15, 16 and 17 are those of perf's
+ * tools/lib/perf/include/perf/schedstat-v15.h, -v16.h and -v17.h, in that
+ * order, each a u32 or u64 (record_schedstat.c lists them).  A version
+ * without a known layout decodes its header only.
+ */
+typedef struct pv_schedstat_counter {
+    const char *name;          /* perf's field name: "yld_count", "busy_lb_count" */
+    uint8_t width;             /* 4 or 8 bytes */
+} pv_schedstat_counter;
+
+typedef struct pv_rec_schedstat {
+    bool domain_record;        /* SCHEDSTAT_DOMAIN */
+    uint64_t timestamp;
+    uint32_t cpu;
+    uint16_t version;
+    uint16_t domain;           /* SCHEDSTAT_DOMAIN only */
+    const pv_schedstat_counter *layout;   /* NULL: a version without a known layout */
+    size_t nr_counters;
+    const uint8_t *counters;   /* the counters' bytes, in layout order */
+    uint64_t counters_size;    /* the bytes after the header (all of them when layout is NULL) */
+    bool swap;
+} pv_rec_schedstat;
+
+/* SCHEDSTAT_CPU or SCHEDSTAT_DOMAIN. */
+int pv_rec_schedstat_decode(const pv_file *f, const pv_record *rec, pv_rec_schedstat *out,
+                            pv_error *err);
+/* Counter i of the layout (i < nr_counters), widened to 64 bits. */
+uint64_t pv_rec_schedstat_counter(const pv_rec_schedstat *s, size_t i);
 
 #endif

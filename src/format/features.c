@@ -1,5 +1,6 @@
 /*
- * Feature sections decoded into SQL values.
+ * Feature sections decoded into SQL values: the table of decoders, and the
+ * features up to perf 6.1 (features_recent.c decodes those perf added later).
  *
  * Every decoder reads through one pv_byte_reader over the section, so reads are
  * bounds-checked and byte-swapped in one place.  Counts read from the file
@@ -20,19 +21,7 @@
 #include "base/byte_reader.h"
 #include "format/section_errors.h"
 #include "format/event_desc.h"
-
-/* What a decoder works with. */
-typedef struct feature_ctx {
-    pv_file *f;
-    const char *name;
-    uint64_t offset;            /* of the section */
-    pv_byte_reader c;
-    pv_strbuf *out;             /* a TEXT value */
-    pv_json_writer w;           /* a JSON value, written to out */
-    pv_error *err;
-    pv_feature_value_kind kind;
-    int64_t integer;
-} feature_ctx;
+#include "format/features_internal.h"
 
 typedef int (*feature_decoder)(feature_ctx *x);
 
@@ -42,8 +31,7 @@ static pv_section_place place(const feature_ctx *x)
 }
 
 /* "<file>: <feature> feature at offset 0x..: <what>" */
-__attribute__((format(printf, 2, 3)))
-static int fail(feature_ctx *x, const char *fmt, ...)
+int pv_feature_fail(feature_ctx *x, const char *fmt, ...)
 {
     pv_section_place at = place(x);
     va_list ap;
@@ -53,7 +41,7 @@ static int fail(feature_ctx *x, const char *fmt, ...)
     return rc;
 }
 
-static int truncated(feature_ctx *x)
+int pv_feature_truncated(feature_ctx *x)
 {
     pv_section_place at = place(x);
     return pv_section_truncated(&at, &x->c, x->err);
@@ -67,7 +55,7 @@ static int check_count(feature_ctx *x, uint64_t nr, uint64_t min_each, uint64_t 
 }
 
 /* Reads a u32 count of elements of at least min_each bytes. */
-static int read_count32(feature_ctx *x, uint64_t min_each, const char *what, uint32_t *nr)
+int pv_feature_read_count32(feature_ctx *x, uint64_t min_each, const char *what, uint32_t *nr)
 {
     uint64_t at = pv_bytes_offset(&x->c);
     *nr = pv_bytes_u32(&x->c);
@@ -82,7 +70,7 @@ static int read_count64(feature_ctx *x, uint64_t min_each, const char *what, uin
 }
 
 /* A perf_header_string as a JSON string; false once the reader failed. */
-static bool json_header_string(feature_ctx *x)
+bool pv_feature_json_header_string(feature_ctx *x)
 {
     uint64_t len;
     const char *s = pv_read_header_string(&x->c, &len);
@@ -92,7 +80,7 @@ static bool json_header_string(feature_ctx *x)
     return true;
 }
 
-static void key_u64(feature_ctx *x, const char *name, uint64_t v)
+void pv_feature_key_u64(feature_ctx *x, const char *name, uint64_t v)
 {
     pv_json_key_u64(&x->w, name, v);
 }
@@ -103,16 +91,16 @@ static void key_i32(feature_ctx *x, const char *name, uint32_t v)
     pv_json_key_i64(&x->w, name, (int32_t)v);
 }
 
-static bool key_string(feature_ctx *x, const char *name)
+bool pv_feature_key_string(feature_ctx *x, const char *name)
 {
     pv_json_key(&x->w, name);
-    return json_header_string(x);
+    return pv_feature_json_header_string(x);
 }
 
-static int done(feature_ctx *x, pv_feature_value_kind kind)
+int pv_feature_done(feature_ctx *x, pv_feature_value_kind kind)
 {
     if (x->c.failed)
-        return truncated(x);
+        return pv_feature_truncated(x);
     x->kind = kind;
     return 0;
 }
@@ -128,9 +116,9 @@ static int decode_string(feature_ctx *x)
     uint64_t len;
     const char *s = pv_read_header_string(&x->c, &len);
     if (!s)
-        return truncated(x);
+        return pv_feature_truncated(x);
     pv_strbuf_append(x->out, s, (size_t)len);
-    return done(x, PV_FEATURE_VALUE_TEXT);
+    return pv_feature_done(x, PV_FEATURE_VALUE_TEXT);
 }
 
 /* A perf_header_string_list {u32 nr; perf_header_string strings[nr]} as a
@@ -138,12 +126,12 @@ static int decode_string(feature_ctx *x)
 static int string_list(feature_ctx *x, const char *what)
 {
     uint32_t nr;
-    if (read_count32(x, 4, what, &nr))
+    if (pv_feature_read_count32(x, 4, what, &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++)
-        if (!json_header_string(x))
-            return truncated(x);
+        if (!pv_feature_json_header_string(x))
+            return pv_feature_truncated(x);
     pv_json_array_end(&x->w);
     return 0;
 }
@@ -153,14 +141,14 @@ static int decode_cmdline(feature_ctx *x)
 {
     if (string_list(x, "argument"))
         return -1;
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* total_mem: u64 kB.  clockid: u64 clock resolution in ns. */
 static int decode_u64_integer(feature_ctx *x)
 {
     x->integer = (int64_t)pv_bytes_u64(&x->c);
-    return done(x, PV_FEATURE_VALUE_INTEGER);
+    return pv_feature_done(x, PV_FEATURE_VALUE_INTEGER);
 }
 
 /* nrcpus: u32 nr_cpus_available; u32 nr_cpus_online. */
@@ -169,10 +157,10 @@ static int decode_nrcpus(feature_ctx *x)
     uint32_t available = pv_bytes_u32(&x->c);
     uint32_t online = pv_bytes_u32(&x->c);
     pv_json_object_begin(&x->w);
-    key_u64(x, "online", online);
-    key_u64(x, "available", available);
+    pv_feature_key_u64(x, "online", online);
+    pv_feature_key_u64(x, "available", available);
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* branch_stack and stat: a flag without payload. */
@@ -180,7 +168,7 @@ static int decode_flag(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -193,7 +181,7 @@ static int decode_tracing_data(feature_ctx *x)
 {
     static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
     pv_json_object_begin(&x->w);
-    key_u64(x, "size", x->c.size);
+    pv_feature_key_u64(x, "size", x->c.size);
     const uint8_t *m = pv_bytes_take(&x->c, sizeof magic);
     if (!m || memcmp(m, magic, sizeof magic) != 0) {
         /* Not trace-cmd data: still a valid summary of an opaque blob. */
@@ -205,7 +193,7 @@ static int decode_tracing_data(feature_ctx *x)
     uint64_t left = pv_bytes_left(&x->c);
     const uint8_t *nul = memchr(rest, 0, (size_t)left);
     if (!nul)
-        return fail(x, "tracing data version string at offset 0x%llx is not terminated",
+        return pv_feature_fail(x, "tracing data version string at offset 0x%llx is not terminated",
                     (unsigned long long)pv_bytes_offset(&x->c));
     uint64_t vlen = (uint64_t)(nul - rest);
     pv_json_key(&x->w, "version");
@@ -216,15 +204,15 @@ static int decode_tracing_data(feature_ctx *x)
     /* page_size is in the byte order the big_endian byte names */
     const uint8_t *ps = pv_bytes_take(&x->c, 4);
     if (!ps)
-        return truncated(x);
+        return pv_feature_truncated(x);
     bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
     uint32_t page_size = pv_load_u32(ps, (big_endian != 0) != host_big);
     pv_json_key(&x->w, "big_endian");
     pv_json_bool(&x->w, big_endian != 0);
-    key_u64(x, "long_size", long_size);
-    key_u64(x, "page_size", page_size);
+    pv_feature_key_u64(x, "long_size", long_size);
+    pv_feature_key_u64(x, "page_size", page_size);
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* build_id: build_ids.h describes the entries. */
@@ -303,12 +291,12 @@ static bool cpus_available(feature_ctx *x, uint32_t *nr)
 static int skip_string_list(feature_ctx *x, const char *what)
 {
     uint32_t nr;
-    if (read_count32(x, 4, what, &nr))
+    if (pv_feature_read_count32(x, 4, what, &nr))
         return -1;
     for (uint32_t i = 0; i < nr; i++) {
         uint64_t len;
         if (!pv_read_header_string(&x->c, &len))
-            return truncated(x);
+            return pv_feature_truncated(x);
     }
     return 0;
 }
@@ -337,7 +325,7 @@ static int decode_cpu_topology(feature_ctx *x)
     uint32_t nr;
     if (pv_bytes_left(&x->c) == 0 || !cpus_available(x, &nr)) {
         pv_json_object_end(&x->w);
-        return done(x, PV_FEATURE_VALUE_JSON);
+        return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
     }
     pv_byte_reader cpus = x->c;
     if (check_count(x, nr, 8, pv_bytes_offset(&x->c), "cpu (nrcpus available)"))
@@ -373,7 +361,7 @@ static int decode_cpu_topology(feature_ctx *x)
         x->c = here;
     }
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -385,57 +373,57 @@ static int decode_cpu_topology(feature_ctx *x)
 static int decode_numa_topology(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 4 + 8 + 8 + 4, "node", &nr))
+    if (pv_feature_read_count32(x, 4 + 8 + 8 + 4, "node", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "node", pv_bytes_u32(&x->c));
-        key_u64(x, "mem_total", pv_bytes_u64(&x->c));
-        key_u64(x, "mem_free", pv_bytes_u64(&x->c));
-        if (!key_string(x, "cpus"))
-            return truncated(x);
+        pv_feature_key_u64(x, "node", pv_bytes_u32(&x->c));
+        pv_feature_key_u64(x, "mem_total", pv_bytes_u64(&x->c));
+        pv_feature_key_u64(x, "mem_free", pv_bytes_u64(&x->c));
+        if (!pv_feature_key_string(x, "cpus"))
+            return pv_feature_truncated(x);
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* pmu_mappings: u32 nr; nr times: u32 pmu_type; perf_header_string pmu_name */
 static int decode_pmu_mappings(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 8, "pmu", &nr))
+    if (pv_feature_read_count32(x, 8, "pmu", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "type", pv_bytes_u32(&x->c));
-        if (!key_string(x, "name"))
-            return truncated(x);
+        pv_feature_key_u64(x, "type", pv_bytes_u32(&x->c));
+        if (!pv_feature_key_string(x, "name"))
+            return pv_feature_truncated(x);
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* group_desc: u32 nr; nr times: perf_header_string name; u32 leader_idx; u32 nr_members */
 static int decode_group_desc(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 12, "group", &nr))
+    if (pv_feature_read_count32(x, 12, "group", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        if (!key_string(x, "name"))
-            return truncated(x);
-        key_u64(x, "leader_idx", pv_bytes_u32(&x->c));
-        key_u64(x, "nr_members", pv_bytes_u32(&x->c));
+        if (!pv_feature_key_string(x, "name"))
+            return pv_feature_truncated(x);
+        pv_feature_key_u64(x, "leader_idx", pv_bytes_u32(&x->c));
+        pv_feature_key_u64(x, "nr_members", pv_bytes_u32(&x->c));
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -454,12 +442,12 @@ static int decode_auxtrace(feature_ctx *x)
     pv_json_array_begin(&x->w);
     for (uint64_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "file_offset", pv_bytes_u64(&x->c));
-        key_u64(x, "sz", pv_bytes_u64(&x->c));
+        pv_feature_key_u64(x, "file_offset", pv_bytes_u64(&x->c));
+        pv_feature_key_u64(x, "sz", pv_bytes_u64(&x->c));
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -473,35 +461,35 @@ static int decode_cache(feature_ctx *x)
     uint64_t version_at = pv_bytes_offset(&x->c);
     uint32_t version = pv_bytes_u32(&x->c);
     if (!x->c.failed && version != 1)
-        return fail(x, "version %u at offset 0x%llx is not 1, the only layout known",
+        return pv_feature_fail(x, "version %u at offset 0x%llx is not 1, the only layout known",
                     version, (unsigned long long)version_at);
     uint32_t nr;
-    if (read_count32(x, 4 * 4 + 3 * 4, "cache level", &nr))
+    if (pv_feature_read_count32(x, 4 * 4 + 3 * 4, "cache level", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "level", pv_bytes_u32(&x->c));
-        key_u64(x, "line_size", pv_bytes_u32(&x->c));
-        key_u64(x, "sets", pv_bytes_u32(&x->c));
-        key_u64(x, "ways", pv_bytes_u32(&x->c));
-        if (!key_string(x, "type") || !key_string(x, "size") ||
-            !key_string(x, "map"))
-            return truncated(x);
+        pv_feature_key_u64(x, "level", pv_bytes_u32(&x->c));
+        pv_feature_key_u64(x, "line_size", pv_bytes_u32(&x->c));
+        pv_feature_key_u64(x, "sets", pv_bytes_u32(&x->c));
+        pv_feature_key_u64(x, "ways", pv_bytes_u32(&x->c));
+        if (!pv_feature_key_string(x, "type") || !pv_feature_key_string(x, "size") ||
+            !pv_feature_key_string(x, "map"))
+            return pv_feature_truncated(x);
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* sample_time: u64 first; u64 last (perf clock ns of the first and last sample) */
 static int decode_sample_time(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
-    key_u64(x, "first", pv_bytes_u64(&x->c));
-    key_u64(x, "last", pv_bytes_u64(&x->c));
+    pv_feature_key_u64(x, "first", pv_bytes_u64(&x->c));
+    pv_feature_key_u64(x, "last", pv_bytes_u64(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* A bitmap of nbits bits in u64 words as a string listing ranges,
@@ -545,8 +533,8 @@ static void bitmap_ranges(feature_ctx *x, pv_byte_reader words, uint64_t nbits)
 static int decode_mem_topology(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
-    key_u64(x, "version", pv_bytes_u64(&x->c));
-    key_u64(x, "block_size", pv_bytes_u64(&x->c));
+    pv_feature_key_u64(x, "version", pv_bytes_u64(&x->c));
+    pv_feature_key_u64(x, "block_size", pv_bytes_u64(&x->c));
     uint64_t nr;
     if (read_count64(x, 24, "node", &nr))
         return -1;
@@ -554,8 +542,8 @@ static int decode_mem_topology(feature_ctx *x)
     pv_json_array_begin(&x->w);
     for (uint64_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        key_u64(x, "node", pv_bytes_u64(&x->c));
-        key_u64(x, "size", pv_bytes_u64(&x->c));
+        pv_feature_key_u64(x, "node", pv_bytes_u64(&x->c));
+        pv_feature_key_u64(x, "size", pv_bytes_u64(&x->c));
         uint64_t nbits_at = pv_bytes_offset(&x->c);
         uint64_t nbits = pv_bytes_u64(&x->c);
         uint64_t nwords = nbits / 64 + (nbits % 64 != 0);
@@ -569,16 +557,16 @@ static int decode_mem_topology(feature_ctx *x)
     }
     pv_json_array_end(&x->w);
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* dir_format: u64 version (1: data.N files of raw records) */
 static int decode_dir_format(feature_ctx *x)
 {
     pv_json_object_begin(&x->w);
-    key_u64(x, "version", pv_bytes_u64(&x->c));
+    pv_feature_key_u64(x, "version", pv_bytes_u64(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -593,7 +581,7 @@ static int decode_dir_format(feature_ctx *x)
 static int decode_bpf_prog_info(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 16, "program", &nr))
+    if (pv_feature_read_count32(x, 16, "program", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
@@ -602,43 +590,43 @@ static int decode_bpf_prog_info(feature_ctx *x)
         pv_bytes_u64(&x->c);
         const uint8_t *info = pv_bytes_take(&x->c, info_len);
         if (!info || !pv_bytes_skip(&x->c, data_len))
-            return truncated(x);
+            return pv_feature_truncated(x);
         pv_json_object_begin(&x->w);
         if (info_len >= 8) {
-            key_u64(x, "type", pv_load_u32(info, x->f->swap));
-            key_u64(x, "id", pv_load_u32(info + 4, x->f->swap));
+            pv_feature_key_u64(x, "type", pv_load_u32(info, x->f->swap));
+            pv_feature_key_u64(x, "id", pv_load_u32(info + 4, x->f->swap));
             if (info_len >= 16) {
                 pv_json_key(&x->w, "tag");
                 pv_json_hex(&x->w, info + 8, 8);
             }
         }
-        key_u64(x, "info_len", info_len);
-        key_u64(x, "data_len", data_len);
+        pv_feature_key_u64(x, "info_len", info_len);
+        pv_feature_key_u64(x, "data_len", data_len);
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* bpf_btf: u32 nr; nr times: u32 id; u32 data_size; u8 data[data_size] (BTF, not decoded) */
 static int decode_bpf_btf(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 8, "BTF", &nr))
+    if (pv_feature_read_count32(x, 8, "BTF", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         uint32_t id = pv_bytes_u32(&x->c);
         uint32_t data_size = pv_bytes_u32(&x->c);
         if (!pv_bytes_skip(&x->c, data_size))
-            return truncated(x);
+            return pv_feature_truncated(x);
         pv_json_object_begin(&x->w);
-        key_u64(x, "id", id);
-        key_u64(x, "data_size", data_size);
+        pv_feature_key_u64(x, "id", id);
+        pv_feature_key_u64(x, "data_size", data_size);
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* compressed: u32 version; u32 type (1: zstd); u32 level; u32 ratio; u32 mmap_len */
@@ -647,26 +635,26 @@ static int decode_compressed(feature_ctx *x)
     static const char *const names[] = {"version", "type", "level", "ratio", "mmap_len"};
     pv_json_object_begin(&x->w);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        key_u64(x, names[i], pv_bytes_u32(&x->c));
+        pv_feature_key_u64(x, names[i], pv_bytes_u32(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* {u32 nr; nr times: perf_header_string name, value} as a JSON object */
 static int caps_object(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 8, "capability", &nr))
+    if (pv_feature_read_count32(x, 8, "capability", &nr))
         return -1;
     pv_json_object_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         uint64_t len;
         const char *name = pv_read_header_string(&x->c, &len);
         if (!name)
-            return truncated(x);
+            return pv_feature_truncated(x);
         pv_json_key_len(&x->w, name, (size_t)len);
-        if (!json_header_string(x))
-            return truncated(x);
+        if (!pv_feature_json_header_string(x))
+            return pv_feature_truncated(x);
     }
     pv_json_object_end(&x->w);
     return 0;
@@ -677,7 +665,7 @@ static int decode_cpu_pmu_caps(feature_ctx *x)
 {
     if (caps_object(x))
         return -1;
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* clock_data: u32 version (1); u32 clockid; u64 wall_clock_ns; u64 clockid_time_ns */
@@ -686,32 +674,32 @@ static int decode_clock_data(feature_ctx *x)
     uint64_t version_at = pv_bytes_offset(&x->c);
     uint32_t version = pv_bytes_u32(&x->c);
     if (!x->c.failed && version != 1)
-        return fail(x, "version %u at offset 0x%llx is not 1, the only layout known",
+        return pv_feature_fail(x, "version %u at offset 0x%llx is not 1, the only layout known",
                     version, (unsigned long long)version_at);
     pv_json_object_begin(&x->w);
-    key_u64(x, "version", version);
-    key_u64(x, "clockid", pv_bytes_u32(&x->c));
-    key_u64(x, "wall_clock_ns", pv_bytes_u64(&x->c));
-    key_u64(x, "clockid_time_ns", pv_bytes_u64(&x->c));
+    pv_feature_key_u64(x, "version", version);
+    pv_feature_key_u64(x, "clockid", pv_bytes_u32(&x->c));
+    pv_feature_key_u64(x, "wall_clock_ns", pv_bytes_u64(&x->c));
+    pv_feature_key_u64(x, "clockid_time_ns", pv_bytes_u64(&x->c));
     pv_json_object_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /* hybrid_topology: u32 nr; nr times: perf_header_string pmu_name; perf_header_string cpus */
 static int decode_hybrid_topology(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 8, "pmu", &nr))
+    if (pv_feature_read_count32(x, 8, "pmu", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
         pv_json_object_begin(&x->w);
-        if (!key_string(x, "pmu_name") || !key_string(x, "cpus"))
-            return truncated(x);
+        if (!pv_feature_key_string(x, "pmu_name") || !pv_feature_key_string(x, "cpus"))
+            return pv_feature_truncated(x);
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 /*
@@ -723,7 +711,7 @@ static int decode_hybrid_topology(feature_ctx *x)
 static int decode_pmu_caps(feature_ctx *x)
 {
     uint32_t nr;
-    if (read_count32(x, 8, "pmu", &nr))
+    if (pv_feature_read_count32(x, 8, "pmu", &nr))
         return -1;
     pv_json_array_begin(&x->w);
     for (uint32_t i = 0; i < nr; i++) {
@@ -731,12 +719,12 @@ static int decode_pmu_caps(feature_ctx *x)
         pv_json_key(&x->w, "caps");
         if (caps_object(x))
             return -1;
-        if (!key_string(x, "pmu_name"))
-            return truncated(x);
+        if (!pv_feature_key_string(x, "pmu_name"))
+            return pv_feature_truncated(x);
         pv_json_object_end(&x->w);
     }
     pv_json_array_end(&x->w);
-    return done(x, PV_FEATURE_VALUE_JSON);
+    return pv_feature_done(x, PV_FEATURE_VALUE_JSON);
 }
 
 static const struct {
@@ -774,6 +762,9 @@ static const struct {
     [PV_FEATURE_CLOCK_DATA] = {"clock_data", decode_clock_data},
     [PV_FEATURE_HYBRID_TOPOLOGY] = {"hybrid_topology", decode_hybrid_topology},
     [PV_FEATURE_PMU_CAPS] = {"pmu_caps", decode_pmu_caps},
+    [PV_FEATURE_CPU_DOMAIN_INFO] = {"cpu_domain_info", pv_feature_decode_cpu_domain_info},
+    [PV_FEATURE_E_MACHINE] = {"e_machine", pv_feature_decode_e_machine},
+    [PV_FEATURE_CLN_SIZE] = {"cln_size", pv_feature_decode_cln_size},
 };
 
 const char *pv_feature_name(unsigned id)

@@ -12,6 +12,8 @@
 #ifndef PV_FEATURES_H
 #define PV_FEATURES_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "format/perf_file.h"
@@ -50,7 +52,10 @@ enum {
     PV_FEATURE_CLOCK_DATA = 29,
     PV_FEATURE_HYBRID_TOPOLOGY = 30,
     PV_FEATURE_PMU_CAPS = 31,
-    PV_FEATURE_LAST_KNOWN = 31,
+    PV_FEATURE_CPU_DOMAIN_INFO = 32,
+    PV_FEATURE_E_MACHINE = 33,
+    PV_FEATURE_CLN_SIZE = 34,
+    PV_FEATURE_LAST_KNOWN = 34,
 };
 
 typedef enum {
@@ -72,5 +77,13 @@ const char *pv_feature_name(unsigned id);
  */
 int pv_feature_decode(pv_file *f, unsigned id, pv_feature_value_kind *kind, int64_t *integer,
                       pv_strbuf *out, pv_error *err);
+
+/*
+ * The recording machine's architecture as uname -m names it ("x86_64"):
+ * the arch feature, or where the file lacks it, the name of the E_MACHINE
+ * feature's ELF machine (perf 7.0+).  Copied into out; false when neither
+ * tells (or out is too small).
+ */
+bool pv_feature_arch(pv_file *f, char *out, size_t size);
 
 #endif

@@ -28,3 +28,29 @@ const char *pv_record_type_name(uint32_t type)
     };
     return type < sizeof names / sizeof names[0] ? names[type] : NULL;
 }
+
+/* Record types since perf 6.1, known to this reader or not: the
+ * diagnostic of an unknown type names the release that brought it, and
+ * docs/schema.md's table lists the same.  Numbers from the kernel's
+ * include/uapi/linux/perf_event.h (kernel types) and perf's
+ * tools/lib/perf/include/perf/event.h (perf's own). */
+bool pv_record_type_origin(uint32_t type, const char **name, const char **since)
+{
+    static const struct {
+        uint32_t type;
+        const char *name, *since;
+    } origins[] = {
+        {22, "CALLCHAIN_DEFERRED", "Linux 6.19 and perf 7.0"},
+        {83, "COMPRESSED2", "perf 6.15"},
+        {84, "BPF_METADATA", "perf 6.17"},
+        {85, "SCHEDSTAT_CPU", "perf 7.0"},
+        {86, "SCHEDSTAT_DOMAIN", "perf 7.0"},
+    };
+    for (size_t i = 0; i < sizeof origins / sizeof origins[0]; i++)
+        if (origins[i].type == type) {
+            *name = origins[i].name;
+            *since = origins[i].since;
+            return true;
+        }
+    return false;
+}

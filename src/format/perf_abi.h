@@ -8,6 +8,7 @@
 #ifndef PV_PERF_ABI_H
 #define PV_PERF_ABI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "format/record_type_list.h"
@@ -97,5 +98,9 @@ enum {
 const char *pv_cpumode_name(unsigned cpumode);
 /* perf's name for a record type ("MMAP", "SAMPLE", ...) or NULL if unknown. */
 const char *pv_record_type_name(uint32_t type);
+/* For a record type added after perf 6.1, perf's name for it and the
+ * kernel and/or perf release that added it ("perf 6.17"); false for other
+ * types (older ones, and numbers nothing is known to use). */
+bool pv_record_type_origin(uint32_t type, const char **name, const char **since);
 
 #endif

@@ -63,7 +63,10 @@
     X(HEADER_FEATURE, 80, "FEATURE", header_feature) \
     X(COMPRESSED, 81, "COMPRESSED", compressed) \
     X(FINISHED_INIT, 82, "FINISHED_INIT", empty) \
-    X(COMPRESSED2, 83, "COMPRESSED2", compressed)
+    X(COMPRESSED2, 83, "COMPRESSED2", compressed) \
+    X(BPF_METADATA, 84, "BPF_METADATA", bpf_metadata) \
+    X(SCHEDSTAT_CPU, 85, "SCHEDSTAT_CPU", schedstat) \
+    X(SCHEDSTAT_DOMAIN, 86, "SCHEDSTAT_DOMAIN", schedstat)
 
 /* The enum constant of a row (perf_abi.h). */
 #define PV_RECORD_TYPE_ENUM(NAME, number, name, writer) PV_RECORD_##NAME = number,

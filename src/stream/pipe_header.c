@@ -10,7 +10,10 @@
 #include "stream/record_walk.h"
 #include "base/pv_alloc.h"
 
-#define FEATURE_END_MARKER 32
+/* perf ends a pipe's features with an empty HEADER_FEATURE record whose id
+ * is its HEADER_LAST_FEATURE: 32 up to perf 6.19, 34 or 35 since perf 7.0,
+ * whose features 32 to 34 are real ones.  No feature from 32 up is empty. */
+#define FEATURE_END_MARKER_MIN 32
 #define MAX_ATTRS 65536
 /* Sample ids of all events together, as perf_file.c caps the attr section's:
  * each id costs memory in the id index, however the file repeats them. */
@@ -151,7 +154,7 @@ static void add_feature(pv_file *f, const pv_record *r)
     pv_error ignored;
     if (pv_rec_header_feature_decode(f, r, &h, &ignored))
         return;
-    if (h.feat_id == FEATURE_END_MARKER || h.feat_id >= PV_FEATURE_BITS)
+    if ((h.feat_id >= FEATURE_END_MARKER_MIN && h.data_size == 0) || h.feat_id >= PV_FEATURE_BITS)
         return;
     f->feature_bitmap[h.feat_id / 64] |= (uint64_t)1 << (h.feat_id % 64);
     f->feature_sections[h.feat_id].offset = h.data_offset;

@@ -86,7 +86,7 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
         return nr;
     if (!s->unwinder) {
         char arch[64];
-        s->unwinder = pv_unwinder_new(pv_sym_read_feature_text(s->file, PV_FEATURE_ARCH, arch, sizeof arch)
+        s->unwinder = pv_unwinder_new(pv_feature_arch(s->file, arch, sizeof arch)
                                       ? arch : NULL);
         if (!s->unwinder)
             return 0;

@@ -13,14 +13,16 @@ What is swapped:
     version, arch, nrcpus, cpudesc, cpuid, total_mem, cmdline, event_desc,
     cpu_topology, numa_topology, branch_stack, pmu_mappings, group_desc,
     auxtrace, stat, cache, sample_time, mem_topology, clockid, dir_format,
-    compressed, cpu_pmu_caps, clock_data, hybrid_topology, pmu_caps.
+    compressed, cpu_pmu_caps, clock_data, hybrid_topology, pmu_caps,
+    cpu_domain_info, e_machine, cln_size.
     tracing_data is kept as it is: it names its own byte order, and the RAW
     payloads it describes are kept as they are too, so the two stay
     consistent.  Features this tool cannot swap (bpf_prog_info, bpf_btf,
     unknown ids) are dropped: their bit is cleared and their index entry
     removed (the bytes stay in the file, unreferenced);
   * every record of the data section: header and body field by field, the
-    sample per sample_type in kernel order, the sample_id_all trailer.
+    sample per sample_type in kernel order, the sample_id_all trailer (perf
+    7's BPF_METADATA and SCHEDSTAT_* of schedstat versions 15 to 17 too).
 
 Pipe mode (16-byte header): the header, then the records, HEADER_ATTR (attr
 and ids), HEADER_EVENT_TYPE, HEADER_FEATURE (the feature id and the feature
@@ -387,6 +389,16 @@ def swap_record_body(b, typ, misc, off, end, stream):
             swap_cpu_map_data(b, off + 16, end)
     elif typ == 79:  # TIME_CONV
         b.u64s(off, min(5, (end - off) // 8))
+    elif typ == 84:  # BPF_METADATA: prog_name[512], u64 nr, {key, value}[]
+        b.u64(off + 512)
+    elif typ in (85, 86):  # SCHEDSTAT_CPU, _DOMAIN: u64, u32, u16, u16, counters
+        version = b.sw('QIHH', off)[2]
+        if version not in (15, 16, 17):
+            raise Refuse('schedstat version %d not handled' % version)
+        if typ == 85:  # 6 u32 and 3 u64 counters
+            b.sw('6I3Q', off + 16)
+        else:  # u32 counters only
+            b.u32s(off + 16, (end - off - 16) // 4)
     elif typ == 65:  # HEADER_EVENT_TYPE: u64 event_id, char name[64]
         b.u64(off)
     elif typ == 66:  # HEADER_TRACING_DATA: u32 size (the data: see swap_records)
@@ -716,6 +728,17 @@ def feat_cmdline(b, off, end, ctx):
     swap_strings(b, off + 4, b.u32(off))
 
 
+def feat_cpu_domain_info(b, off, end, ctx):
+    version = b.sw('II', off)[0]
+    off += 8
+    while off < end:
+        nr = b.sw('II', off)[1]
+        off += 8
+        for _ in range(nr):
+            b.u32(off)
+            off = swap_strings(b, off + 4, 3 if version >= 17 else 2)
+
+
 FEATURES = {
     2: feat_build_id,
     3: lambda b, off, end, ctx: swap_string(b, off),  # hostname
@@ -745,6 +768,9 @@ FEATURES = {
     29: lambda b, off, end, ctx: b.sw('IIQQ', off),  # clock_data
     30: feat_hybrid_topology,
     31: feat_pmu_caps,
+    32: feat_cpu_domain_info,
+    33: lambda b, off, end, ctx: b.u32s(off, 2),  # e_machine
+    34: lambda b, off, end, ctx: b.sw('I' if end - off == 4 else 'Q', off),  # cln_size
 }
 KEEP_AS_IS = {1}  # tracing_data names its own byte order
 

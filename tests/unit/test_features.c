@@ -175,7 +175,11 @@ static void test_names(void)
             wrong++;
     }
     check(wrong == 0, "feature names 0..31", "%d wrong", wrong);
-    check(pv_feature_name(32) == NULL && pv_feature_name(255) == NULL && pv_feature_name(1000) == NULL,
+    check(pv_feature_name(32) && !strcmp(pv_feature_name(32), "cpu_domain_info") &&
+              pv_feature_name(33) && !strcmp(pv_feature_name(33), "e_machine") &&
+              pv_feature_name(34) && !strcmp(pv_feature_name(34), "cln_size"),
+          "feature names 32..34 (perf 7)", "wrong");
+    check(pv_feature_name(35) == NULL && pv_feature_name(255) == NULL && pv_feature_name(1000) == NULL,
           "unknown feature ids have no name", "got a name");
 
     byte_builder b = {0};
@@ -478,6 +482,68 @@ static void test_caps(void)
                  "capability count 2147483647", "at offset 0x44");
 }
 
+/* perf 7's features (src/format/features_recent.c) */
+static void test_perf7_features(bool be)
+{
+    byte_builder d = {.big_endian = be};
+    bb_u32(&d, 17); bb_u32(&d, 2);
+    bb_u32(&d, 0); bb_u32(&d, 2);
+    bb_u32(&d, 0); bb_header_string(&d, "SMT"); bb_header_string(&d, "00000003");
+    bb_header_string(&d, "0-1");
+    bb_u32(&d, 1); bb_header_string(&d, "MC"); bb_header_string(&d, "0000000f");
+    bb_header_string(&d, "0-3");
+    bb_u32(&d, 3); bb_u32(&d, 0);
+    expect_value(be ? "cpu_domain_info, schedstat 17 (big-endian)" : "cpu_domain_info, schedstat 17",
+                 PV_FEATURE_CPU_DOMAIN_INFO, &d, -1, PV_FEATURE_VALUE_JSON,
+                 "{\"schedstat_version\":17,\"max_sched_domains\":2,\"cpus\":[{\"cpu\":0,"
+                 "\"domains\":[{\"domain\":0,\"name\":\"SMT\",\"cpumask\":\"00000003\","
+                 "\"cpulist\":\"0-1\"},{\"domain\":1,\"name\":\"MC\",\"cpumask\":"
+                 "\"0000000f\",\"cpulist\":\"0-3\"}]},{\"cpu\":3,\"domains\":[]}]}");
+    byte_builder d16 = {.big_endian = be};
+    bb_u32(&d16, 16); bb_u32(&d16, 1);
+    bb_u32(&d16, 5); bb_u32(&d16, 1);
+    bb_u32(&d16, 0); bb_header_string(&d16, "00000030"); bb_header_string(&d16, "4-5");
+    expect_value(be ? "cpu_domain_info, schedstat 16 (big-endian)" : "cpu_domain_info, schedstat 16",
+                 PV_FEATURE_CPU_DOMAIN_INFO, &d16, -1, PV_FEATURE_VALUE_JSON,
+                 "{\"schedstat_version\":16,\"max_sched_domains\":1,\"cpus\":[{\"cpu\":5,"
+                 "\"domains\":[{\"domain\":0,\"cpumask\":\"00000030\",\"cpulist\":\"4-5\"}]}]}");
+    byte_builder huge = {.big_endian = be};
+    bb_u32(&huge, 17); bb_u32(&huge, 1); bb_u32(&huge, 0); bb_u32(&huge, 0x7fffffff); bb_zeros(&huge, 16);
+    expect_error("cpu_domain_info with an oversized domain count", PV_FEATURE_CPU_DOMAIN_INFO,
+                 &huge, -1, "domain count 2147483647", "at offset 0x4c");
+
+    byte_builder m = {.big_endian = be};
+    bb_u32(&m, 183); bb_u32(&m, 0);
+    expect_value(be ? "e_machine (big-endian)" : "e_machine", PV_FEATURE_E_MACHINE, &m, -1,
+                 PV_FEATURE_VALUE_JSON, "{\"e_machine\":183,\"e_flags\":0,\"arch\":\"aarch64\"}");
+    char arch[32];
+    pv_file *f = make_file(PV_FEATURE_E_MACHINE, &m, m.n, -1);
+    check(pv_feature_arch(f, arch, sizeof arch) && !strcmp(arch, "aarch64"),
+          be ? "arch from e_machine where arch is missing (big-endian)"
+             : "arch from e_machine where arch is missing", "got %s", arch);
+    byte_builder odd = {.big_endian = be};
+    bb_u32(&odd, 0x9999); bb_u32(&odd, 1);
+    expect_value("e_machine without a name", PV_FEATURE_E_MACHINE, &odd, -1,
+                 PV_FEATURE_VALUE_JSON, "{\"e_machine\":39321,\"e_flags\":1}");
+    f = make_file(PV_FEATURE_E_MACHINE, &odd, odd.n, -1);
+    check(!pv_feature_arch(f, arch, sizeof arch), "no arch from an e_machine without a name",
+          "got %s", arch);
+    byte_builder a = {.big_endian = be};
+    bb_header_string(&a, "x86_64");
+    f = make_file(PV_FEATURE_ARCH, &a, a.n, -1);
+    check(pv_feature_arch(f, arch, sizeof arch) && !strcmp(arch, "x86_64"),
+          "arch from the arch feature", "got %s", arch);
+
+    byte_builder c = {.big_endian = be};
+    bb_u32(&c, 128);
+    result *r = decode(PV_FEATURE_CLN_SIZE, &c, -1);
+    check(r->rc == 0 && r->kind == PV_FEATURE_VALUE_INTEGER && r->integer == 128,
+          be ? "cln_size of 4 bytes (big-endian)" : "cln_size of 4 bytes", "rc %d, %lld", r->rc,
+          (long long)r->integer);
+    bb_u16(&c, 0);
+    expect_error("cln_size of 6 bytes", PV_FEATURE_CLN_SIZE, &c, -1, "6 bytes", "offset 0x40");
+}
+
 static void test_cache(void)
 {
     byte_builder b = {0};
@@ -708,6 +774,8 @@ int main(void)
     test_numa();
     test_pmu_mappings_and_groups();
     test_caps();
+    test_perf7_features(false);
+    test_perf7_features(true);
     test_cache();
     test_mem_topology();
     test_auxtrace_and_bpf();

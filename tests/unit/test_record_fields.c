@@ -501,6 +501,30 @@ static void test_user_records(void)
     bb_padded_string(&w, "\x28\xb5\x2f\xfd", 24);
     r = bb_record_finish(&w, PV_RECORD_COMPRESSED, 0, 0);
     expect("COMPRESSED", &f, &r, "{\"data_size\":24}");
+
+    /* perf 6.17's BPF_METADATA, perf 7.0's SCHEDSTAT_* (event.h) */
+    bb_record_start(&w, false);
+    bb_padded_string(&w, "prog", 512); bb_u64(&w, 1);
+    bb_padded_string(&w, "bpf_metadata_k", 64); bb_padded_string(&w, "v\"1", 256);
+    r = bb_record_finish(&w, PV_RECORD_BPF_METADATA, 0, 0);
+    expect("BPF_METADATA", &f, &r,
+           "{\"prog_name\":\"prog\",\"entries\":[{\"key\":\"bpf_metadata_k\",\"value\":\"v\\\"1\"}]}");
+    bb_record_start(&w, false);
+    bb_u64(&w, 99); bb_u32(&w, 2); bb_u16(&w, 15); bb_u16(&w, 0);
+    for (int i = 0; i < 6; i++)
+        bb_u32(&w, (uint64_t)i);
+    bb_u64(&w, 1ull << 40); bb_u64(&w, 7); bb_u64(&w, 8);
+    r = bb_record_finish(&w, PV_RECORD_SCHEDSTAT_CPU, 0, 0);
+    expect("SCHEDSTAT_CPU version 15", &f, &r,
+           "{\"timestamp\":99,\"cpu\":2,\"version\":15,\"yld_count\":0,\"array_exp\":1,"
+           "\"sched_count\":2,\"sched_goidle\":3,\"ttwu_count\":4,\"ttwu_local\":5,"
+           "\"rq_cpu_time\":1099511627776,\"run_delay\":7,\"pcount\":8}");
+    bb_record_start(&w, false);
+    bb_u64(&w, 99); bb_u32(&w, 2); bb_u16(&w, 99); bb_u16(&w, 4); bb_u32(&w, 0xabcdef01);
+    r = bb_record_finish(&w, PV_RECORD_SCHEDSTAT_DOMAIN, 0, 0);
+    expect("SCHEDSTAT_DOMAIN of a version without a known layout", &f, &r,
+           "{\"timestamp\":99,\"cpu\":2,\"version\":99,\"domain\":4,"
+           "\"counters_unknown_layout\":\"01efcdab\"}");
 }
 
 /* ------------------------------------------------------------ big-endian */

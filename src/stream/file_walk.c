@@ -159,8 +159,10 @@ static bool record_starts(pv_file_walk *w, uint64_t at)
            w->end_offset - at >= size;
 }
 
-/* True when COMPRESSED2 records (type 83, header.size at least 16) follow
- * one another from at to exactly end. */
+/* True when COMPRESSED2 records follow one another from at to exactly end
+ * as perf's zstd loop writes them: each full (16 + 65519 bytes of zstd
+ * output, MAX_RECORD_SIZE) but the last.  Full records keep the walk along
+ * the chain short whatever the bytes. */
 static bool compressed2_chain(pv_file_walk *w, uint64_t at, uint64_t end)
 {
     pv_error ignored;
@@ -171,7 +173,8 @@ static bool compressed2_chain(pv_file_walk *w, uint64_t at, uint64_t end)
         if (!p || pv_load_u32(p, w->file->swap) != PV_RECORD_COMPRESSED2)
             return false;
         uint16_t size = pv_load_u16(p + 6, w->file->swap);
-        if (size < COMPRESSED2_HEAD || end - at < size)
+        if (size < COMPRESSED2_HEAD || end - at < size ||
+            (size != MAX_RECORD_SIZE && end - at != size))
             return false;
         at += size;
     }
@@ -219,17 +222,14 @@ static void compressed2_size(pv_file_walk *w, uint64_t at, uint16_t written, uin
                 *repair = PV_SIZE_FROM_DATA;
                 return;
             }
-            /* more than a record holds: the first record ends where a
-             * chain of COMPRESSED2 records begins that ends there too */
-            uint64_t last = MAX_RECORD_SIZE < ends[i] - COMPRESSED2_HEAD ?
-                            MAX_RECORD_SIZE : ends[i] - COMPRESSED2_HEAD;
-            for (uint64_t first = COMPRESSED2_HEAD + 1; first <= last; first++)
-                if (compressed2_chain(w, at + first, at + ends[i])) {
-                    *size = first;
-                    *repair = PV_SIZE_FROM_DATA;
-                    w->chain_end = at + ends[i];
-                    return;
-                }
+            /* more than a record holds: perf's zstd loop wrote the push as
+             * full records and a last one, the first rewritten */
+            if (compressed2_chain(w, at + MAX_RECORD_SIZE, at + ends[i])) {
+                *size = MAX_RECORD_SIZE;
+                *repair = PV_SIZE_FROM_DATA;
+                w->chain_end = at + ends[i];
+                return;
+            }
         }
     }
 }

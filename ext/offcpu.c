@@ -17,8 +17,7 @@
  * NULL.
  * method: 'sched_switch' for those rows, 'bpf' for the offcpu-time samples
  * of perf record --off-cpu (analysis/offcpu.h): each a sum of intervals
- * (outside 'summed': no start or end, duration its period), or one interval
- * that ended at its time (perf 6.14+'s samples past --off-cpu-thresh).
+ * (outside 'summed': no start or end, duration its period).
  * The intervals are read in one pass into memory, the stacks symbolized
  * only when the stack column is read.
  */

@@ -3,11 +3,9 @@
 # samples.  Debian's perf 6.1 here cannot record them (no BUILD_BPF_SKEL), so
 # the fixture tests/fixtures/offcpu/bpf.data is sleeper.data with the event
 # and samples added in perf's layout by tests/tools/offcpu_bpf_fixture.py
-# (README there): one interval as perf 6.14+ writes those past
-# --off-cpu-thresh (time = its switch-in), one sum per (thread, user stack)
-# as every perf since 5.19 writes them at the end (time OFF_CPU_TIMESTAMP +
-# rank).  Checked, in both byte orders (the big-endian copy made by
-# tests/tools/perf_to_big_endian.py):
+# (README there): one sum per (thread, user stack) as perf 5.19 to 6.13
+# write them at the end (time OFF_CPU_TIMESTAMP + rank).  Checked, in both
+# byte orders (the big-endian copy made by tests/tools/perf_to_big_endian.py):
 #  - the fixture is what the generator makes of sleeper.data, and bpf.out
 #    what it printed;
 #  - the method 'bpf' rows against the generator's bytes (bpf.out): tid, pid,
@@ -18,7 +16,10 @@
 #  - the sched_switch rows are sleeper.data's, method 'sched_switch';
 #  - sql/offcpu.sql takes the sched_switch rows (the file has both), or with
 #    @method = 'bpf' the bpf rows; sql/offcpu_flamegraph.sql's off-CPU total
-#    likewise.
+#    likewise;
+#  - the samples as perf 6.14+ writes them (offcpu_bpf_fixture.py --raw: the
+#    fields in the raw data), which perfvtab does not read yet: no rows, and
+#    perf_diagnostics' offcpu_raw_samples counts them.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
@@ -48,8 +49,7 @@ if ! python3 tests/tools/perf_to_big_endian.py "$fix/bpf.data" "$tmp/bpf.be.data
 fi
 
 # the generator's samples as rows: tid pid start end duration outside, and the frames
-want_rows=$(awk '{ if ($1 == "direct") printf "%s\t%s\t%.0f\t%s\t%s\t\n", $2, $3, $4 - $5, $4, $5;
-                   else print $2 "\t" $3 "\t\t\t" $5 "\tsummed" }' "$fix/bpf.out")
+want_rows=$(awk '{ print $2 "\t" $3 "\t\t\t" $5 "\tsummed" }' "$fix/bpf.out")
 want_frames=$(awk '{ print $6 }' "$fix/bpf.out")
 
 # perf's reading of the samples: tid pid time(ns) period, then the symbols
@@ -79,11 +79,10 @@ for f in "$fix/bpf.data" "$tmp/bpf.be.data"; do
         "$(q "$f" "SELECT (SELECT group_concat(printf('%x', ip), ',') FROM
                            (SELECT ip FROM perf_callchains(@file) c WHERE c.sample = o.record ORDER BY depth))
                    FROM perf_offcpu(@file) o WHERE method = 'bpf' ORDER BY record")" "$want_frames"
-    check "$name: record and end_record: the sample, and for the interval with an end its own" \
+    check "$name: record is the offcpu-time sample; end_record, cpu and prev_state are NULL" \
         "$(q "$f" "SELECT count(*) FROM perf_offcpu(@file) o JOIN perf_samples(@file) s ON s.record = o.record
-                   WHERE o.method = 'bpf' AND s.event = 'offcpu-time'
-                     AND (o.end_record IS NULL) = (o.outside IS NOT NULL)
-                     AND coalesce(o.end_record = o.record, 1)")" \
+                   WHERE o.method = 'bpf' AND s.event = 'offcpu-time' AND o.end_record IS NULL
+                     AND o.cpu IS NULL AND o.prev_state IS NULL")" \
         "$(wc -l <"$fix/bpf.out")"
     if [ -n "$perf_rows" ]; then
         check "$name: tid, pid, time, period and stack equal perf script's" \
@@ -114,3 +113,15 @@ for f in "$fix/bpf.data" "$tmp/bpf.be.data"; do
             "$(q "$f" "SELECT sum(duration) FROM perf_offcpu(@file) WHERE method = '$m' AND duration IS NOT NULL")"
     done
 done
+
+# perf 6.14+'s form: not read, and said
+if python3 tests/tools/offcpu_bpf_fixture.py --raw "$fix/sleeper.data" "$tmp/raw.data" >/dev/null 2>"$tmp/err"; then
+    check "raw.data (perf 6.14+'s form): no bpf rows, the sched_switch rows still" \
+        "$(q "$tmp/raw.data" "SELECT method, count(*) FROM perf_offcpu(@file) GROUP BY method")" \
+        "sched_switch	20"
+    check "raw.data (perf 6.14+'s form): perf_diagnostics counts its offcpu-time samples" \
+        "$(q "$tmp/raw.data" "SELECT kind, severity, count FROM perf_diagnostics(@file) WHERE kind = 'offcpu_raw_samples'")" \
+        "offcpu_raw_samples	warning	$(wc -l <"$fix/bpf.out")"
+else
+    not_ok "raw.data: offcpu_bpf_fixture.py --raw" "$(oneline "$tmp/err")"
+fi

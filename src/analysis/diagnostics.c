@@ -526,6 +526,31 @@ static void undescribed_tracepoint_rows(collector *c)
     }
 }
 
+/* perf 6.14+'s off-CPU samples: an offcpu-time event sampling RAW holds
+ * each sample's task, off-CPU time and stack in the raw data (perf's
+ * evsel.c reads them so); perf_offcpu does not read them yet. */
+static void offcpu_raw_rows(collector *c)
+{
+    pv_file *f = c->f;
+    for (size_t i = 0; c->samples_per_attr && i < f->nr_attrs; i++) {
+        uint64_t samples = c->samples_per_attr[i];
+        const char *name = pv_file_event_name(f, i);
+        if (samples == 0 || !(f->attrs[i].sample_type & PV_SAMPLE_RAW) || !name ||
+            strcmp(name, "offcpu-time") != 0)
+            continue;
+        pv_diagnostic *row = add_row(c, "offcpu_raw_samples", "warning",
+            "%llu offcpu-time samples carry their off-CPU time, task and stack in their raw "
+            "data, as perf 6.14+ writes them: perf_offcpu leaves them out, and perf_samples "
+            "shows them as recorded (the BPF output's task and period)",
+            (unsigned long long)samples);
+        if (row) {
+            row->count = samples;
+            row->has_value = true;
+            row->value = samples;
+        }
+    }
+}
+
 static int compare_rows(const void *a, const void *b)
 {
     const pv_diagnostic *x = a, *y = b;
@@ -549,8 +574,10 @@ int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
     if (!c->samples_per_attr)
         c->failed = true;
     walk_records(c);
-    if (!c->failed)
+    if (!c->failed) {
         undescribed_tracepoint_rows(c);
+        offcpu_raw_rows(c);
+    }
     bool failed = c->failed;
     free(c->samples_per_attr);
     for (size_t i = 0; i < c->malformed.nr; i++)

@@ -18,10 +18,8 @@
 #include "symbols/sample_stack.h"
 
 #define NO_ROW SIZE_MAX
-/* perf record --off-cpu's event, and the time its summed samples carry
- * (util/off_cpu.h, util/bpf_off_cpu.c) */
+/* perf record --off-cpu's event (util/off_cpu.h) */
 #define OFFCPU_EVENT "offcpu-time"
-#define OFF_CPU_TIMESTAMP (~0ull << 32)
 
 /* ---- prev_state words ---------------------------------------------------- */
 
@@ -348,13 +346,14 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
     return 0;
 }
 
-/* An offcpu-time sample: a row of its own (offcpu.h says what it holds). */
+/* An offcpu-time sample: a row of its own (offcpu.h says what it holds).
+ * One whose fields are in its raw data (perf 6.14+) is not read here:
+ * perf_diagnostics counts it. */
 static int bpf_sample(builder *b, const pv_record *rec, const pv_sample *s)
 {
-    if (!(s->sample_type & PV_SAMPLE_TID) || (int32_t)s->tid <= 0)
+    if ((s->sample_type & PV_SAMPLE_RAW) || !(s->sample_type & PV_SAMPLE_TID) ||
+        (int32_t)s->tid <= 0)
         return 0;
-    bool summed = !(s->sample_type & PV_SAMPLE_TIME) || s->time >= OFF_CPU_TIMESTAMP ||
-                  s->period > s->time;
     uint64_t key;
     if (pv_symbolizer_at(b->sym, rec->index, true, s->time, &key, b->err))
         return -1;
@@ -368,13 +367,8 @@ static int bpf_sample(builder *b, const pv_record *rec, const pv_sample *s)
     r->has_pid = true;
     r->record = rec->index;
     r->duration = s->period;
-    r->cut = summed ? PV_OFFCPU_SUMMED : PV_OFFCPU_WHOLE;
-    if (!summed) {
-        r->end = s->time;
-        r->start = s->time - s->period;
-        r->end_record = rec->index;
-    }
-    /* perf writes cpu 0 whatever the CPU was: not a fact to give */
+    r->cut = PV_OFFCPU_SUMMED;
+    /* perf writes cpu 0 whatever the CPU was, and a time that is none */
     r->comm = comm_at(b, r->tid, key);
     bool has_stack = (s->sample_type & PV_SAMPLE_CALLCHAIN) != 0;
     r->stack = b->with_stacks && has_stack ? stack_json(b, s, key) : NULL;

@@ -35,9 +35,10 @@
  * OFF_CPU_TIMESTAMP (0xffffffff00000000) plus its rank, to sort after
  * everything (perf's util/bpf_off_cpu.c, off_cpu_write).  Each such sample
  * is a row of its own method, summed: no start, no end, its duration the
- * period.  A sample of the event with a time below OFF_CPU_TIMESTAMP is one
- * interval that ended then (perf 6.14+ writes those it found longer than
- * --off-cpu-thresh as they end): start = time - period.
+ * period.  perf 6.14+ writes the event's samples with their fields in the
+ * raw data (and those of intervals past --off-cpu-thresh as they end;
+ * evsel.c's __set_offcpu_sample reads them back): those are not read here,
+ * and perf_diagnostics counts them.
  */
 #ifndef PV_OFFCPU_H
 #define PV_OFFCPU_H

@@ -24,14 +24,17 @@ the number of IN's switch-outs with that stack, plus the rank); callchain
 = PERF_CONTEXT_USER then the user frames (the BPF program records the user
 stack only).
 
-Before them, one sample as perf 6.14+ writes an interval longer than
---off-cpu-thresh when it ends (its BPF program outputs it at the switch-in,
-and perf record strips it into an offcpu-time sample of the same layout):
-time = the switch-in (here: 1 ns after IN's last sample), period = the
-interval (here 7000001 ns), the first key's thread and stack.
+--raw: the samples as perf 6.14+ writes them instead (its off_cpu_write and
+the BPF program's off_cpu_dump put the fields in the raw data of the
+bpf-output sample; perf's evsel.c __set_offcpu_sample reads them back):
+sample_type also RAW, period 1 in the sample itself, and in the raw data
+the u64 tgid << 32 | pid, the period, the callchain and a cgroup id 0.
+perfvtab does not read those yet (perf_diagnostics' offcpu_raw_samples);
+the cross-check of that is all it is for, and its exact attr as perf 6.14+
+sets it was not checked.
 
-Prints one line per sample written: direct or summed, tid, pid, time,
-period and the user frames in hex, comma-separated.
+Prints one line per sample written: summed, tid, pid, time, period and
+the user frames in hex, comma-separated.
 """
 import struct
 import sys
@@ -90,8 +93,11 @@ def user_frames(chain):
 
 
 def main(argv):
+    raw_form = len(argv) == 4 and argv[1] == '--raw'
+    if raw_form:
+        argv = argv[:1] + argv[2:]
     if len(argv) != 3:
-        sys.stderr.write('usage: offcpu_bpf_fixture.py IN OUT\n')
+        sys.stderr.write('usage: offcpu_bpf_fixture.py [--raw] IN OUT\n')
         return 2
     src = open(argv[1], 'rb').read()
     if src[:8] != b'PERFILE2':
@@ -154,27 +160,31 @@ def main(argv):
 
     new_id = max(ids_of) + 1000
     attr = bytearray(attrs[0][0])
-    struct.pack_into('<IIQQQ', attr, 0, 1, struct.unpack_from('<I', attr, 4)[0], 10, 1, OFFCPU_TYPE)
+    sample_type = OFFCPU_TYPE | (SAMPLE_RAW if raw_form else 0)
+    struct.pack_into('<IIQQQ', attr, 0, 1, struct.unpack_from('<I', attr, 4)[0], 10, 1, sample_type)
     flags = u64(attr, 40) | 1 << 10              # freq
     struct.pack_into('<Q', attr, 40, flags)
 
-    def sample(kind, tid, pid, time, period, frames):
-        body = struct.pack('<QQIIQIIQ', new_id, frames[0], pid, tid, time, 0, 0, period)
-        body += struct.pack('<Q', len(frames) + 1) + struct.pack('<%dQ' % (len(frames) + 1),
-                                                                 PERF_CONTEXT_USER, *frames)
+    def sample(tid, pid, time, period, frames):
+        chain = struct.pack('<%dQ' % (len(frames) + 2), len(frames) + 1, PERF_CONTEXT_USER, *frames)
+        if raw_form:
+            # perf 6.14+: the interval's fields in the raw data, as
+            # evsel.c's __set_offcpu_sample reads them (the u64 of pid and
+            # tid as the BPF program writes it: tgid << 32 | pid), then the
+            # cgroup id; u32 size + data padded to 8 bytes
+            embedded = struct.pack('<QQ', pid << 32 | tid, period) + chain + struct.pack('<Q', 0)
+            fields = struct.pack('<QQIIQIIQ', new_id, frames[0], pid, tid, time, 0, 0, 1)
+            body = fields + chain + struct.pack('<I', len(embedded) + 4) + embedded + bytes(4)
+        else:
+            body = struct.pack('<QQIIQIIQ', new_id, frames[0], pid, tid, time, 0, 0, period) + chain
         samples.append(struct.pack('<IHH', 9, 2, 8 + len(body)) + body)
-        lines.append('%s %d %d %d %d %s' % (kind, tid, pid, time, period,
-                                             ','.join('%x' % f for f in frames)))
+        lines.append('summed %d %d %d %d %s' % (tid, pid, time, period,
+                                                ','.join('%x' % f for f in frames)))
 
     samples, lines = [], []
-    # one interval as perf 6.14+ writes those past --off-cpu-thresh when
-    # they end: time = the switch-in (after every other sample here, so
-    # that it is not out of order), period = its length
-    tid, pid, frames = keys[0]
-    sample('direct', tid, pid, last_time + 1, 7000001, frames)
     for rank, key in enumerate(keys):
         tid, pid, frames = key
-        sample('summed', tid, pid, OFF_CPU_TIMESTAMP + rank, 1000003 * counts[key] + rank, frames)
+        sample(tid, pid, OFF_CPU_TIMESTAMP + rank, 1000003 * counts[key] + rank, frames)
 
     # layout: header, old ids and attrs, data (+ samples), feature index and
     # sections, then the new attr section and the new event's id

@@ -15,6 +15,9 @@
  * out dead or zombie) or 'missing' (switched out again before a switch-in
  * was recorded: lost records); the missing end and the duration are then
  * NULL.
+ * method: 'sched_switch' for those rows, 'bpf' for the offcpu-time samples
+ * of perf record --off-cpu (analysis/offcpu.h): each a sum of intervals
+ * (outside 'summed': no start or end, duration its period).
  * The intervals are read in one pass into memory, the stacks symbolized
  * only when the stack column is read.
  */
@@ -34,7 +37,8 @@
     X(PREV_STATE, prev_state, TEXT) \
     X(STACK, stack, TEXT) \
     X(OUTSIDE, outside, TEXT) \
-    X(END_RECORD, end_record, INTEGER)
+    X(END_RECORD, end_record, INTEGER) \
+    X(METHOD, method, TEXT)
 enum { OFFCPU_COLUMNS(PV_COLUMN_ENUM) };
 
 typedef struct OffcpuState {
@@ -82,6 +86,7 @@ static const char *outside_name(pv_offcpu_cut cut)
     case PV_OFFCPU_NO_END: return "end";
     case PV_OFFCPU_EXITED: return "exit";
     case PV_OFFCPU_MISSING: return "missing";
+    case PV_OFFCPU_SUMMED: return "summed";
     case PV_OFFCPU_WHOLE: break;
     }
     return NULL;
@@ -91,10 +96,11 @@ static int offcpu_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     OffcpuState *st = cur->state;
     const pv_offcpu_row *r = &st->offcpu.rows[st->at];
-    bool has_start = r->cut != PV_OFFCPU_NO_START;
+    bool summed = r->cut == PV_OFFCPU_SUMMED;
+    bool has_start = r->cut != PV_OFFCPU_NO_START && !summed;
     bool has_end = r->cut == PV_OFFCPU_WHOLE || r->cut == PV_OFFCPU_NO_START;
     switch (i) {
-    case COL_RECORD: if (has_start) pv_result_u64(ctx, r->record); break;
+    case COL_RECORD: if (r->cut != PV_OFFCPU_NO_START) pv_result_u64(ctx, r->record); break;
     case COL_PID: if (r->has_pid) sqlite3_result_int(ctx, r->pid); break;
     case COL_TID: sqlite3_result_int(ctx, r->tid); break;
     case COL_COMM:
@@ -104,7 +110,7 @@ static int offcpu_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_START: if (has_start) pv_result_u64(ctx, r->start); break;
     case COL_END: if (has_end) pv_result_u64(ctx, r->end); break;
     case COL_DURATION:
-        if (has_start && has_end) pv_result_u64(ctx, r->end - r->start);
+        if ((has_start && has_end) || summed) pv_result_u64(ctx, r->duration);
         break;
     case COL_PREV_STATE:
         if (r->prev_state) sqlite3_result_text(ctx, r->prev_state, -1, SQLITE_TRANSIENT);
@@ -113,6 +119,9 @@ static int offcpu_column(PvCursor *cur, sqlite3_context *ctx, int i)
         if (r->stack) sqlite3_result_text(ctx, r->stack, -1, SQLITE_TRANSIENT);
         break;
     case COL_END_RECORD: if (has_end) pv_result_u64(ctx, r->end_record); break;
+    case COL_METHOD:
+        pv_result_static_name(ctx, r->method == PV_OFFCPU_BPF ? "bpf" : "sched_switch");
+        break;
     case COL_OUTSIDE: {
         const char *name = outside_name(r->cut);
         if (name) pv_result_static_name(ctx, name);

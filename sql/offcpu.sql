@@ -1,4 +1,5 @@
 -- offcpu.sql: off-CPU time per function on the stacks threads left the CPU with (hotspot's off-CPU view)
+-- @param method text optional: sched_switch or bpf, when the file has both (default: sched_switch)
 --
 -- Off-CPU time per function, as hotspot's off-CPU view: for
 -- each function on the stacks threads left the CPU with, the time they
@@ -9,7 +10,9 @@
 -- without callchains (no -g) has no stacks: its time is "[no stack]".
 -- Record with
 --     perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM
--- then
+-- or, where perf is built with BPF, `perf record --off-cpu -- PROGRAM`, whose
+-- offcpu-time samples each sum a thread's off-CPU time with one user stack
+-- (perf_offcpu's method 'bpf'; its duration is that sum), then
 --     scripts/perfsql perf.data offcpu
 -- or in the sqlite3 shell:
 --     .load build/perfvtab
@@ -20,10 +23,10 @@
 -- (nothing when there is nothing to say).
 SELECT note FROM (
     SELECT CASE
-        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE name = 'sched:sched_switch')
-            THEN 'no sched:sched_switch samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM`'
-        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file) WHERE event = 'sched:sched_switch')
-            THEN 'no sched:sched_switch samples: the event was recorded but no thread left a CPU'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE name IN ('sched:sched_switch', 'offcpu-time'))
+            THEN 'no sched:sched_switch or offcpu-time samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM` (or `perf record --off-cpu`, where perf is built with BPF)'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file) WHERE event IN ('sched:sched_switch', 'offcpu-time'))
+            THEN 'no sched:sched_switch or offcpu-time samples: the event was recorded but no thread left a CPU'
         WHEN NOT EXISTS (SELECT 1 FROM perf_switches(@file) WHERE direction = 'in')
              AND NOT EXISTS (SELECT 1 FROM perf_offcpu(@file) WHERE duration IS NOT NULL)
             THEN 'no off-CPU interval has both ends: no switch-in was recorded; record with --switch-events (or system-wide, -a)'
@@ -35,8 +38,15 @@ SELECT note FROM (
         END AS note
 ) WHERE note IS NOT NULL;
 
-WITH intervals AS MATERIALIZED (
-    SELECT record, duration, stack FROM perf_offcpu(@file) WHERE duration IS NOT NULL
+WITH offcpu AS MATERIALIZED (
+    SELECT record, duration, stack, method FROM perf_offcpu(@file) WHERE duration IS NOT NULL
+),
+intervals AS (
+    -- one method's rows, so that no time counts twice: @method, else
+    -- sched_switch's when the file has them (each interval with its ends),
+    -- else bpf's (perf record --off-cpu's sums)
+    SELECT record, duration, stack FROM offcpu
+    WHERE method = coalesce(@method, (SELECT method FROM offcpu ORDER BY method <> 'sched_switch' LIMIT 1))
 ),
 on_stack AS (
     SELECT DISTINCT i.record, f.value AS function, i.duration

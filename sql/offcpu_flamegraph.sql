@@ -2,6 +2,7 @@
 -- @param event text optional: the on-CPU time event, cpu-clock or task-clock (default: the file's first)
 -- @param svg text optional: the SVG file to write (default: oncpu_offcpu.svg)
 -- @param title text optional: the title
+-- @param method text optional: the off-CPU rows' method, sched_switch or bpf, when the file has both (default: sched_switch)
 --
 -- Writes one flame graph of where threads ran and where
 -- they waited -- on-CPU and off-CPU time together, both in ns, off-CPU frames
@@ -24,7 +25,10 @@
 -- itself, cycles, ...) are not time and are left out: a file without
 -- cpu-clock or task-clock samples, or an @event that is not one of them, gives
 -- only the off-CPU part, and the title says so.
--- Off-CPU: perf_offcpu's intervals weighted by duration (ns), each folded as
+-- Off-CPU: perf_offcpu's intervals weighted by duration (ns) -- of one
+-- method: sched_switch's, or, in a `perf record --off-cpu` file without
+-- them, the offcpu-time samples' sums (method 'bpf', stacks of user frames) --
+-- each folded as
 -- "comm;[off-cpu];root;...;leaf" from its sched_switch sample's call chain
 -- (perf_callchains of its record, named as the on-CPU frames are; the same
 -- frames as perf_offcpu.stack), "[no stack]" without one (no -g).  The
@@ -41,10 +45,10 @@
 -- (nothing when there is nothing to say).
 SELECT note FROM (
     SELECT CASE
-        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE name = 'sched:sched_switch')
-            THEN 'no sched:sched_switch samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM`'
-        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file) WHERE event = 'sched:sched_switch')
-            THEN 'no sched:sched_switch samples: the event was recorded but no thread left a CPU'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_events(@file) WHERE name IN ('sched:sched_switch', 'offcpu-time'))
+            THEN 'no sched:sched_switch or offcpu-time samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM` (or `perf record --off-cpu`, where perf is built with BPF)'
+        WHEN NOT EXISTS (SELECT 1 FROM perf_samples(@file) WHERE event IN ('sched:sched_switch', 'offcpu-time'))
+            THEN 'no sched:sched_switch or offcpu-time samples: the event was recorded but no thread left a CPU'
         WHEN NOT EXISTS (SELECT 1 FROM perf_switches(@file) WHERE direction = 'in')
              AND NOT EXISTS (SELECT 1 FROM perf_offcpu(@file) WHERE duration IS NOT NULL)
             THEN 'no off-CPU interval has both ends: no switch-in was recorded; record with --switch-events (or system-wide, -a)'
@@ -81,8 +85,14 @@ chain AS MATERIALIZED (
     FROM perf_callchains(@file)
     GROUP BY sample
 ),
+offcpu AS MATERIALIZED (
+    SELECT record, pid, tid, comm, duration, method FROM perf_offcpu(@file)
+),
 intervals AS MATERIALIZED (
-    SELECT record, pid, tid, comm, duration FROM perf_offcpu(@file)
+    -- one method's rows, so that no time counts twice: @method, else
+    -- sched_switch's when the file has them, else bpf's (perf record --off-cpu)
+    SELECT record, pid, tid, comm, duration FROM offcpu
+    WHERE method = coalesce(@method, (SELECT method FROM offcpu ORDER BY method <> 'sched_switch' LIMIT 1))
 ),
 folded AS (
     SELECT replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||

@@ -98,10 +98,10 @@ for q in samples_by_process samples_by_thread samples_by_event flat_profile func
     says "stat.data (perf stat record)" "$q" "$fx/stat.data" 'a `perf stat record` file holds counts'
 done
 
-# Off-CPU time needs sched_switch samples.
+# Off-CPU time needs sched_switch or offcpu-time samples.
 for q in offcpu offcpu_flamegraph; do
     says "fp.data (no sched_switch)" "$q" "$fx/fp.data" \
-        'no sched:sched_switch samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM`'
+        'no sched:sched_switch or offcpu-time samples: record with `perf record -g -e cpu-clock -e sched:sched_switch --switch-events -- PROGRAM`'
 done
 
 # A process that is not there, and one that is not a number.

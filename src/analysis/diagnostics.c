@@ -52,6 +52,10 @@ typedef struct collector {
     bool failed;                /* out of memory */
     type_tallies unknown_types, malformed;
     tally unknown_ids, lost, lost_samples, overstated, out_of_order, short_mmap2;
+    /* COMPRESSED2 records the walk sized otherwise than header.size says,
+     * and the first one's sizes */
+    tally resized;
+    uint64_t resized_written, resized_data_size, resized_size, resized_data_len;
     /* perf's ordered-events flush (see diagnostics.h) */
     uint64_t max_time;          /* largest time seen so far */
     uint64_t round_max_time;    /* max_time at the last FINISHED_ROUND */
@@ -284,8 +288,23 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
     case PV_RECORD_COMPRESSED2: {
         pv_rec_compressed z;
         /* the fields JSON above decoded it, so this cannot fail */
-        if (pv_rec_compressed_decode(f, rec, &z, &err) == 0 && z.overstated)
+        if (pv_rec_compressed_decode(f, rec, &z, &err) != 0)
+            break;
+        /* sized from the bytes after it, or data_size short of header.size
+         * by more than perf's padding: perf reads data_size bytes */
+        bool understated = rec->size_repair == PV_SIZE_AS_WRITTEN &&
+                           z.data_size < rec->size - 16u && rec->size - 16u - z.data_size > 7;
+        if (rec->size_repair == PV_SIZE_FROM_DATA || understated) {
+            if (c->resized.count == 0) {
+                c->resized_written = z.written_size;
+                c->resized_data_size = z.data_size;
+                c->resized_size = rec->size;
+                c->resized_data_len = z.data_len;
+            }
+            count(&c->resized, rec, 1);
+        } else if (z.overstated) {
             count(&c->overstated, rec, z.overstated);
+        }
         break;
     }
     default:
@@ -394,6 +413,15 @@ static void emit_record_rows(collector *c)
               "%llu COMPRESSED2 records declare more data than they hold (by up to %llu bytes); "
               "the record size is trusted", (unsigned long long)c->overstated.count,
               (unsigned long long)c->overstated.max);
+    tally_row(c, &c->resized, "compressed2_size_mismatch", "warning", c->resized.count,
+              "%llu COMPRESSED2 records have a header.size and a data_size that disagree (perf "
+              "6.16's writer leaves them so when it compresses a push into several records, "
+              "hotspot #736): the first, at offset 0x%llx, says header.size %llu and data_size "
+              "%llu, and is read as a record of %llu bytes, where the next record starts, with "
+              "%llu bytes of zstd data", (unsigned long long)c->resized.count,
+              (unsigned long long)c->resized.first_offset, (unsigned long long)c->resized_written,
+              (unsigned long long)c->resized_data_size, (unsigned long long)c->resized_size,
+              (unsigned long long)c->resized_data_len);
     tally_row(c, &c->short_mmap2, "short_mmap2", "info", c->short_mmap2.count,
               "%llu MMAP2 records have the short layout of Linux 3.12-3.15 and RHEL 7's 3.10 "
               "(no prot and flags, the name 8 bytes earlier), first at offset 0x%llx: their "
@@ -554,6 +582,31 @@ static void undescribed_tracepoint_rows(collector *c)
     }
 }
 
+/* perf 6.14+'s off-CPU samples: an offcpu-time event sampling RAW holds
+ * each sample's task, off-CPU time and stack in the raw data (perf's
+ * evsel.c reads them so); perf_offcpu does not read them yet. */
+static void offcpu_raw_rows(collector *c)
+{
+    pv_file *f = c->f;
+    for (size_t i = 0; c->samples_per_attr && i < f->nr_attrs; i++) {
+        uint64_t samples = c->samples_per_attr[i];
+        const char *name = pv_file_event_name(f, i);
+        if (samples == 0 || !(f->attrs[i].sample_type & PV_SAMPLE_RAW) || !name ||
+            strcmp(name, "offcpu-time") != 0)
+            continue;
+        pv_diagnostic *row = add_row(c, "offcpu_raw_samples", "warning",
+            "%llu offcpu-time samples carry their off-CPU time, task and stack in their raw "
+            "data, as perf 6.14+ writes them: perf_offcpu leaves them out, and perf_samples "
+            "shows them as recorded (the BPF output's task and period)",
+            (unsigned long long)samples);
+        if (row) {
+            row->count = samples;
+            row->has_value = true;
+            row->value = samples;
+        }
+    }
+}
+
 static int compare_rows(const void *a, const void *b)
 {
     const pv_diagnostic *x = a, *y = b;
@@ -577,8 +630,10 @@ int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
     if (!c->samples_per_attr)
         c->failed = true;
     walk_records(c);
-    if (!c->failed)
+    if (!c->failed) {
         undescribed_tracepoint_rows(c);
+        offcpu_raw_rows(c);
+    }
     bool stopped = !c->failed && c->deferred_chains && deferred_chain_rows(c, err);
     bool failed = c->failed;
     free(c->samples_per_attr);

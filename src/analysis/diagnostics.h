@@ -39,6 +39,12 @@
  *     (info, or warning beyond   larger than the record holds: the record's
  *     the 7 bytes of padding     size is trusted (value = the largest excess)
  *     perf 6.16+ adds)
+ *   compressed2_size_mismatch    COMPRESSED2 records sized by what the
+ *     (warning)                  bytes after them prove, not by header.size
+ *                                (stream/file_walk.c); value = how many
+ *   offcpu_raw_samples (warning) offcpu-time samples whose fields are in
+ *                                their raw data (perf 6.14+'s):
+ *                                not perf_offcpu rows; count = value = how many
  *   short_mmap2 (info)           MMAP2 records in the layout of Linux
  *                                3.12-3.15 and RHEL 7's 3.10: no prot and
  *                                flags (decode/record_maps.c); count =

@@ -11,12 +11,15 @@
 #include "decode/record_types.h"
 #include "decode/sample.h"
 #include "decode/tracepoint.h"
+#include "format/event_names.h"
 #include "format/perf_abi.h"
 #include "scan/time_order.h"
 #include "base/pv_alloc.h"
 #include "symbols/sample_stack.h"
 
 #define NO_ROW SIZE_MAX
+/* perf record --off-cpu's event (util/off_cpu.h) */
+#define OFFCPU_EVENT "offcpu-time"
 
 /* ---- prev_state words ---------------------------------------------------- */
 
@@ -351,6 +354,37 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
     return 0;
 }
 
+/* An offcpu-time sample: a row of its own (offcpu.h says what it holds).
+ * One whose fields are in its raw data (perf 6.14+) is not read here:
+ * perf_diagnostics counts it. */
+static int bpf_sample(builder *b, const pv_record *rec, const pv_sample *s)
+{
+    if ((s->sample_type & PV_SAMPLE_RAW) || !(s->sample_type & PV_SAMPLE_TID) ||
+        (int32_t)s->tid <= 0)
+        return 0;
+    uint64_t key;
+    if (pv_symbolizer_at(b->sym, rec->index, true, s->time, &key, b->err))
+        return -1;
+    size_t index;
+    pv_offcpu_row *r = new_row(b, &index);
+    if (!r)
+        return out_of_memory(b);
+    r->method = PV_OFFCPU_BPF;
+    r->tid = (int32_t)s->tid;
+    r->pid = (int32_t)s->pid;
+    r->has_pid = true;
+    r->record = rec->index;
+    r->duration = s->period;
+    r->cut = PV_OFFCPU_SUMMED;
+    /* perf writes cpu 0 whatever the CPU was, and a time that is none */
+    r->comm = comm_at(b, r->tid, key);
+    bool has_stack = (s->sample_type & PV_SAMPLE_CALLCHAIN) != 0;
+    r->stack = b->with_stacks && has_stack ? stack_json(b, s, key) : NULL;
+    if (b->with_stacks && has_stack && !r->stack)
+        return out_of_memory(b);
+    return 0;
+}
+
 static int take_sample(builder *b, const pv_record *rec)
 {
     pv_sample s;
@@ -358,8 +392,10 @@ static int take_sample(builder *b, const pv_record *rec)
         return -1;
     if (s.attr_index < 0)
         return 0;
-    const char *name = pv_trace_event_name(b->trace, s.attr_index);
-    if (name && strcmp(name, "sched:sched_switch") == 0)
+    const char *name = pv_file_event_name(b->file, (size_t)s.attr_index);
+    if (name && strcmp(name, OFFCPU_EVENT) == 0)
+        return bpf_sample(b, rec, &s);
+    if (b->trace && name && strcmp(name, "sched:sched_switch") == 0)
         return sched_switch(b, rec, &s);
     /* any other sample: the thread was seen (on CPU) */
     if (!(s.sample_type & PV_SAMPLE_TID) || (int32_t)s.tid <= 0)
@@ -399,8 +435,11 @@ static bool offcpu_wants(uint32_t type)
            type == PV_RECORD_SWITCH_CPU_WIDE;
 }
 
+/* Summed rows have no time: they come last, in file order. */
 static uint64_t first_known_time(const pv_offcpu_row *r)
 {
+    if (r->cut == PV_OFFCPU_SUMMED)
+        return UINT64_MAX;
     return r->cut == PV_OFFCPU_NO_START ? r->end : r->start;
 }
 
@@ -424,6 +463,8 @@ static void fill_pids(builder *b)
 {
     for (size_t i = 0; i < b->out->nr_rows; i++) {
         pv_offcpu_row *r = &b->out->rows[i];
+        if (r->method == PV_OFFCPU_BPF)
+            continue;
         bool is_new;
         thread_slot *t = thread_find(&b->threads, r->tid, &is_new);
         if (t && t->has_pid) {
@@ -437,11 +478,11 @@ int pv_offcpu_build(pv_file *f, pv_symbolizer *sym, bool with_stacks, pv_offcpu 
                     pv_error *err)
 {
     memset(out, 0, sizeof *out);
+    /* without tracing data there is no sched_switch, but there may be
+     * offcpu-time samples */
     pv_trace *trace;
     if (pv_trace_get(f, &trace, err))
         return -1;
-    if (!trace)
-        return 0;
     builder *b = pv_malloc(sizeof *b);
     if (!b)
         return pv_error_set(err, "%s: out of memory reading the off-CPU intervals", f->path);
@@ -464,6 +505,11 @@ int pv_offcpu_build(pv_file *f, pv_symbolizer *sym, bool with_stacks, pv_offcpu 
     pv_ordered_scan_end(&scan);
     if (rc == 0) {
         fill_pids(b);
+        for (size_t i = 0; i < out->nr_rows; i++) {
+            pv_offcpu_row *r = &out->rows[i];
+            if (r->method == PV_OFFCPU_SCHED_SWITCH && r->cut == PV_OFFCPU_WHOLE)
+                r->duration = r->end - r->start;
+        }
         /* rows kept back (candidate threads) were added late */
         if (out->nr_rows > 1)
             qsort(out->rows, out->nr_rows, sizeof *out->rows, by_first_known_time);

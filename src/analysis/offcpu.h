@@ -25,6 +25,20 @@
  *     seen, is the second record of a switch already closed and is not a
  *     row.
  * The idle task (tid 0) is not a thread that waits and gives no rows.
+ *
+ * perf record --off-cpu (BPF, perf 5.19+) records no switches: its BPF
+ * program sums each thread's off-CPU time per (tid, user stack, task
+ * state), and at the end perf writes one sample of the "offcpu-time" event
+ * (PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT) per sum: period = the
+ * summed ns, the callchain PERF_CONTEXT_USER and the user stack it blocked
+ * with, ip its first frame, cpu 0, and a time that is no time:
+ * OFF_CPU_TIMESTAMP (0xffffffff00000000) plus its rank, to sort after
+ * everything (perf's util/bpf_off_cpu.c, off_cpu_write).  Each such sample
+ * is a row of its own method, summed: no start, no end, its duration the
+ * period.  perf 6.14+ writes the event's samples with their fields in the
+ * raw data (and those of intervals past --off-cpu-thresh as they end;
+ * evsel.c's __set_offcpu_sample reads them back): those are not read here,
+ * and perf_diagnostics counts them.
  */
 #ifndef PV_OFFCPU_H
 #define PV_OFFCPU_H
@@ -44,7 +58,14 @@ typedef enum pv_offcpu_cut {
     PV_OFFCPU_NO_END,       /* still off CPU when the recording ended */
     PV_OFFCPU_EXITED,       /* switched out dead (X) or zombie (Z): no switch-in */
     PV_OFFCPU_MISSING,      /* switched out again before a switch-in was recorded */
+    PV_OFFCPU_SUMMED,       /* a BPF sum of intervals: neither end, a duration */
 } pv_offcpu_cut;
+
+/* Which records gave the row. */
+typedef enum pv_offcpu_method {
+    PV_OFFCPU_SCHED_SWITCH, /* sched:sched_switch samples and switch records */
+    PV_OFFCPU_BPF,          /* perf record --off-cpu's offcpu-time samples */
+} pv_offcpu_method;
 
 typedef struct pv_offcpu_row {
     int32_t pid, tid;
@@ -53,6 +74,8 @@ typedef struct pv_offcpu_row {
     bool has_cpu;
     uint64_t start, end;    /* ns; start valid unless NO_START, end only when WHOLE or NO_START */
     pv_offcpu_cut cut;
+    pv_offcpu_method method;
+    uint64_t duration;      /* ns: end - start, or a SUMMED row's period */
     uint64_t record;        /* the sched_switch sample's ordinal (not NO_START) */
     uint64_t end_record;    /* the switch-in's: a SWITCH record or a sched_switch
                                sample (when end is valid) */
@@ -70,7 +93,7 @@ typedef struct pv_offcpu {
 
 /* Reads every off-CPU interval of f.  with_stacks: symbolize the
  * switch-out's stack into each row's JSON.  A file without
- * sched:sched_switch samples has no rows. */
+ * sched:sched_switch or offcpu-time samples has no rows. */
 int pv_offcpu_build(pv_file *f, pv_symbolizer *sym, bool with_stacks, pv_offcpu *out,
                     pv_error *err);
 void pv_offcpu_free(pv_offcpu *o);

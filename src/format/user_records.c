@@ -121,8 +121,10 @@ int pv_rec_compressed_decode(const pv_file *f, const pv_record *rec, pv_rec_comp
     uint64_t held = pv_bytes_left(&r.c);
     if (!out->has_data_size)
         out->data_size = held;
-    out->data_len = out->data_size < held ? out->data_size : held;
-    out->overstated = out->data_size > held ? out->data_size - held : 0;
+    out->written_size = pv_load_u16(rec->bytes + 6, f->swap);
+    bool unset = rec->size_repair == PV_SIZE_DATA_SIZE_UNSET;
+    out->data_len = out->data_size < held && !unset ? out->data_size : held;
+    out->overstated = out->data_size > held && !unset ? out->data_size - held : 0;
     out->data = pv_rec_bytes(&r, out->data_len, "data");
     return pv_rec_finish(&r, err);
 }

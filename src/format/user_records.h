@@ -95,14 +95,18 @@ int pv_rec_auxtrace_decode(const pv_file *f, const pv_record *rec, pv_rec_auxtra
 
 /* COMPRESSED:  0 zstd data to the end of the record
  * COMPRESSED2 (perf 6.16+): 0 data_size u64, 8 zstd data, padding to 8.
- * perf 6.16+ may overstate data_size by the padding: the data is what the
- * record holds, and overstated says by how much data_size went past it. */
+ * perf reads data_size bytes of data; the data here is that, but never more
+ * than the record holds (overstated says by how much data_size went past
+ * it), and all of it for a record whose data_size perf never wrote
+ * (PV_SIZE_DATA_SIZE_UNSET, format/record.h). */
 typedef struct pv_rec_compressed {
     bool has_data_size;        /* COMPRESSED2 */
     uint64_t data_size;        /* as written; COMPRESSED: the body's size */
     const uint8_t *data;
-    uint64_t data_len;         /* min(data_size, what the record holds) */
+    uint64_t data_len;         /* the zstd bytes */
     uint64_t overstated;       /* data_size - what the record holds, or 0 */
+    uint16_t written_size;     /* header.size as written (the walk may have
+                                  sized the record otherwise: size_repair) */
 } pv_rec_compressed;
 
 int pv_rec_compressed_decode(const pv_file *f, const pv_record *rec, pv_rec_compressed *out,

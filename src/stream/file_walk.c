@@ -36,6 +36,7 @@ void pv_file_walk_seek(pv_file_walk *w, uint32_t segment, uint64_t offset)
         }
     }
     w->next_offset = offset;
+    w->chain_end = 0;
 }
 
 bool pv_file_walk_next_file(pv_file_walk *w)
@@ -47,6 +48,7 @@ bool pv_file_walk_next_file(pv_file_walk *w)
     w->path = s->path;
     w->window_len = 0;
     w->next_offset = s->data_offset;
+    w->chain_end = 0;
     w->end_offset = s->data_end;
     return true;
 }
@@ -127,6 +129,111 @@ static inline const uint8_t *walk_bytes(pv_file_walk *w, uint64_t at, uint64_t n
     return move_window(w, at, n, err);
 }
 
+/* ---- COMPRESSED2 records whose sizes disagree ------------------------------
+ * COMPRESSED2: header, 8 data_size u64, 16 data, zero padding to 8 bytes.
+ * perf 6.16's writer (until "perf record: Fix multiple PERF_RECORD_COMPRESSED2
+ * records per push") set the first record of a push to describe the whole
+ * push: data_size the bytes of every record zstd wrote for it, less 16, and
+ * header.size that rounded up to 8, cut to 16 bits (0 at 65536), with no
+ * padding written.  The records after the first keep the header.size zstd's
+ * loop gave them (16 + their data, not rounded) and a data_size never
+ * written.  So the bytes decide: a size is proven when a record (or the end
+ * of the data) starts where it ends. */
+#define COMPRESSED2_HEAD 16u
+#define MAX_RECORD_SIZE 0xffffu
+
+/* A record header, or the end of the data, at offset at. */
+static bool record_starts(pv_file_walk *w, uint64_t at)
+{
+    if (at == w->end_offset)
+        return true;
+    pv_error ignored;
+    if (at > w->end_offset || w->end_offset - at < PV_RECORD_HEADER_SIZE)
+        return false;
+    const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, &ignored);
+    if (!p)
+        return false;
+    uint32_t type = pv_load_u32(p, w->file->swap);
+    uint16_t size = pv_load_u16(p + 6, w->file->swap);
+    return type != 0 && type < PV_RECORD_TYPE_LIMIT && size >= PV_RECORD_HEADER_SIZE &&
+           w->end_offset - at >= size;
+}
+
+/* True when COMPRESSED2 records follow one another from at to exactly end
+ * as perf's zstd loop writes them: each full (16 + 65519 bytes of zstd
+ * output, MAX_RECORD_SIZE) but the last.  Full records keep the walk along
+ * the chain short whatever the bytes. */
+static bool compressed2_chain(pv_file_walk *w, uint64_t at, uint64_t end)
+{
+    pv_error ignored;
+    while (at < end) {
+        if (end - at < COMPRESSED2_HEAD)
+            return false;
+        const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, &ignored);
+        if (!p || pv_load_u32(p, w->file->swap) != PV_RECORD_COMPRESSED2)
+            return false;
+        uint16_t size = pv_load_u16(p + 6, w->file->swap);
+        if (size < COMPRESSED2_HEAD || end - at < size ||
+            (size != MAX_RECORD_SIZE && end - at != size))
+            return false;
+        at += size;
+    }
+    return at == end;
+}
+
+/* The size of the COMPRESSED2 at at (header.size written), as the bytes
+ * prove it, and how it was repaired; as written when nothing disagrees or
+ * nothing is proven (the usual checks then report what is wrong). */
+static void compressed2_size(pv_file_walk *w, uint64_t at, uint16_t written, uint64_t *size,
+                             uint8_t *repair)
+{
+    *size = written;
+    *repair = PV_SIZE_AS_WRITTEN;
+    uint64_t left = w->end_offset - at;
+    if (w->chain_end > at) {
+        /* a record perf wrote inside the data_size of the first */
+        if (written >= COMPRESSED2_HEAD && w->chain_end - at >= written) {
+            *repair = PV_SIZE_DATA_SIZE_UNSET;
+            return;
+        }
+        w->chain_end = 0;
+    }
+    if (left < COMPRESSED2_HEAD)
+        return;
+    pv_error ignored;
+    const uint8_t *p = walk_bytes(w, at, COMPRESSED2_HEAD, &ignored);
+    if (!p)
+        return;
+    uint64_t data_size = pv_load_u64(p + 8, w->file->swap);
+    /* perf pads the data to 8 bytes */
+    if (written >= COMPRESSED2_HEAD && data_size <= written - COMPRESSED2_HEAD &&
+        written - COMPRESSED2_HEAD - data_size < 8)
+        return;
+    if (data_size <= left - COMPRESSED2_HEAD) {
+        uint64_t exact = COMPRESSED2_HEAD + data_size;
+        uint64_t padded = exact + (-exact & 7);
+        /* that writer never padded; a padded record ends 8-aligned */
+        uint64_t ends[2] = {exact, padded};
+        for (int i = 0; i < 2; i++) {
+            if (ends[i] > left || !record_starts(w, at + ends[i]))
+                continue;
+            if (ends[i] <= MAX_RECORD_SIZE) {
+                *size = ends[i];
+                *repair = PV_SIZE_FROM_DATA;
+                return;
+            }
+            /* more than a record holds: perf's zstd loop wrote the push as
+             * full records and a last one, the first rewritten */
+            if (compressed2_chain(w, at + MAX_RECORD_SIZE, at + ends[i])) {
+                *size = MAX_RECORD_SIZE;
+                *repair = PV_SIZE_FROM_DATA;
+                w->chain_end = at + ends[i];
+                return;
+            }
+        }
+    }
+}
+
 /* Record types are small numbers; text appended to a pipe recording reads
  * as a huge one. */
 #define PIPE_MAX_RECORD_TYPE PV_RECORD_TYPE_LIMIT
@@ -156,6 +263,7 @@ int pv_file_walk_read_header(const pv_file_walk *w, const uint8_t *p, pv_record 
     rec->misc = pv_load_u16(p + 4, swap);
     rec->size = pv_load_u16(p + 6, swap);
     rec->segment = (uint32_t)w->segment;
+    rec->size_repair = PV_SIZE_AS_WRITTEN;
     if (rec->size < PV_RECORD_HEADER_SIZE)
         return pv_error_set(err, "%s: record at offset 0x%llx%s has size %u (< 8)",
                             w->path, (unsigned long long)at, where, rec->size);
@@ -246,14 +354,28 @@ int pv_file_walk_record(pv_file_walk *w, pv_record *rec, pv_error *err)
     const uint8_t *p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
     if (!p)
         return -1;
+    uint64_t proven = pv_load_u16(p + 6, f->swap);
+    uint8_t repair = PV_SIZE_AS_WRITTEN;
+    if (pv_load_u32(p, f->swap) == PV_RECORD_COMPRESSED2) {
+        compressed2_size(w, at, (uint16_t)proven, &proven, &repair);
+        p = walk_bytes(w, at, PV_RECORD_HEADER_SIZE, err);
+        if (!p)
+            return -1;
+    }
     /* An unfinished file's records end where one cannot be: a tail the
      * file system zero-filled, or (data size lost from a finished file)
      * the feature sections.  What follows is dropped and said, not fatal. */
-    if (cut_ends && pv_load_u16(p + 6, f->swap) < PV_RECORD_HEADER_SIZE) {
+    if (cut_ends && proven < PV_RECORD_HEADER_SIZE) {
         return drop_rest_of_file(w, at);
     }
-    if (pv_file_walk_read_header(w, p, rec, at, "", err))
+    if (repair == PV_SIZE_FROM_DATA) {
+        pv_error written_size;   /* may be under 8: proven is not */
+        pv_file_walk_read_header(w, p, rec, at, "", &written_size);
+        rec->size = (uint16_t)proven;
+    } else if (pv_file_walk_read_header(w, p, rec, at, "", err)) {
         return -1;
+    }
+    rec->size_repair = repair;
     if (cut_ends && w->end_offset - at < rec->size) {
         return drop_rest_of_file(w, at);
     }

@@ -60,6 +60,9 @@ typedef struct pv_file_walk {
     uint64_t cut_bytes;
     uint32_t cut_segment;
     uint64_t cut_offset;
+    /* where the COMPRESSED2 records perf 6.16 wrote inside the data_size
+     * of the one before them end (file_walk.c, compressed2_size), or 0 */
+    uint64_t chain_end;
 } pv_file_walk;
 
 /* Starts a walk over f; every started walk must be ended with
@@ -93,6 +96,7 @@ static inline bool pv_file_walk_in_window(pv_file_walk *w, pv_record *rec)
     rec->bytes = p;
     rec->file_offset = at;
     rec->compressed = false;
+    rec->size_repair = PV_SIZE_AS_WRITTEN;
     w->next_offset = at + size;
     return true;
 }
@@ -142,7 +146,9 @@ typedef struct pv_walk_place {
  * record. */
 static inline bool pv_file_walk_pin(pv_file_walk *w, const pv_record *rec, pv_walk_place *place)
 {
-    if (rec->compressed || !w->nr_buffers || w->window != w->buffers[w->current].bytes)
+    /* a resized record's header does not give it back */
+    if (rec->compressed || rec->size_repair || !w->nr_buffers ||
+        w->window != w->buffers[w->current].bytes)
         return false;
     struct pv_walk_buffer *b = &w->buffers[w->current];
     uint64_t at = (uint64_t)(rec->bytes - b->bytes);
@@ -182,6 +188,7 @@ static inline void pv_file_walk_pinned_record(const pv_file_walk *w, pv_walk_pla
     rec->segment = b->segment;
     rec->file_offset = b->window_offset + place.at;
     rec->compressed = false;
+    rec->size_repair = PV_SIZE_AS_WRITTEN;
     rec->type = pv_load_u32(p, swap);
     rec->misc = pv_load_u16(p + 4, swap);
     rec->size = pv_load_u16(p + 6, swap);

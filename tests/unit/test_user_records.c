@@ -195,6 +195,17 @@ static void test_compressed(bool be)
     EQ(what, z.overstated, 3);
     check(true, what, " ");
 
+    bb_store(w.bytes + 8, 3, 8, be);
+    r.size_repair = PV_SIZE_DATA_SIZE_UNSET;
+    what = named("COMPRESSED2 perf wrote inside another's data_size: the whole body, "
+                 "data_size 3 never written", be);
+    DECODED(what, pv_rec_compressed_decode(&f, &r, &z, &err), err);
+    EQ(what, z.data_size, 3);
+    EQ(what, z.data_len, 8);
+    EQ(what, z.overstated, 0);
+    EQ(what, z.written_size, 24);
+    check(true, what, " ");
+
     r = bb_record_finish(&w, PV_RECORD_COMPRESSED2, 0, 12);
     expect_error(named("COMPRESSED2 cut inside data_size", be),
                  pv_rec_compressed_decode(&f, &r, &z, &err), &err, "COMPRESSED2 record",

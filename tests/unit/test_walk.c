@@ -423,6 +423,91 @@ static void threaded_same_as_inline(const char *path)
 }
 
 /* The skip line of tests/run.sh for a check whose input file is absent. */
+/* tests/bad_input/base.data with a data section of the n bytes given. */
+static uint8_t *image_with_data(const uint8_t *data, uint64_t n, uint64_t *size)
+{
+    uint64_t base_size;
+    uint8_t *base = slurp("tests/bad_input/base.data", &base_size);
+    uint8_t *image = base ? malloc(base_size + n) : NULL;
+    if (!image || base_size < 104) {
+        free(base), free(image);
+        return NULL;
+    }
+    memcpy(image, base, (size_t)base_size);
+    memcpy(image + base_size, data, (size_t)n);
+    bb_store(image + 40, base_size, 8, false);
+    bb_store(image + 48, n, 8, false);
+    memset(image + 72, 0, 32);
+    free(base);
+    *size = base_size + n;
+    return image;
+}
+
+/* Walks the image to its end: the types and sizes met, and the walk's end. */
+static void walk_image(const char *what, const uint8_t *data, uint64_t n, const char *want,
+                       const char *want_error)
+{
+    uint64_t size;
+    uint8_t *image = image_with_data(data, n, &size);
+    pv_file *f = NULL;
+    pv_error err;
+    if (!image || pv_file_open_memory("compressed2", image, size, &f, &err)) {
+        check(false, what, "%s", image ? err.msg : "cannot make the image");
+        free(image);
+        return;
+    }
+    char got[512] = "";
+    pv_walk w;
+    pv_walk_start(&w, f);
+    pv_record rec;
+    int rc;
+    while ((rc = pv_walk_next(&w, &rec, &err)) == 1 && strlen(got) < sizeof got - 32)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%u/%u", *got ? " " : "",
+                 rec.type, rec.size);
+    pv_walk_end(&w);
+    bool error_ok = want_error ? rc < 0 && strstr(err.msg, want_error) : rc == 0;
+    check(strcmp(got, want) == 0 && error_ok, what, "got '%s' (rc %d%s%s), want '%s'%s%s", got,
+          rc, rc < 0 ? ": " : "", rc < 0 ? err.msg : "", want, want_error ? ", error " : "",
+          want_error ? want_error : "");
+    pv_file_close(f);
+    free(image);
+}
+
+/* COMPRESSED2 records whose header.size and data_size disagree (perf 6.16's
+ * writer; file_walk.c): sized by what follows them, or, when nothing
+ * proves a size, an error as before. */
+static void compressed2_sizes(void)
+{
+    uint8_t record[16] = {0}, frame[64], data[256];
+    bb_store(record, 100, 4, false);
+    bb_store(record + 6, 16, 2, false);
+    size_t z = ZSTD_compress(frame, sizeof frame, record, sizeof record, 1);
+    if (ZSTD_isError(z)) {
+        check(false, "COMPRESSED2 sizes", "zstd cannot compress");
+        return;
+    }
+    /* header.size 0 (65536 cut to 16 bits), data_size right, no padding,
+     * then a FINISHED_ROUND */
+    memset(data, 0, sizeof data);
+    bb_store(data, 83, 4, false);
+    bb_store(data + 8, z, 8, false);
+    memcpy(data + 16, frame, z);
+    bb_store(data + 16 + z, 68, 4, false);
+    bb_store(data + 16 + z + 6, 8, 2, false);
+    char want[64];
+    snprintf(want, sizeof want, "83/%zu 100/16 68/8", 16 + z);
+    walk_image("COMPRESSED2 of header.size 0: sized by data_size, the next record there",
+               data, 16 + z + 8, want, NULL);
+    /* data_size past the end: nothing proves a size */
+    bb_store(data + 8, (uint64_t)1 << 62, 8, false);
+    walk_image("COMPRESSED2 of header.size 0 and data_size past the end: an error", data,
+               16 + z + 8, "", "has size 0 (< 8)");
+    /* data_size where no record starts (inside the FINISHED_ROUND) */
+    bb_store(data + 8, z + 4, 8, false);
+    walk_image("COMPRESSED2 of header.size 0 and data_size ending where no record starts: "
+               "an error", data, 16 + z + 8, "", "has size 0 (< 8)");
+}
+
 static void skip_absent(const char *path, const char *what)
 {
     printf("ok - %s: %s # SKIP input absent: %s\n", path, what, path);
@@ -459,5 +544,6 @@ int main(void)
     threaded_same_as_inline("tests/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data");
     threaded_same_as_inline("tests/fixtures/tracepoint_zfile.data");
     stops_busy_thread();
+    compressed2_sizes();
     return failures ? 1 : 0;
 }

@@ -1,0 +1,164 @@
+/*
+ * JIT code named from a runtime's jitdump, as `perf inject --jit` and then
+ * perf report name it, without rewriting the recording.
+ *
+ * perf inject meets the MMAP of jit-PID.dump, reads the file and puts in
+ * its place one MMAP2 per code load (and move), timed as the jitdump timed
+ * the load, of an ELF image it writes holding that one function; perf
+ * report then sorts them among the samples.  Here the same maps go into
+ * the address space (addr_space.h), each pointing at the jitdump's dso
+ * with its code's number for pgoff, so that the map a sample's ip falls in
+ * at its time is the load perf would have shown, overlaps and reused
+ * addresses included; the code's name and line entries answer the rest.
+ *
+ * Where the file is looked for (the first that is a jitdump of the
+ * recorded process): in the symbol directory (perf_symbol_path's second
+ * argument) by its name, under the sysroot at its recorded path, beside
+ * the recording by its name, at its recorded path (when no sysroot is set,
+ * as for ELF files).
+ */
+#include "symbols/symbolizer_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/pv_alloc.h"
+
+/* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
+ * which the reading then reports as not found. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define ATTR_USE_CLOCKID 25     /* perf_event_attr's use_clockid bit */
+
+/* perf inject refuses to match jitdump times to samples unless every event
+ * was recorded on CLOCK_MONOTONIC (perf record -k 1), the jitdump's clock. */
+static bool recorded_on_monotonic(const pv_file *f)
+{
+    for (size_t i = 0; i < f->nr_attrs; i++)
+        if (!pv_attr_flag(&f->attrs[i], ATTR_USE_CLOCKID) || f->attrs[i].clockid != CLOCK_MONOTONIC)
+            return false;
+    return f->nr_attrs > 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void pv_sym_load_jitdump(pv_symbolizer *s, dso *d)
+{
+    if (d->jit || d->status)
+        return;
+    d->loaded = true;
+    char candidates[4][4096];
+    int n = 0;
+    if (s->symdir)
+        snprintf(candidates[n++], sizeof candidates[0], "%s/%s", s->symdir, base_name(d->name));
+    if (s->sysroot)
+        snprintf(candidates[n++], sizeof candidates[0], "%s%s", s->sysroot, d->name);
+    const char *rec = s->file->path;
+    const char *rec_base = base_name(rec);
+    snprintf(candidates[n++], sizeof candidates[0], "%.*s%s", (int)(rec_base - rec), rec,
+             base_name(d->name));
+    /* a sysroot stands for the recording machine: its path is the recorded one */
+    if (!s->sysroot)
+        snprintf(candidates[n++], sizeof candidates[0], "%s", d->name);
+    char why[512] = "", first_why[1024] = "";
+    pv_jitdump *j = pv_malloc(sizeof *j);
+    if (!j)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && strcmp(candidates[i], candidates[i - 1]) == 0)
+            continue;
+        int rc = pv_jitdump_read(candidates[i], j, why, sizeof why);
+        if (rc == -2) {
+            free(j);
+            return;
+        }
+        if (rc == 0 && d->pid != 0 && j->pid != (uint32_t)d->pid) {
+            snprintf(why, sizeof why, "it is process %u's, the recording maps process %d's",
+                     j->pid, (int)d->pid);
+            pv_jitdump_free(j);
+            rc = -1;
+        }
+        if (rc == -1) {
+            if (!first_why[0])
+                snprintf(first_why, sizeof first_why, "%s: %s", candidates[i], why);
+            continue;
+        }
+        d->runtime_path = pv_strdup(candidates[i]);
+        if (j->flags & PV_JITDUMP_ARCH_TIMESTAMP)
+            d->status = pv_sym_dup_printf("jitdump %s has architecture timestamps (TSC), which "
+                                          "perfvtab does not convert", candidates[i]);
+        else if (!recorded_on_monotonic(s->file))
+            d->status = pv_sym_dup_printf("jitdump %s: the recording is not on CLOCK_MONOTONIC "
+                                          "(perf record -k 1), so its times cannot be matched",
+                                          candidates[i]);
+        if (d->status) {
+            pv_jitdump_free(j);
+            free(j);
+            return;
+        }
+        d->jit = j;
+        return;
+    }
+    free(j);
+    d->status = pv_sym_dup_printf("jitdump not found or unusable: %s%s", first_why,
+                                  n > 1 ? " (and the other places it is looked for)" : "");
+}
+
+int pv_sym_feed_jitdump(pv_symbolizer *s, dso *d, uint32_t dso_number, uint64_t mmap_key)
+{
+    if (!d->loaded)
+        pv_sym_load_jitdump(s, d);
+    if (!d->jit)
+        return 0;
+    if (d->jit_fed)
+        return 1;
+    d->jit_fed = true;
+    for (size_t i = 0; i < d->jit->nr_codes; i++) {
+        const pv_jit_code *c = &d->jit->codes[i];
+        /* in a file without times every record is keyed by its ordinal:
+         * the loads count from the jitdump's map on, the later winning */
+        uint64_t key = s->timed ? c->time : mmap_key;
+        pv_aspace_add_mmap(&s->space, key, (int32_t)c->pid, c->start, c->map_len, i, dso_number);
+    }
+    return 1;
+}
+
+void pv_sym_jit_lookup(const dso *d, const pv_map *m, uint64_t ip, pv_symbol_cache_entry *e)
+{
+    e->sym = NULL;
+    e->sym_offset = 0;
+    if (!d->jit || m->pgoff >= d->jit->nr_codes) {
+        e->status = d->status ? d->status : "no symbol at this address";
+        return;
+    }
+    const pv_jit_code *c = &d->jit->codes[m->pgoff];
+    uint64_t offset = ip - c->start;   /* the map starts where its code does */
+    /* the unwinding data perf inject maps after the code has no symbol */
+    if (offset >= c->code_size) {
+        e->status = "no symbol at this address";
+        return;
+    }
+    e->sym = pv_jit_code_name(d->jit, c);
+    e->sym_offset = offset;
+    e->status = "ok";
+}
+
+bool pv_sym_jit_source_line(const dso *d, const pv_map *m, uint64_t ip, unsigned level, char *file,
+                            size_t file_size, uint64_t *line)
+{
+    if (!d->jit || level != 0 || m->pgoff >= d->jit->nr_codes)
+        return false;
+    const pv_jit_code *c = &d->jit->codes[m->pgoff];
+    const pv_jit_line *l = pv_jitdump_line(d->jit, c, ip - c->start + c->line_base);
+    if (!l || l->line == 0 || l->file == PV_JIT_NO_FILE)
+        return false;
+    snprintf(file, file_size, "%s", d->jit->names + l->file);
+    *line = l->line;
+    return true;
+}

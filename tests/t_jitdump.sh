@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# JIT frames named from a runtime's jitdump (jit-PID.dump) without perf
+# inject: node --perf-prof recorded with perf record -k 1 -g.
+#  - the fixture (tests/fixtures/jit/, record.sh): perfvtab on the recording
+#    as it is gives every JIT symbol the samples perf report gives it after
+#    perf inject --jit (tests/expected/jitdump/report.txt, made by
+#    tests/gen/jitdump.sh), exactly: perf inject maps each code load from
+#    its timestamp and perfvtab replays the same maps, so the same samples
+#    fall into the same code;
+#  - the jitdump found beside the recording, under perf_symbol_path's
+#    directory, in the other byte order; missing, cut short, garbage;
+#  - source lines from its debug-info records, checked against the bytes;
+#  - a live recording of node, against perf inject and perf report run now.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fixture=tests/fixtures/jit
+expected=tests/expected/jitdump/report.txt
+dump=$(cd "$fixture" && ls jit-*.dump.xz)
+dump=${dump%.xz}
+
+# counts per JIT symbol from perf report's rows (jitted-PID-N.so dsos)
+perf_jit_counts() {
+    awk '$2 ~ /^jitted-[0-9]+-[0-9]+\.so$/ { n = $1; $1 = ""; $2 = ""; $3 = "";
+         sub(/^ +/, ""); sum[$0] += n } END { for (s in sum) print s "\t" sum[s] }' "$1" | sort
+}
+# perfvtab's, for the samples its jitdump names
+pv_jit_counts() {
+    sqlrun "SELECT sym, count(*) FROM perf_samples($(sql_quote "$1"))
+                 WHERE dso GLOB '*/jit-*.dump' AND sym IS NOT NULL GROUP BY sym" | sort
+}
+# the same, after perf_symbol_path(sysroot, symdir)
+pv_jit_counts_symdir() {
+    sqlrun "SELECT perf_symbol_path(NULL, $(sql_quote "$1"))" \
+        "SELECT sym, count(*) FROM perf_samples($(sql_quote "$2"))
+         WHERE dso GLOB '*/jit-*.dump' AND sym IS NOT NULL GROUP BY sym" | tail -n +2 | sort
+}
+
+if [ ! -f "$expected" ] || [ ! -f "$fixture/$dump.xz" ]; then
+    echo "ok - jitdump fixture # SKIP input absent: $fixture or $expected"
+    exit 0
+fi
+mkdir -p "$tmp/beside" "$tmp/alone" "$tmp/symdir"
+cp "$fixture/node.data" "$tmp/beside/"
+cp "$fixture/node.data" "$tmp/alone/"
+xz -dc "$fixture/$dump.xz" >"$tmp/beside/$dump"
+cp "$tmp/beside/$dump" "$tmp/symdir/"
+
+want=$(perf_jit_counts "$expected")
+total_want=$(awk '{ n += $1 } END { print n }' "$expected")
+js_functions=$(grep -c '^JS:\*\(fib\|sieve\|mix\) ' <<<"$want")
+if [ "$js_functions" = 3 ]; then
+    echo "ok - fixture: perf report after perf inject names fib, sieve and mix (optimized)"
+else
+    echo "not ok - fixture: the expected report lacks a JS function: $want"
+fi
+check "fixture, beside the recording: samples per JIT symbol as perf report after perf inject --jit" \
+    "$(pv_jit_counts "$tmp/beside/node.data")" "$want"
+check "fixture: every sample counted, as perf report does (the shares' denominator)" \
+    "$(sqlrun "SELECT count(*) FROM perf_samples('$tmp/beside/node.data')")" "$total_want"
+check "fixture, jitdump under perf_symbol_path's directory: the same counts" \
+    "$(pv_jit_counts_symdir "$tmp/symdir" "$tmp/alone/node.data")" "$want"
+
+# the other byte order ("DTiJ" read as a number)
+mkdir -p "$tmp/swapped"
+cp "$fixture/node.data" "$tmp/swapped/"
+python3 tests/tools/jitdump_swap.py "$tmp/beside/$dump" "$tmp/swapped/$dump"
+check "fixture, jitdump in the other byte order: the same counts" \
+    "$(pv_jit_counts "$tmp/swapped/node.data")" "$want"
+
+# source lines: every JIT frame that has one gives a (file, line) that a
+# debug entry of a code load of that name holds, read from the bytes here
+python3 - "$tmp/beside/$dump" >"$tmp/lines.want" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+at = struct.unpack_from('<I', b, 8)[0]
+pending = []
+while len(b) - at >= 16:
+    rid, total, _ = struct.unpack_from('<IIQ', b, at)
+    if rid == 2:
+        nr = struct.unpack_from('<Q', b, at + 24)[0]
+        p, pending = at + 32, []
+        for _ in range(nr):
+            _, line, _ = struct.unpack_from('<QII', b, p)
+            end = b.index(b'\0', p + 16)
+            pending.append((b[p + 16:end], line))
+            p = end + 1
+    elif rid == 0:
+        end = b.index(b'\0', at + 56)
+        name = b[at + 56:end].decode()
+        for f, line in pending:
+            try:
+                print(f"{name}\t{f.decode()}\t{line}")
+            except UnicodeDecodeError:
+                pass
+        pending = []
+    at += total
+PY
+sqlrun "SELECT DISTINCT sym, srcfile, srcline FROM perf_callchains('$tmp/beside/node.data')
+        WHERE dso GLOB '*/jit-*.dump' AND srcfile IS NOT NULL" >"$tmp/lines.got"
+n_lines=$(grep -c . "$tmp/lines.got")
+missing=$(sort -u "$tmp/lines.want" | comm -23 <(sort -u "$tmp/lines.got") - | head -3)
+if [ "$n_lines" -gt 0 ] && [ -z "$missing" ]; then
+    echo "ok - fixture: $n_lines JIT frames' source lines, each one a debug entry of its function"
+else
+    echo "not ok - fixture: JIT source lines ($n_lines) not in the jitdump's debug entries: $missing"
+fi
+# node 20's V8 writes bytes of memory for a script's file name: no line
+got=$(sqlrun "SELECT count(*), count(srcfile) FROM perf_samples('$tmp/beside/node.data')
+              WHERE sym GLOB 'JS:[*]mix *'")
+case $got in
+[1-9]*$'\t'0) echo "ok - fixture: mix's debug entries name no file as text, so its samples have no source line ($got)" ;;
+*) echo "not ok - fixture: mix's samples and source lines: $got" ;;
+esac
+
+# missing: no name, and sym_status says why.  A sysroot (empty here) stands
+# for the recording machine, so the recorded path itself is not read.
+mkdir -p "$tmp/emptyroot"
+missing_status() {
+    sqlrun "SELECT perf_symbol_path($(sql_quote "$tmp/emptyroot"))" \
+        "SELECT count(*), count(sym), min(sym_status) FROM perf_samples($(sql_quote "$1"))
+         WHERE dso GLOB '/tmp/perf-*.map'" | tail -n +2
+}
+got=$(missing_status "$tmp/alone/node.data")
+case $got in
+[1-9]*$'\t'0$'\t'"no JIT map /tmp/perf-"*"; jitdump not found or unusable: $tmp/emptyroot/tmp/perfvtab-jit/$dump: No such file"*)
+    echo "ok - missing jitdump: the JIT code's samples unnamed, sym_status says where the jitdump was looked for" ;;
+*) echo "not ok - missing jitdump: $got" ;;
+esac

@@ -130,3 +130,61 @@ case $got in
     echo "ok - missing jitdump: the JIT code's samples unnamed, sym_status says where the jitdump was looked for" ;;
 *) echo "not ok - missing jitdump: $got" ;;
 esac
+
+# damaged jitdumps, beside a copy of the recording (the empty sysroot keeps
+# the recorded path out): every query answers, perf_diagnostics says why
+python3 - "$tmp/beside/$dump" "$tmp/damaged" <<'PY'
+import os, struct, sys, random
+src, out = sys.argv[1:]
+good = open(src, 'rb').read()
+first = struct.unpack_from('<I', good, 8)[0]       # the header's total_size
+def put(name, data):
+    os.makedirs(f"{out}/{name}", exist_ok=True)
+    open(f"{out}/{name}/{os.path.basename(src)}", 'wb').write(data)
+# the first CODE_LOAD record
+at = first
+while struct.unpack_from('<I', good, at)[0] != 0:
+    at += struct.unpack_from('<I', good, at + 4)[0]
+put('cut_in_record', good[:len(good) * 3 // 5 + 5])
+put('cut_in_header', good[:20])
+put('empty', b'')
+put('garbage', bytes(random.Random(26).randrange(256) for _ in range(8192)))
+d = bytearray(good); struct.pack_into('<I', d, first + 4, 8)
+put('record_size_8', bytes(d))
+d = bytearray(good); struct.pack_into('<I', d, first + 4, 0xffffffff)
+put('record_size_huge', bytes(d))
+d = bytearray(good); struct.pack_into('<Q', d, at + 40, 1 << 40)
+put('code_size_huge', bytes(d))
+d = bytearray(good); struct.pack_into('<I', d, 20, 1)
+put('other_pid', bytes(d))
+d = bytearray(good); struct.pack_into('<Q', d, 32, 6)
+put('unknown_flags', bytes(d))
+PY
+full_named=$(sqlrun "SELECT count(sym) FROM perf_samples('$tmp/beside/node.data') WHERE dso GLOB '*/jit-*.dump'")
+for variant in cut_in_record:jitdump_damaged:"read up to the damage" \
+               cut_in_header:jitdump_missing:"shorter than a jitdump header" \
+               empty:jitdump_missing:"shorter than a jitdump header" \
+               garbage:jitdump_missing:"not a jitdump: magic" \
+               record_size_8:jitdump_damaged:"less than its prefix" \
+               record_size_huge:jitdump_damaged:"past the end of the file" \
+               code_size_huge:jitdump_damaged:"code_size 1099511627776 is more than its record holds" \
+               other_pid:jitdump_missing:"it is process 1's" \
+               unknown_flags:jitdump_missing:"unknown header flags 0x6"; do
+    IFS=: read -r name kind words <<<"$variant"
+    dir=$tmp/damaged/$name
+    cp "$fixture/node.data" "$dir/"
+    sqlrun_each "$tmp/q" "SELECT perf_symbol_path($(sql_quote "$tmp/emptyroot"))" \
+        "SELECT kind || ': ' || message FROM perf_diagnostics('$dir/node.data') WHERE kind GLOB 'jitdump_*'" \
+        "SELECT count(*), count(sym) FROM perf_samples('$dir/node.data') WHERE dso GLOB '*/jit-*.dump'" \
+        "SELECT count(*) FROM perf_callchains('$dir/node.data')" \
+        "SELECT count(*) FROM perf_profile('$dir/node.data')"
+    diag=$(cat "$tmp/q.1") named=$(cat "$tmp/q.2") frames=$(cat "$tmp/q.3") profile=$(cat "$tmp/q.4")
+    IFS=$'\t' read -r in_dump n_named <<<"$named"
+    if [[ $diag == "$kind: "*"$words"* ]] && [[ $frames =~ ^[1-9][0-9]*$ ]] &&
+       [[ $profile =~ ^[1-9][0-9]*$ ]] && [[ $in_dump =~ ^[0-9]+$ ]] &&
+       [ "$n_named" -le "$full_named" ]; then
+        echo "ok - damaged jitdump ($name): $kind in perf_diagnostics, every table answers ($n_named of $full_named JIT samples named)"
+    else
+        echo "not ok - damaged jitdump ($name): diagnostics '$diag', samples '$named', callchains '$frames', profile '$profile'"
+    fi
+done

@@ -39,6 +39,15 @@
  *     (info, or warning beyond   larger than the record holds: the record's
  *     the 7 bytes of padding     size is trusted (value = the largest excess)
  *     perf 6.16+ adds)
+ *   jitdump_missing (warning)    a process mapped a jit-PID.dump that is not
+ *                                found (or not a jitdump of that process)
+ *                                where the symbolizer looks (jitdump.h):
+ *                                its JIT frames stay unnamed
+ *   jitdump_damaged (warning)    a jitdump read short: its records up to the
+ *                                damage name frames (value = code loads read)
+ *   jitdump_file_names (info)    debug entries whose file name is not text
+ *                                (node 20 writes memory bytes there): no
+ *                                source line for them (value = how many)
  *   short_mmap2 (info)           MMAP2 records in the layout of Linux
  *                                3.12-3.15 and RHEL 7's 3.10: no prot and
  *                                flags (decode/record_maps.c); count =
@@ -83,6 +92,10 @@ typedef struct pv_diagnostics {
  * offset.  Damage in the file is rows, never an error; -1 only when memory
  * runs out. */
 int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err);
+/* The same, with perf_symbol_path's sysroot and symbol directory (NULL:
+ * none), where the jitdumps a recording maps are looked for too. */
+int pv_diagnostics_collect_paths(pv_file *f, const char *sysroot, const char *symdir,
+                                 pv_diagnostics *out, pv_error *err);
 void pv_diagnostics_free(pv_diagnostics *d);
 
 #endif

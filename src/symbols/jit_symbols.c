@@ -26,10 +26,6 @@
 
 #include "base/pv_alloc.h"
 
-/* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
- * which the reading then reports as not found. */
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-
 #define ATTR_USE_CLOCKID 25     /* perf_event_attr's use_clockid bit */
 
 /* perf inject refuses to match jitdump times to samples unless every event
@@ -42,72 +38,36 @@ static bool recorded_on_monotonic(const pv_file *f)
     return f->nr_attrs > 0;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 void pv_sym_load_jitdump(pv_symbolizer *s, dso *d)
 {
     if (d->jit || d->status)
         return;
     d->loaded = true;
-    char candidates[4][4096];
-    int n = 0;
-    if (s->symdir)
-        snprintf(candidates[n++], sizeof candidates[0], "%s/%s", s->symdir, base_name(d->name));
-    if (s->sysroot)
-        snprintf(candidates[n++], sizeof candidates[0], "%s%s", s->sysroot, d->name);
-    const char *rec = s->file->path;
-    const char *rec_base = base_name(rec);
-    snprintf(candidates[n++], sizeof candidates[0], "%.*s%s", (int)(rec_base - rec), rec,
-             base_name(d->name));
-    /* a sysroot stands for the recording machine: its path is the recorded one */
-    if (!s->sysroot)
-        snprintf(candidates[n++], sizeof candidates[0], "%s", d->name);
-    char why[512] = "", first_why[1024] = "";
     pv_jitdump *j = pv_malloc(sizeof *j);
     if (!j)
         return;
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && strcmp(candidates[i], candidates[i - 1]) == 0)
-            continue;
-        int rc = pv_jitdump_read(candidates[i], j, why, sizeof why);
-        if (rc == -2) {
-            free(j);
-            return;
-        }
-        if (rc == 0 && d->pid != 0 && j->pid != (uint32_t)d->pid) {
-            snprintf(why, sizeof why, "it is process %u's, the recording maps process %d's",
-                     j->pid, (int)d->pid);
-            pv_jitdump_free(j);
-            rc = -1;
-        }
-        if (rc == -1) {
-            if (!first_why[0])
-                snprintf(first_why, sizeof first_why, "%s: %s", candidates[i], why);
-            continue;
-        }
-        d->runtime_path = pv_strdup(candidates[i]);
-        if (j->flags & PV_JITDUMP_ARCH_TIMESTAMP)
-            d->status = pv_sym_dup_printf("jitdump %s has architecture timestamps (TSC), which "
-                                          "perfvtab does not convert", candidates[i]);
-        else if (!recorded_on_monotonic(s->file))
-            d->status = pv_sym_dup_printf("jitdump %s: the recording is not on CLOCK_MONOTONIC "
-                                          "(perf record -k 1), so its times cannot be matched",
-                                          candidates[i]);
-        if (d->status) {
-            pv_jitdump_free(j);
-            free(j);
-            return;
-        }
-        d->jit = j;
+    char path[4096], why[1200];
+    int rc = pv_jitdump_find(s->file->path, s->sysroot, s->symdir, d->name, d->pid, j, path,
+                             sizeof path, why, sizeof why);
+    if (rc != 0) {
+        free(j);
+        if (rc == -1)
+            d->status = pv_sym_dup_printf("jitdump not found or unusable: %s", why);
         return;
     }
-    free(j);
-    d->status = pv_sym_dup_printf("jitdump not found or unusable: %s%s", first_why,
-                                  n > 1 ? " (and the other places it is looked for)" : "");
+    d->runtime_path = pv_strdup(path);
+    if (j->flags & PV_JITDUMP_ARCH_TIMESTAMP)
+        d->status = pv_sym_dup_printf("jitdump %s has architecture timestamps (TSC), which "
+                                      "perfvtab does not convert", path);
+    else if (!recorded_on_monotonic(s->file))
+        d->status = pv_sym_dup_printf("jitdump %s: the recording is not on CLOCK_MONOTONIC "
+                                      "(perf record -k 1), so its times cannot be matched", path);
+    if (d->status) {
+        pv_jitdump_free(j);
+        free(j);
+        return;
+    }
+    d->jit = j;
 }
 
 int pv_sym_feed_jitdump(pv_symbolizer *s, dso *d, uint32_t dso_number, uint64_t mmap_key)

@@ -12,6 +12,10 @@
 #include "base/byte_reader.h"
 #include "base/pv_alloc.h"
 
+/* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
+ * which the reading then reports as not found. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
 enum {
     JIT_CODE_LOAD = 0,
     JIT_CODE_MOVE = 1,
@@ -552,4 +556,56 @@ bool pv_jitdump_path_matches(const char *path, size_t n, int32_t pid)
         value = value * 10 + (uint64_t)(base[i] - '0');
     }
     return pid == 0 || value == (uint64_t)pid;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int pv_jitdump_find(const char *recording, const char *sysroot, const char *symdir,
+                    const char *recorded, int32_t pid, pv_jitdump *j, char *path,
+                    size_t path_size, char *why, size_t why_size)
+{
+    char candidates[4][4096];
+    int n = 0;
+    if (symdir)
+        snprintf(candidates[n++], sizeof candidates[0], "%s/%s", symdir, base_name(recorded));
+    if (sysroot)
+        snprintf(candidates[n++], sizeof candidates[0], "%s%s", sysroot, recorded);
+    const char *rec_base = base_name(recording);
+    snprintf(candidates[n++], sizeof candidates[0], "%.*s%s", (int)(rec_base - recording),
+             recording, base_name(recorded));
+    /* a sysroot stands for the recording machine: its path is the recorded one */
+    if (!sysroot)
+        snprintf(candidates[n++], sizeof candidates[0], "%s", recorded);
+    char reason[512];
+    why[0] = 0;
+    bool why_of_a_file = false;     /* a file that is there says more than one that is not */
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && strcmp(candidates[i], candidates[i - 1]) == 0)
+            continue;
+        int rc = pv_jitdump_read(candidates[i], j, reason, sizeof reason);
+        if (rc == -2)
+            return -2;
+        if (rc == 0 && pid != 0 && j->pid != (uint32_t)pid) {
+            snprintf(reason, sizeof reason, "it is process %u's, the recording maps process %d's",
+                     j->pid, (int)pid);
+            pv_jitdump_free(j);
+            rc = -1;
+        }
+        if (rc == 0) {
+            snprintf(path, path_size, "%s", candidates[i]);
+            return 0;
+        }
+        struct stat st;
+        bool there = stat(candidates[i], &st) == 0;
+        if (!why[0] || (there && !why_of_a_file)) {
+            snprintf(why, why_size, "%s: %s%s", candidates[i], reason,
+                     n > 1 ? " (and the other places it is looked for)" : "");
+            why_of_a_file = there;
+        }
+    }
+    return -1;
 }

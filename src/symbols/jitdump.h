@@ -102,6 +102,17 @@ static inline const char *pv_jit_code_name(const pv_jitdump *j, const pv_jit_cod
  * the first entry). */
 const pv_jit_line *pv_jitdump_line(const pv_jitdump *j, const pv_jit_code *c, uint64_t addr);
 
+/* Finds and reads the jitdump that recording (the perf.data path) maps
+ * as `recorded` in process pid, trying in turn: symdir/<its name>,
+ * sysroot<recorded>, beside the recording, and the recorded path itself
+ * when no sysroot is set (sysroot, symdir: NULL for none).  The first
+ * that is a jitdump of that pid is read into j, its path into path.
+ * 0 found (j->damage may say it was read short); -1 none (why names the
+ * first place tried and its reason); -2 out of memory. */
+int pv_jitdump_find(const char *recording, const char *sysroot, const char *symdir,
+                    const char *recorded, int32_t pid, pv_jitdump *j, char *path,
+                    size_t path_size, char *why, size_t why_size);
+
 /* Whether a recorded path names a jitdump, as perf's rule has it: a file
  * jit-<pid>.dump whose pid is that of the process mapping it (pid 0: any,
  * as maps synthesized system-wide carry). */

@@ -188,3 +188,31 @@ for variant in cut_in_record:jitdump_damaged:"read up to the damage" \
         echo "not ok - damaged jitdump ($name): diagnostics '$diag', samples '$named', callchains '$frames', profile '$profile'"
     fi
 done
+
+# live: node recorded now, perf inject --jit and perf report run now
+if ! command -v node >/dev/null || ! command -v perf >/dev/null; then
+    echo "ok - live node recording against perf inject --jit # SKIP input absent: node or perf not installed"
+    exit 0
+fi
+mkdir -p "$tmp/live" "$tmp/home"
+cp "$fixture/script.js" "$tmp/live/"
+if ! (cd "$tmp/live" && HOME=$tmp/home timeout 60 perf record -q -k 1 -g -F 499 -o perf.data -- \
+        node --perf-prof --interpreted-frames-native-stack script.js 20 >record.log 2>&1) ||
+   ! ls "$tmp"/live/jit-*.dump >/dev/null 2>&1; then
+    echo "ok - live node recording against perf inject --jit # SKIP input absent: perf record of node failed (permissions?): $(oneline "$tmp/live/record.log")"
+    exit 0
+fi
+if ! HOME=$tmp/home perf inject --jit -i "$tmp/live/perf.data" -o "$tmp/live/injected.data" \
+        >"$tmp/live/inject.log" 2>&1; then
+    echo "not ok - live: perf inject --jit failed: $(oneline "$tmp/live/inject.log")"
+    exit 0
+fi
+HOME=$tmp/home perf report -i "$tmp/live/injected.data" --stdio --no-children -g none --sort dso,sym \
+    -F sample,dso,sym 2>/dev/null | grep -v '^#' | grep . | sed 's/ *$//' >"$tmp/live/report.txt"
+want=$(perf_jit_counts "$tmp/live/report.txt")
+if [ -z "$want" ]; then
+    echo "not ok - live: perf report names no JIT symbol after perf inject: $(oneline "$tmp/live/report.txt")"
+else
+    check "live: samples per JIT symbol as perf report after perf inject --jit ($(grep -c . <<<"$want") symbols)" \
+        "$(pv_jit_counts "$tmp/live/perf.data")" "$want"
+fi

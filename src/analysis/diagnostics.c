@@ -245,10 +245,13 @@ static void check_jitdump(collector *c, const pv_record *rec, const pv_rec_mmap 
     c->jit_pids[c->nr_jit_pids++] = pid;
     pv_jitdump j;
     char path[4096], why[1200];
-    int rc = pv_jitdump_find(c->f->path, c->sysroot, c->symdir, recorded, pid, &j, path, sizeof path,
-                             why, sizeof why);
+    pv_error err;
+    int rc = pv_jitdump_find(c->f->path, c->sysroot, c->symdir, recorded, pid, pv_file_stop(c->f),
+                             &j, path, sizeof path, why, sizeof why, &err);
     pv_diagnostic *row = NULL;
-    if (rc == -2) {
+    if (rc == -3) {
+        /* interrupted: the walk's next read stops the statement */
+    } else if (rc == -2) {
         c->failed = true;
     } else if (rc == -1) {
         row = add_row(c, "jitdump_missing", "warning",

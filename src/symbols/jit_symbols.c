@@ -38,23 +38,27 @@ static bool recorded_on_monotonic(const pv_file *f)
     return f->nr_attrs > 0;
 }
 
-void pv_sym_load_jitdump(pv_symbolizer *s, dso *d)
+int pv_sym_load_jitdump(pv_symbolizer *s, dso *d, pv_error *err)
 {
-    if (d->jit || d->status)
-        return;
-    d->loaded = true;
+    if (d->loaded)
+        return 0;
     pv_jitdump *j = pv_malloc(sizeof *j);
     if (!j)
-        return;
+        return pv_error_set(err, "%s: out of memory reading %s", s->file->path, d->name);
     char path[4096], why[1200];
-    int rc = pv_jitdump_find(s->file->path, s->sysroot, s->symdir, d->name, d->pid, j, path,
-                             sizeof path, why, sizeof why);
+    int rc = pv_jitdump_find(s->file->path, s->sysroot, s->symdir, d->name, d->pid,
+                             pv_file_stop(s->file), j, path, sizeof path, why, sizeof why, err);
     if (rc != 0) {
         free(j);
-        if (rc == -1)
-            d->status = pv_sym_dup_printf("jitdump not found or unusable: %s", why);
-        return;
+        if (rc == -3)
+            return -1;  /* not loaded: a later query reads it */
+        d->loaded = true;
+        if (rc == -2)
+            return pv_error_set(err, "%s: out of memory reading %s", s->file->path, d->name);
+        d->status = pv_sym_dup_printf("jitdump not found or unusable: %s", why);
+        return 0;
     }
+    d->loaded = true;
     d->runtime_path = pv_strdup(path);
     if (j->flags & PV_JITDUMP_ARCH_TIMESTAMP)
         d->status = pv_sym_dup_printf("jitdump %s has architecture timestamps (TSC), which "
@@ -65,15 +69,17 @@ void pv_sym_load_jitdump(pv_symbolizer *s, dso *d)
     if (d->status) {
         pv_jitdump_free(j);
         free(j);
-        return;
+        return 0;
     }
     d->jit = j;
+    return 0;
 }
 
-int pv_sym_feed_jitdump(pv_symbolizer *s, dso *d, uint32_t dso_number, uint64_t mmap_key)
+int pv_sym_feed_jitdump(pv_symbolizer *s, dso *d, uint32_t dso_number, uint64_t mmap_key,
+                        pv_error *err)
 {
-    if (!d->loaded)
-        pv_sym_load_jitdump(s, d);
+    if (pv_sym_load_jitdump(s, d, err))
+        return -1;
     if (!d->jit)
         return 0;
     if (d->jit_fed)

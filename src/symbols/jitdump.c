@@ -457,7 +457,8 @@ static int read_record(pv_jitdump *j, jit_reader *r, uint64_t offset, uint32_t i
     }
 }
 
-int pv_jitdump_read(const char *path, pv_jitdump *j, char *why, size_t why_size)
+int pv_jitdump_read(const char *path, const pv_stop *stop, pv_jitdump *j, char *why,
+                    size_t why_size, pv_error *err)
 {
     memset(j, 0, sizeof *j);
     jit_reader r = {.fd = -1};
@@ -473,7 +474,11 @@ int pv_jitdump_read(const char *path, pv_jitdump *j, char *why, size_t why_size)
     r.size = (uint64_t)st.st_size;
     uint64_t offset;
     int rc = read_header(j, &r, &offset, why, why_size);
-    while (rc == 0 && offset < r.size) {
+    for (uint64_t nr = 1; rc == 0 && offset < r.size; nr++) {
+        if (nr % 4096 == 0 && pv_stop_check_point(stop, path, err)) {
+            rc = -3;
+            break;
+        }
         if (r.size - offset < PREFIX_SIZE) {
             set_damage(j, "a record cut short at offset %llu (%llu bytes left)",
                        (unsigned long long)offset, (unsigned long long)(r.size - offset));
@@ -505,8 +510,8 @@ int pv_jitdump_read(const char *path, pv_jitdump *j, char *why, size_t why_size)
     }
     close(r.fd);
     free(r.buf);
-    if (rc == -2)
-        snprintf(why, why_size, "out of memory");
+    if (rc == -2 || rc == -3)
+        snprintf(why, why_size, "%s", rc == -2 ? "out of memory" : "interrupted");
     if (rc != 0)
         pv_jitdump_free(j);
     return rc;
@@ -565,8 +570,8 @@ static const char *base_name(const char *path)
 }
 
 int pv_jitdump_find(const char *recording, const char *sysroot, const char *symdir,
-                    const char *recorded, int32_t pid, pv_jitdump *j, char *path,
-                    size_t path_size, char *why, size_t why_size)
+                    const char *recorded, int32_t pid, const pv_stop *stop, pv_jitdump *j,
+                    char *path, size_t path_size, char *why, size_t why_size, pv_error *err)
 {
     char candidates[4][4096];
     int n = 0;
@@ -586,9 +591,9 @@ int pv_jitdump_find(const char *recording, const char *sysroot, const char *symd
     for (int i = 0; i < n; i++) {
         if (i > 0 && strcmp(candidates[i], candidates[i - 1]) == 0)
             continue;
-        int rc = pv_jitdump_read(candidates[i], j, reason, sizeof reason);
-        if (rc == -2)
-            return -2;
+        int rc = pv_jitdump_read(candidates[i], stop, j, reason, sizeof reason, err);
+        if (rc == -2 || rc == -3)
+            return rc;
         if (rc == 0 && pid != 0 && j->pid != (uint32_t)pid) {
             snprintf(reason, sizeof reason, "it is process %u's, the recording maps process %d's",
                      j->pid, (int)pid);

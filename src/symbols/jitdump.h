@@ -43,6 +43,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/pv_error.h"
+#include "base/pv_stop.h"
+
 #define PV_JITDUMP_MAGIC 0x4A695444u
 #define PV_JITDUMP_ARCH_TIMESTAMP 1u
 
@@ -86,10 +89,12 @@ typedef struct pv_jitdump {
     uint64_t nr_bad_files;  /* debug entries whose file name is not text */
 } pv_jitdump;
 
-/* Reads path into j (zeroed first).  0: read, possibly to a damaged
- * record (j->damage says so); -1: no usable file (why: not found, not a
- * jitdump, a bad header); -2: out of memory. */
-int pv_jitdump_read(const char *path, pv_jitdump *j, char *why, size_t why_size);
+/* Reads path into j (zeroed first), asking stop (NULL: none) every few
+ * thousand records.  0: read, possibly to a damaged record (j->damage says
+ * so); -1: no usable file (why: not found, not a jitdump, a bad header);
+ * -2: out of memory; -3: stopped (err set by pv_stop_check_point). */
+int pv_jitdump_read(const char *path, const pv_stop *stop, pv_jitdump *j, char *why,
+                    size_t why_size, pv_error *err);
 void pv_jitdump_free(pv_jitdump *j);
 
 static inline const char *pv_jit_code_name(const pv_jitdump *j, const pv_jit_code *c)
@@ -108,10 +113,10 @@ const pv_jit_line *pv_jitdump_line(const pv_jitdump *j, const pv_jit_code *c, ui
  * when no sysroot is set (sysroot, symdir: NULL for none).  The first
  * that is a jitdump of that pid is read into j, its path into path.
  * 0 found (j->damage may say it was read short); -1 none (why names the
- * first place tried and its reason); -2 out of memory. */
+ * first place tried and its reason); -2 out of memory; -3 stopped (err). */
 int pv_jitdump_find(const char *recording, const char *sysroot, const char *symdir,
-                    const char *recorded, int32_t pid, pv_jitdump *j, char *path,
-                    size_t path_size, char *why, size_t why_size);
+                    const char *recorded, int32_t pid, const pv_stop *stop, pv_jitdump *j,
+                    char *path, size_t path_size, char *why, size_t why_size, pv_error *err);
 
 /* Whether a recorded path names a jitdump, as perf's rule has it: a file
  * jit-<pid>.dump whose pid is that of the process mapping it (pid 0: any,

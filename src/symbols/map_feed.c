@@ -47,9 +47,11 @@ static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
         pv_sym_set_build_id(&s->dsos[d], m.build_id, m.build_id_size);
     bool kernel_side = s->dsos[d].kernel_side;
     /* a jitdump's own map gives way to its code loads, as in perf inject */
-    if (s->dsos[d].kind == DSO_JITDUMP &&
-        pv_sym_feed_jitdump(s, &s->dsos[d], d, record_key(s, r, &m.trailer)))
-        return 0;
+    if (s->dsos[d].kind == DSO_JITDUMP) {
+        int fed = pv_sym_feed_jitdump(s, &s->dsos[d], d, record_key(s, r, &m.trailer), err);
+        if (fed != 0)
+            return fed < 0 ? -1 : 0;
+    }
     pv_aspace_add_mmap(&s->space, record_key(s, r, &m.trailer), kernel_side ? PV_KERNEL_PID : pid,
                        m.start, m.len, m.pgoff, d);
     return 0;

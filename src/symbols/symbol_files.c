@@ -379,9 +379,14 @@ void pv_sym_load_dso(pv_symbolizer *s, dso *d)
         if (!pv_symtab_load_jit_map(&d->symbols, d->name))
             d->status = jit_map_missing(s, d);
         break;
-    case DSO_JITDUMP:
-        pv_sym_load_jitdump(s, d);
+    case DSO_JITDUMP: {
+        /* read when its map was fed (map_feed.c); here only if that stopped */
+        pv_error ignored;
+        d->loaded = false;
+        if (pv_sym_load_jitdump(s, d, &ignored))
+            d->loaded = true;
         break;
+    }
     case DSO_KERNEL:
         if (!s->kallsyms_loaded)
             load_kallsyms(s);

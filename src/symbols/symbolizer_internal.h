@@ -116,11 +116,14 @@ bool pv_sym_offsets_are_addresses(const char *name, bool jit);
 bool pv_sym_file_is_timed(const pv_file *f);
 int pv_sym_apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err);
 void pv_sym_load_dso(pv_symbolizer *s, dso *d);
-void pv_sym_load_jitdump(pv_symbolizer *s, dso *d);
+/* Finds and reads jitdump d once; -1 (err) out of memory or stopped. */
+int pv_sym_load_jitdump(pv_symbolizer *s, dso *d, pv_error *err);
 /* Puts the code loads of jitdump d (dso number dso_number), mapped at
  * mmap_key, into the address space once; 1 when it did (or had), 0 when
- * there is no usable jitdump (d->status says why). */
-int pv_sym_feed_jitdump(pv_symbolizer *s, dso *d, uint32_t dso_number, uint64_t mmap_key);
+ * there is no usable jitdump (d->status says why), -1 (err) out of memory
+ * or stopped. */
+int pv_sym_feed_jitdump(pv_symbolizer *s, dso *d, uint32_t dso_number, uint64_t mmap_key,
+                        pv_error *err);
 void pv_sym_jit_lookup(const dso *d, const pv_map *m, uint64_t ip, pv_symbol_cache_entry *e);
 bool pv_sym_jit_source_line(const dso *d, const pv_map *m, uint64_t ip, unsigned level, char *file,
                             size_t file_size, uint64_t *line);

@@ -10,6 +10,8 @@
 #  - the jitdump found beside the recording, under perf_symbol_path's
 #    directory, in the other byte order; missing, cut short, garbage;
 #  - source lines from its debug-info records, checked against the bytes;
+#  - a later CODE_LOAD over used code and a CODE_MOVE, timed mid-run, against
+#    perf inject and perf report run now on that jitdump;
 #  - a live recording of node, against perf inject and perf report run now.
 set -u
 . "$(dirname "$0")/lib/common.sh"
@@ -188,6 +190,72 @@ for variant in cut_in_record:jitdump_damaged:"read up to the damage" \
         echo "not ok - damaged jitdump ($name): diagnostics '$diag', samples '$named', callchains '$frames', profile '$profile'"
     fi
 done
+
+# over time: the fixture's jitdump with two records added at its end, timed
+# in the middle of the run: a CODE_LOAD of another name over mix's hot code,
+# and a CODE_MOVE of sieve's hot code onto fib's.  The samples before
+# each keep their old name, those after take the new one; perf inject and
+# perf report, run now on the same jitdump (put where the recording names
+# it, in the test's own /tmp), say which.
+if [ -e /tmp/perfvtab-jit ]; then
+    echo "ok - jitdump records over time, against perf inject # SKIP input absent: /tmp/perfvtab-jit exists (not the test's own /tmp), where perf inject must read the changed jitdump"
+else
+    mkdir -p "$tmp/timed" "$tmp/home" /tmp/perfvtab-jit
+    cp "$fixture/node.data" "$tmp/timed/"
+    starts=$(sqlrun "SELECT sym, ip - dso_offset, (min(time) + max(time)) / 2 FROM perf_samples('$tmp/beside/node.data')
+                     WHERE sym GLOB 'JS:[*]mix *' OR sym GLOB 'JS:[*]fib *' OR sym GLOB 'JS:[*]sieve *'
+                     GROUP BY 1, 2 ORDER BY count(*) DESC")
+    python3 - "$tmp/beside/$dump" "$tmp/timed/$dump" "$starts" <<'PY'
+import struct, sys
+src, dst, starts = sys.argv[1:]
+hot = {}
+for line in starts.splitlines():
+    sym, start, mid = line.split('\t')
+    hot.setdefault(sym.split()[0], (int(start), int(mid)))   # the most sampled code of each
+b = open(src, 'rb').read()
+loads = {}
+at = struct.unpack_from('<I', b, 8)[0]
+while len(b) - at >= 16:
+    rid, total, _ = struct.unpack_from('<IIQ', b, at)
+    if rid == 0:
+        pid, tid, _, addr, size, index = struct.unpack_from('<IIQQQQ', b, at + 16)
+        loads[addr] = (pid, tid, size, index)
+    at += total
+mix_start, mix_mid = hot['JS:*mix']
+sieve_start, _ = hot['JS:*sieve']
+fib_start, fib_mid = hot['JS:*fib']
+pid, tid, mix_size, _ = loads[mix_start]
+name = b'JS:replaced mix\0'
+load = struct.pack('<IIQ', 0, 16 + 40 + len(name) + mix_size, mix_mid)
+load += struct.pack('<IIQQQQ', pid, tid, mix_start, mix_start, mix_size, 1 << 40) + name + bytes(mix_size)
+_, _, sieve_size, sieve_index = loads[sieve_start]
+move = struct.pack('<IIQ', 1, 16 + 48, fib_mid)
+move += struct.pack('<IIQQQQQ', pid, tid, fib_start, sieve_start, fib_start, sieve_size, sieve_index)
+open(sys.argv[2], 'wb').write(b + load + move)
+PY
+    cp "$tmp/timed/$dump" /tmp/perfvtab-jit/
+    if HOME=$tmp/home perf inject --jit -i "$tmp/timed/node.data" -o "$tmp/timed/injected.data" \
+            >"$tmp/timed/inject.log" 2>&1; then
+        HOME=$tmp/home perf report -i "$tmp/timed/injected.data" --stdio --no-children -g none \
+            --sort dso,sym -F sample,dso,sym 2>/dev/null | grep -v '^#' | grep . | sed 's/ *$//' \
+            >"$tmp/timed/report.txt"
+        want=$(perf_jit_counts "$tmp/timed/report.txt")
+        replaced=$(awk -F '\t' '$1 == "JS:replaced mix" { print $2 }' <<<"$want")
+        mix_after=$(grep '^JS:\*mix ' <<<"$want" | cut -f2)
+        fib_before=$(grep '^JS:\*fib ' <<<"$(perf_jit_counts "$expected")" | cut -f2)
+        fib_after=$(grep '^JS:\*fib ' <<<"$want" | cut -f2)
+        if [ "${replaced:-0}" -gt 0 ] && [ "${mix_after:-0}" -gt 0 ] &&
+           [ "${fib_after:-0}" -gt 0 ] && [ "${fib_after:-0}" -lt "${fib_before:-0}" ]; then
+            check "jitdump records over time: a later load and a move rename the samples after them, as perf inject + perf report ($replaced of mix's, $((fib_before - fib_after)) of fib's samples renamed)" \
+                "$(pv_jit_counts "$tmp/timed/node.data")" "$want"
+        else
+            echo "not ok - jitdump records over time: perf does not rename part of mix's and fib's samples ($replaced, $mix_after, $fib_before, $fib_after): $want"
+        fi
+    else
+        echo "not ok - jitdump records over time: perf inject failed: $(oneline "$tmp/timed/inject.log")"
+    fi
+    rm -rf /tmp/perfvtab-jit
+fi
 
 # live: node recorded now, perf inject --jit and perf report run now
 if ! command -v node >/dev/null || ! command -v perf >/dev/null; then

@@ -48,6 +48,9 @@ static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
     bool kernel_side = s->dsos[d].kernel_side;
     /* a jitdump's own map gives way to its code loads, as in perf inject */
     if (s->dsos[d].kind == DSO_JITDUMP) {
+        /* made earlier from the build-id list, which names no process */
+        if (s->dsos[d].pid == 0 && !s->dsos[d].loaded)
+            s->dsos[d].pid = pid;
         int fed = pv_sym_feed_jitdump(s, &s->dsos[d], d, record_key(s, r, &m.trailer), err);
         if (fed != 0)
             return fed < 0 ? -1 : 0;

@@ -133,6 +133,17 @@ case $got in
 *) echo "not ok - missing jitdump: $got" ;;
 esac
 
+# an allocation that fails while a jitdump is read and fed ends the query
+# in an error or in its right rows (tests/tools/alloc_sweep.c, as t_alloc.sh)
+if [ -x "${PV_BUILD:-build}/tools/alloc_sweep" ]; then
+    timeout 900 "${PV_BUILD:-build}/tools/alloc_sweep" --runs 12 \
+        "SELECT sym, count(*) FROM perf_samples('$tmp/beside/node.data') WHERE dso GLOB '*/jit-*.dump' GROUP BY sym" \
+        "SELECT kind, message FROM perf_diagnostics('$tmp/beside/node.data')"
+    [ $? -le 1 ] || echo "not ok - jitdump alloc_sweep: a crash or a time-out"
+else
+    echo "ok - jitdump alloc_sweep # SKIP input absent: ${PV_BUILD:-build}/tools/alloc_sweep not built"
+fi
+
 # damaged jitdumps, beside a copy of the recording (the empty sysroot keeps
 # the recorded path out): every query answers, perf_diagnostics says why
 python3 - "$tmp/beside/$dump" "$tmp/damaged" <<'PY'

@@ -36,7 +36,8 @@ static void diagnostics_seek(PvCursor *cur, size_t at)
 static int diagnostics_first(PvCursor *cur, pv_error *err)
 {
     DiagnosticsState *st = cur->state;
-    if (pv_diagnostics_collect(cur->file, &st->rows, err))
+    if (pv_diagnostics_collect_paths(cur->file, pv_cache_sysroot(cur->cache),
+                                     pv_cache_symdir(cur->cache), &st->rows, err))
         return -1;
     diagnostics_seek(cur, 0);
     return 0;

@@ -33,6 +33,10 @@
 #   time                 GNU time: make bench's peak RSS of each command
 #   clang libclang-rt-14-dev  ThreadSanitizer build of tests/t_threads.sh, and
 #                        the libFuzzer targets of `make fuzz`
+#   xz-utils             tests/t_jitdump.sh unpacks the node fixture's jitdump
+#                        (committed as .xz: 2.2 MB raw)
+#   nodejs               Debian's node: tests/t_jitdump.sh records node
+#                        --perf-prof live and compares with perf inject --jit
 #   strace               tests/t_hostile_schema.sh watches which files a victim's
 #                        process touches
 #   rustc                Debian's Rust compiler: tests/t_rust_names.sh builds a
@@ -52,7 +56,7 @@ packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev
           libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
           linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
           libclang-rt-14-dev rustc golang-go llvm dpkg-dev debhelper lintian man-db bsdextrautils
-          strace)
+          strace xz-utils nodejs)
 
 installed() {
     local status

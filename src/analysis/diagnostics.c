@@ -18,6 +18,7 @@
 #include "decode/sample.h"
 #include "decode/tracepoint.h"
 #include "base/pv_alloc.h"
+#include "symbols/jitdump.h"
 
 /* Per-type rows (unknown and malformed types): beyond this many distinct
  * types, the rest are counted in one row, so a file of random types cannot
@@ -65,6 +66,9 @@ typedef struct collector {
     uint64_t first_late_limit;  /* what was flushed when it came */
     uint64_t *samples_per_attr; /* f->nr_attrs counts, or NULL */
     bool deferred_chains;       /* a sample waits for a deferred callchain */
+    const char *sysroot, *symdir;   /* where jitdumps are looked for too */
+    int32_t *jit_pids;          /* processes whose jitdump was checked */
+    size_t nr_jit_pids;
 } collector;
 
 static pv_diagnostic *add_row(collector *c, const char *kind, const char *severity,
@@ -224,6 +228,68 @@ static void finished_round(collector *c)
     c->rounds++;
 }
 
+/* A jitdump a process maps (once per process): found, read whole? */
+static void check_jitdump(collector *c, const pv_record *rec, const pv_rec_mmap *m)
+{
+    int32_t pid = (int32_t)m->pid;
+    if ((rec->misc & PV_MISC_CPUMODE_MASK) == 1 /* kernel */ ||
+        !pv_jitdump_path_matches(m->filename, (size_t)m->filename_len, pid))
+        return;
+    for (size_t i = 0; i < c->nr_jit_pids; i++)
+        if (c->jit_pids[i] == pid)
+            return;
+    int32_t *pids = pv_realloc(c->jit_pids, (c->nr_jit_pids + 1) * sizeof *pids);
+    char *recorded = pv_strndup(m->filename, (size_t)m->filename_len);
+    if (!pids || !recorded) {
+        if (pids)
+            c->jit_pids = pids;
+        free(recorded);
+        c->failed = true;
+        return;
+    }
+    c->jit_pids = pids;
+    c->jit_pids[c->nr_jit_pids++] = pid;
+    pv_jitdump j;
+    char path[4096], why[1200];
+    pv_error err;
+    int rc = pv_jitdump_find(c->f->path, c->sysroot, c->symdir, recorded, pid, pv_file_stop(c->f),
+                             &j, path, sizeof path, why, sizeof why, &err);
+    pv_diagnostic *row = NULL;
+    if (rc == -3) {
+        /* interrupted: the walk's next read stops the statement */
+    } else if (rc == -2) {
+        c->failed = true;
+    } else if (rc == -1) {
+        row = add_row(c, "jitdump_missing", "warning",
+                      "process %d maps %s, but no jitdump of it can be read: %s; its JIT frames "
+                      "stay unnamed", (int)pid, recorded, why);
+        set_place(row, rec->index, rec->file_offset);
+    } else {
+        if (j.damage) {
+            row = add_row(c, "jitdump_damaged", "warning", "%s: read up to the damage (%zu code "
+                          "loads), where %s", path, j.nr_codes, j.damage);
+            set_place(row, rec->index, rec->file_offset);
+            if (row) {
+                row->has_value = true;
+                row->value = j.nr_codes;
+            }
+        }
+        if (j.nr_bad_files) {
+            row = add_row(c, "jitdump_file_names", "info", "%s: %llu debug entries name their "
+                          "file with bytes that are not text: no source line for them", path,
+                          (unsigned long long)j.nr_bad_files);
+            set_place(row, rec->index, rec->file_offset);
+            if (row) {
+                row->count = j.nr_bad_files;
+                row->has_value = true;
+                row->value = j.nr_bad_files;
+            }
+        }
+        pv_jitdump_free(&j);
+    }
+    free(recorded);
+}
+
 static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
 {
     pv_file *f = c->f;
@@ -278,11 +344,15 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         count(rec->type == PV_RECORD_LOST ? &c->lost : &c->lost_samples, rec, lost);
         break;
     }
+    case PV_RECORD_MMAP:
     case PV_RECORD_MMAP2: {
         pv_rec_mmap m;
         /* the fields JSON above decoded it, so this cannot fail */
-        if (pv_rec_mmap_decode(f, rec, &m, &err) == 0 && m.short_layout)
-            count(&c->short_mmap2, rec, 1);
+        if (pv_rec_mmap_decode(f, rec, &m, &err) == 0) {
+            if (m.short_layout)
+                count(&c->short_mmap2, rec, 1);
+            check_jitdump(c, rec, &m);
+        }
         break;
     }
     case PV_RECORD_COMPRESSED2: {
@@ -619,11 +689,19 @@ static int compare_rows(const void *a, const void *b)
 
 int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
 {
+    return pv_diagnostics_collect_paths(f, NULL, NULL, out, err);
+}
+
+int pv_diagnostics_collect_paths(pv_file *f, const char *sysroot, const char *symdir,
+                                 pv_diagnostics *out, pv_error *err)
+{
     memset(out, 0, sizeof *out);
     collector *c = pv_calloc(1, sizeof *c);
     if (!c)
         return pv_error_set(err, "%s: out of memory", f->data_path);
     c->f = f;
+    c->sysroot = sysroot && *sysroot ? sysroot : NULL;
+    c->symdir = symdir && *symdir ? symdir : NULL;
     c->out = out;
     check_features(c);
     c->samples_per_attr = pv_calloc(f->nr_attrs ? f->nr_attrs : 1, sizeof *c->samples_per_attr);
@@ -637,6 +715,7 @@ int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err)
     bool stopped = !c->failed && c->deferred_chains && deferred_chain_rows(c, err);
     bool failed = c->failed;
     free(c->samples_per_attr);
+    free(c->jit_pids);
     for (size_t i = 0; i < c->malformed.nr; i++)
         free(c->malformed.items[i].first_message);
     free(c);

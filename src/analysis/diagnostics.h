@@ -45,6 +45,15 @@
  *   offcpu_raw_samples (warning) offcpu-time samples whose fields are in
  *                                their raw data (perf 6.14+'s):
  *                                not perf_offcpu rows; count = value = how many
+ *   jitdump_missing (warning)    a process mapped a jit-PID.dump that is not
+ *                                found (or not a jitdump of that process)
+ *                                where the symbolizer looks (jitdump.h):
+ *                                its JIT frames stay unnamed
+ *   jitdump_damaged (warning)    a jitdump read short: its records up to the
+ *                                damage name frames (value = code loads read)
+ *   jitdump_file_names (info)    debug entries whose file name is not text
+ *                                (node 20 writes memory bytes there): no
+ *                                source line for them (value = how many)
  *   short_mmap2 (info)           MMAP2 records in the layout of Linux
  *                                3.12-3.15 and RHEL 7's 3.10: no prot and
  *                                flags (decode/record_maps.c); count =
@@ -89,6 +98,10 @@ typedef struct pv_diagnostics {
  * offset.  Damage in the file is rows, never an error; -1 only when memory
  * runs out. */
 int pv_diagnostics_collect(pv_file *f, pv_diagnostics *out, pv_error *err);
+/* The same, with perf_symbol_path's sysroot and symbol directory (NULL:
+ * none), where the jitdumps a recording maps are looked for too. */
+int pv_diagnostics_collect_paths(pv_file *f, const char *sysroot, const char *symdir,
+                                 pv_diagnostics *out, pv_error *err);
 void pv_diagnostics_free(pv_diagnostics *d);
 
 #endif

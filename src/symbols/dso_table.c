@@ -82,6 +82,9 @@ void pv_sym_free_dso(dso *d)
     free(d->name);
     free(d->status);
     free(d->runtime_path);
+    if (d->jit)
+        pv_jitdump_free(d->jit);
+    free(d->jit);
     pv_symtab_free(&d->symbols);
     pv_symtree_free(&d->tree);
 }
@@ -151,6 +154,8 @@ uint32_t pv_sym_dso_for_map(pv_symbolizer *s, int32_t pid, unsigned cpumode, con
                        cpumode == CPUMODE_GUEST_KERNEL;
     if (kernel_side)
         return pv_sym_intern_dso(s, pv_sym_kernel_dso_name(filename, n), DSO_KERNEL, true, -1);
+    if (pv_jitdump_path_matches(filename, n, pid))
+        return pv_sym_intern_dso(s, pv_strndup(filename, n), DSO_JITDUMP, false, pid);
     if (exec && (is_anon(filename, n) || starts_with(filename, n, "[stack") ||
                  starts_with(filename, n, "/vmap") || (n == 6 && !memcmp(filename, "[heap]", 6))))
         return pv_sym_intern_dso(s, pv_sym_dup_printf("/tmp/perf-%d.map", pid), DSO_JIT, false, pid);

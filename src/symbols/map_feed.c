@@ -46,6 +46,15 @@ static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
     if (m.has_build_id)
         pv_sym_set_build_id(&s->dsos[d], m.build_id, m.build_id_size);
     bool kernel_side = s->dsos[d].kernel_side;
+    /* a jitdump's own map gives way to its code loads, as in perf inject */
+    if (s->dsos[d].kind == DSO_JITDUMP) {
+        /* made earlier from the build-id list, which names no process */
+        if (s->dsos[d].pid == 0 && !s->dsos[d].loaded)
+            s->dsos[d].pid = pid;
+        int fed = pv_sym_feed_jitdump(s, &s->dsos[d], d, record_key(s, r, &m.trailer), err);
+        if (fed != 0)
+            return fed < 0 ? -1 : 0;
+    }
     pv_aspace_add_mmap(&s->space, record_key(s, r, &m.trailer), kernel_side ? PV_KERNEL_PID : pid,
                        m.start, m.len, m.pgoff, d);
     return 0;
@@ -166,6 +175,8 @@ static void restart_feed(pv_symbolizer *s)
     if (s->feed.started)
         pv_walk_end(&s->feed.walk);
     memset(&s->feed, 0, sizeof s->feed);
+    for (size_t i = 0; i < s->nr_dsos; i++)
+        s->dsos[i].jit_fed = false;
     pv_aspace_free(&s->space);
     pv_aspace_init(&s->space);
 }

@@ -25,6 +25,8 @@ bool pv_symbolizer_source_line(pv_symbolizer *s, int32_t pid, uint64_t key, unsi
     if (!m)
         return false;
     dso *d = &s->dsos[m->dso];
+    if (d->kind == DSO_JITDUMP)
+        return pv_sym_jit_source_line(d, m, ip, level, file, file_size, line);
     if (d->kind != DSO_ELF)
         return false;   /* the vdso's copies carry no debug info */
     if (!d->loaded)

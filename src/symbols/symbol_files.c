@@ -343,6 +343,18 @@ static void load_kallsyms(pv_symbolizer *s)
     }
 }
 
+/* Why anonymous code of a process has no name: no JIT map, and the
+ * jitdump it mapped, if any, could not be used either. */
+static char *jit_map_missing(pv_symbolizer *s, const dso *d)
+{
+    for (size_t i = 0; i < s->nr_dsos; i++) {
+        const dso *j = &s->dsos[i];
+        if (j->kind == DSO_JITDUMP && j->pid == d->pid && j->status)
+            return pv_sym_dup_printf("no JIT map %s; %s", d->name, j->status);
+    }
+    return pv_sym_dup_printf("no JIT map %s", d->name);
+}
+
 void pv_sym_load_dso(pv_symbolizer *s, dso *d)
 {
     d->loaded = true;
@@ -365,8 +377,16 @@ void pv_sym_load_dso(pv_symbolizer *s, dso *d)
     }
     case DSO_JIT:
         if (!pv_symtab_load_jit_map(&d->symbols, d->name))
-            d->status = pv_sym_dup_printf("no JIT map %s", d->name);
+            d->status = jit_map_missing(s, d);
         break;
+    case DSO_JITDUMP: {
+        /* read when its map was fed (map_feed.c); here only if that stopped */
+        pv_error ignored;
+        d->loaded = false;
+        if (pv_sym_load_jitdump(s, d, &ignored))
+            d->loaded = true;
+        break;
+    }
     case DSO_KERNEL:
         if (!s->kallsyms_loaded)
             load_kallsyms(s);

@@ -110,6 +110,16 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
     if (!d->loaded)
         pv_sym_load_dso(s, d);
     out->dso = d->name;
+    if (d->kind == DSO_JITDUMP) {
+        /* the code at an address changes over time: no cache */
+        pv_symbol_cache_entry e;
+        pv_sym_jit_lookup(d, m, ip, &e);
+        out->dso_offset = ip - m->start;
+        out->sym = e.sym;
+        out->sym_offset = e.sym_offset;
+        out->status = e.status;
+        return;
+    }
     out->dso_offset = d->identity_offsets ? ip : ip - m->start + m->pgoff;
     uint64_t addr = out->dso_offset;
     if (d->kind == DSO_ELF || d->kind == DSO_VDSO)
@@ -144,7 +154,7 @@ bool pv_symbolizer_map(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpu
     out->dso = d->name;
     out->start = m->start;
     out->end = m->end;
-    out->pgoff = m->pgoff;
+    out->pgoff = d->kind == DSO_JITDUMP ? 0 : m->pgoff;    /* its pgoff numbers a code load */
     out->build_id_len = d->build_id_len;
     memcpy(out->build_id, d->build_id, d->build_id_len);
     return true;

@@ -19,7 +19,10 @@
  *     recorded build-id (without one: the recorded hostname and osrelease);
  *   [vdso]: the build-id cache's copy, else this process's own vdso when
  *     its build-id is the recording's;
- *   anonymous memory: the JIT map /tmp/perf-PID.map (perf's convention).
+ *   anonymous memory: the JIT map /tmp/perf-PID.map (perf's convention);
+ *   a runtime's jit-PID.dump, when the process maps one: its code loads
+ *     become maps of their own, as perf inject --jit makes them
+ *     (jit_symbols.c, jitdump.h).
  *
  * When no symbol can be had, the dso's status says why.
  */

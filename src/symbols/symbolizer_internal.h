@@ -9,6 +9,7 @@
  *   symbolizer.c     opening, lookups of addresses and comms
  *   unwind_glue.c    DWARF stacks: the unwinder over the address spaces
  *   source_glue.c    source lines of addresses, from the dsos' debug info
+ *   jit_symbols.c    a jitdump found, read and fed as maps; its code's names
  */
 #ifndef PV_SYMBOLIZER_INTERNAL_H
 #define PV_SYMBOLIZER_INTERNAL_H
@@ -24,6 +25,7 @@
 #include "unwind/dwarf_unwind.h"
 #include "symbols/addr_space.h"
 #include "symbols/elf_image.h"
+#include "symbols/jitdump.h"
 #include "symbols/symbol_cache.h"
 #include "symbols/symbolizer.h"
 #include "symbols/symtab.h"
@@ -31,13 +33,15 @@
 
 enum { CPUMODE_KERNEL = 1, CPUMODE_USER = 2, CPUMODE_GUEST_KERNEL = 4 };
 
-typedef enum { DSO_ELF, DSO_KERNEL, DSO_VDSO, DSO_JIT, DSO_NONE } dso_kind;
+/* DSO_JIT: anonymous code named by /tmp/perf-PID.map; DSO_JITDUMP: a
+ * runtime's jit-PID.dump, whose code loads are maps of their own */
+typedef enum { DSO_ELF, DSO_KERNEL, DSO_VDSO, DSO_JIT, DSO_JITDUMP, DSO_NONE } dso_kind;
 
 typedef struct dso {
     char *name;             /* as perf names it */
     dso_kind kind;
     bool kernel_side;       /* mapped by pid -1 */
-    int32_t pid;            /* DSO_JIT: whose map file */
+    int32_t pid;            /* DSO_JIT, DSO_JITDUMP: whose file */
     uint8_t build_id[PV_BUILD_ID_MAX];
     uint8_t build_id_len;   /* 0: the recording has none */
     bool loaded;
@@ -46,7 +50,9 @@ typedef struct dso {
     pv_symtab symbols;      /* DSO_JIT; DSO_KERNEL uses the symbolizer's kallsyms */
     pv_elf_image image;     /* DSO_ELF, DSO_VDSO: offsets -> addresses */
     char *status;           /* "ok" or why there are no symbols */
-    char *runtime_path;     /* DSO_ELF, DSO_VDSO: the file found for it, or NULL */
+    char *runtime_path;     /* DSO_ELF, DSO_VDSO, DSO_JITDUMP: the file found for it, or NULL */
+    pv_jitdump *jit;        /* DSO_JITDUMP once read: map i's pgoff is its code i */
+    bool jit_fed;           /* its code loads are in the address space */
 } dso;
 
 /* The records ahead of the scan that feed the address space: by perf's
@@ -110,6 +116,17 @@ bool pv_sym_offsets_are_addresses(const char *name, bool jit);
 bool pv_sym_file_is_timed(const pv_file *f);
 int pv_sym_apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err);
 void pv_sym_load_dso(pv_symbolizer *s, dso *d);
+/* Finds and reads jitdump d once; -1 (err) out of memory or stopped. */
+int pv_sym_load_jitdump(pv_symbolizer *s, dso *d, pv_error *err);
+/* Puts the code loads of jitdump d (dso number dso_number), mapped at
+ * mmap_key, into the address space once; 1 when it did (or had), 0 when
+ * there is no usable jitdump (d->status says why), -1 (err) out of memory
+ * or stopped. */
+int pv_sym_feed_jitdump(pv_symbolizer *s, dso *d, uint32_t dso_number, uint64_t mmap_key,
+                        pv_error *err);
+void pv_sym_jit_lookup(const dso *d, const pv_map *m, uint64_t ip, pv_symbol_cache_entry *e);
+bool pv_sym_jit_source_line(const dso *d, const pv_map *m, uint64_t ip, unsigned level, char *file,
+                            size_t file_size, uint64_t *line);
 bool pv_sym_read_feature_text(pv_file *f, unsigned id, char *out, size_t size);
 pv_debug_cache *pv_sym_debug_cache(pv_symbolizer *s);
 

@@ -1,8 +1,11 @@
 #include "stream/file_open.h"
 
+#include "format/offcpu_event.h"
 #include "stream/pipe_header.h"
 
-/* A pipe's attrs, event names and features are records of the stream. */
+/* A pipe's attrs, event names and features are records of the stream.
+ * Then, with every attr and name known, what the sample decoder needs to
+ * know of the events. */
 static int finish_pipe(pv_file *f, pv_file **out, pv_error *err)
 {
     if (f->pipe && (pv_pipe_read_header_records(f, err) || pv_file_index_ids(f, err))) {
@@ -10,6 +13,7 @@ static int finish_pipe(pv_file *f, pv_file **out, pv_error *err)
         *out = NULL;
         return -1;
     }
+    pv_offcpu_event_mark(f);
     return 0;
 }
 

@@ -1,0 +1,26 @@
+#include "format/offcpu_event.h"
+
+#include <string.h>
+
+#include "format/attr.h"
+#include "format/event_names.h"
+#include "format/perf_abi.h"
+
+/* PERF_TYPE_SOFTWARE, and its PERF_COUNT_SW_BPF_OUTPUT: the event
+ * bpf_perf_event_output writes to (include/uapi/linux/perf_event.h) */
+#define TYPE_SOFTWARE 1
+#define SW_BPF_OUTPUT 10
+
+void pv_offcpu_event_mark(pv_file *f)
+{
+    for (size_t i = 0; i < f->nr_attrs; i++) {
+        pv_attr *a = &f->attrs[i];
+        /* the name is read only for a bpf-output event sampling RAW: a
+         * file without one loads no names here */
+        if (a->type != TYPE_SOFTWARE || a->config != SW_BPF_OUTPUT ||
+            !(a->sample_type & PV_SAMPLE_RAW))
+            continue;
+        const char *name = pv_file_event_name(f, i);
+        a->offcpu_embedded = name && strcmp(name, PV_OFFCPU_EVENT) == 0;
+    }
+}

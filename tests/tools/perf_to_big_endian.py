@@ -119,6 +119,7 @@ def swap_attr(b, off, size):
         'sample_type': a.get(24, 0), 'read_format': a.get(32, 0),
         'flags': a.get('flags', 0), 'branch_sample_type': a.get(72, 0),
         'sample_regs_user': a.get(80, 0), 'sample_regs_intr': a.get(96, 0),
+        'type': a.get(0, 0), 'config': a.get(8, 0),
     }
 
 
@@ -205,7 +206,11 @@ def swap_sample(b, off, end, a):
         off += 8 + 8 * nr
     if st & S_RAW:
         size = b.u32(off)
-        off += 4 + size  # payload kept as is
+        if a.get('offcpu'):
+            # perf 6.14+'s offcpu-time: u64 words the BPF program (or perf)
+            # wrote in the machine's order, then 4 padding bytes
+            b.u64s(off + 4, size // 8)
+        off += 4 + size  # any other payload kept as is
     if st & S_BRANCH_STACK:
         nr = b.u64(off)
         off += 8
@@ -786,6 +791,29 @@ def convert_pipe(b):
     return bytes(b.out[:16]) + repack(b, stream, 16, len(b.src)), nrec
 
 
+def mark_offcpu_event(b, index_at, feats, attrs_by_id):
+    """perf 6.14+'s offcpu-time event (a bpf-output event sampling RAW named
+    so in HEADER_EVENT_DESC, as perf recognises it): its samples' raw data
+    is swapped as u64 words (file mode only: a pipe's names come later)."""
+    if 12 not in feats:
+        return
+    off, _ = b.rd('QQ', index_at + 16 * feats.index(12))
+    nre, sz = b.rd('II', off)
+    off += 8
+    for _ in range(nre):
+        off += sz
+        nr_ids, length = b.rd('II', off)
+        name = b.src[off + 8:off + 8 + length].split(b'\0')[0]
+        off += 8 + length
+        ids = b.rd('%dQ' % nr_ids, off) if nr_ids else ()
+        off += 8 * nr_ids
+        for sid in ids:
+            a = attrs_by_id.get(sid)
+            if (name == b'offcpu-time' and a and a['type'] == 1 and a['config'] == 10 and
+                    a['sample_type'] & S_RAW):
+                a['offcpu'] = True
+
+
 def convert(data, dropped):
     if data[:8] != b'PERFILE2':
         raise Refuse('not a little-endian perf.data (magic %r)' % data[:8])
@@ -819,6 +847,7 @@ def convert(data, dropped):
     for i in range(et_size // 72):
         b.u64(et_off + 72 * i)
 
+    mark_offcpu_event(b, data_off + data_size, feats, attrs_by_id)
     stream = Stream(attrs, attrs_by_id)
     nrec = swap_records(b, data_off, data_off + data_size, stream)
 

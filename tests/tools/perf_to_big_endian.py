@@ -22,7 +22,8 @@ What is swapped:
     removed (the bytes stay in the file, unreferenced);
   * every record of the data section: header and body field by field, the
     sample per sample_type in kernel order, the sample_id_all trailer (perf
-    7's BPF_METADATA and SCHEDSTAT_* of schedstat versions 15 to 17 too).
+    7's BPF_METADATA and SCHEDSTAT_* of schedstat versions 15 to 17 too; the
+    raw data of perf 6.14+'s offcpu-time samples as u64 words, offcpu_event_ids.py).
 
 Pipe mode (16-byte header): the header, then the records, HEADER_ATTR (attr
 and ids), HEADER_EVENT_TYPE, HEADER_FEATURE (the feature id and the feature
@@ -45,6 +46,8 @@ import ctypes
 import ctypes.util
 import struct
 import sys
+
+from offcpu_event_ids import mark_offcpu_attrs
 
 
 class Refuse(Exception):
@@ -206,9 +209,7 @@ def swap_sample(b, off, end, a):
         off += 8 + 8 * nr
     if st & S_RAW:
         size = b.u32(off)
-        if a.get('offcpu'):
-            # perf 6.14+'s offcpu-time: u64 words the BPF program (or perf)
-            # wrote in the machine's order, then 4 padding bytes
+        if a.get('offcpu'):  # perf 6.14+'s offcpu-time: u64 words, 4 padding bytes
             b.u64s(off + 4, size // 8)
         off += 4 + size  # any other payload kept as is
     if st & S_BRANCH_STACK:
@@ -791,29 +792,6 @@ def convert_pipe(b):
     return bytes(b.out[:16]) + repack(b, stream, 16, len(b.src)), nrec
 
 
-def mark_offcpu_event(b, index_at, feats, attrs_by_id):
-    """perf 6.14+'s offcpu-time event (a bpf-output event sampling RAW named
-    so in HEADER_EVENT_DESC, as perf recognises it): its samples' raw data
-    is swapped as u64 words (file mode only: a pipe's names come later)."""
-    if 12 not in feats:
-        return
-    off, _ = b.rd('QQ', index_at + 16 * feats.index(12))
-    nre, sz = b.rd('II', off)
-    off += 8
-    for _ in range(nre):
-        off += sz
-        nr_ids, length = b.rd('II', off)
-        name = b.src[off + 8:off + 8 + length].split(b'\0')[0]
-        off += 8 + length
-        ids = b.rd('%dQ' % nr_ids, off) if nr_ids else ()
-        off += 8 * nr_ids
-        for sid in ids:
-            a = attrs_by_id.get(sid)
-            if (name == b'offcpu-time' and a and a['type'] == 1 and a['config'] == 10 and
-                    a['sample_type'] & S_RAW):
-                a['offcpu'] = True
-
-
 def convert(data, dropped):
     if data[:8] != b'PERFILE2':
         raise Refuse('not a little-endian perf.data (magic %r)' % data[:8])
@@ -847,7 +825,7 @@ def convert(data, dropped):
     for i in range(et_size // 72):
         b.u64(et_off + 72 * i)
 
-    mark_offcpu_event(b, data_off + data_size, feats, attrs_by_id)
+    mark_offcpu_attrs(b.src, data_off + data_size, feats, attrs_by_id)
     stream = Stream(attrs, attrs_by_id)
     nrec = swap_records(b, data_off, data_off + data_size, stream)
 

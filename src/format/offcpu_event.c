@@ -11,7 +11,7 @@
 #define TYPE_SOFTWARE 1
 #define SW_BPF_OUTPUT 10
 
-void pv_offcpu_event_mark(pv_file *f)
+int pv_offcpu_event_mark(pv_file *f, pv_error *err)
 {
     for (size_t i = 0; i < f->nr_attrs; i++) {
         pv_attr *a = &f->attrs[i];
@@ -21,6 +21,11 @@ void pv_offcpu_event_mark(pv_file *f)
             !(a->sample_type & PV_SAMPLE_RAW))
             continue;
         const char *name = pv_file_event_name(f, i);
-        a->offcpu_embedded = name && strcmp(name, PV_OFFCPU_EVENT) == 0;
+        /* every event has a name, perf's or one from type and config:
+         * none is an allocation that failed, which must not change rows */
+        if (!name)
+            return pv_error_set(err, "%s: out of memory reading the event names", f->path);
+        a->offcpu_embedded = strcmp(name, PV_OFFCPU_EVENT) == 0;
     }
+    return 0;
 }

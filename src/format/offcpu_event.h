@@ -15,6 +15,7 @@
 #ifndef PV_OFFCPU_EVENT_H
 #define PV_OFFCPU_EVENT_H
 
+#include "base/pv_error.h"
 #include "format/perf_file.h"
 
 #define PV_OFFCPU_EVENT "offcpu-time"
@@ -23,7 +24,8 @@
 #define PV_OFFCPU_SUMMED_TIME 0xffffffff00000000ull
 
 /* Sets pv_attr.offcpu_embedded on the file's offcpu-time event when it
- * samples RAW (perf 6.14+).  Called once the attrs and names are known. */
-void pv_offcpu_event_mark(pv_file *f);
+ * samples RAW (perf 6.14+).  Called once the attrs and names are known;
+ * -1 when a name could not be had (out of memory). */
+int pv_offcpu_event_mark(pv_file *f, pv_error *err);
 
 #endif

@@ -8,12 +8,12 @@
  * know of the events. */
 static int finish_pipe(pv_file *f, pv_file **out, pv_error *err)
 {
-    if (f->pipe && (pv_pipe_read_header_records(f, err) || pv_file_index_ids(f, err))) {
+    if ((f->pipe && (pv_pipe_read_header_records(f, err) || pv_file_index_ids(f, err))) ||
+        pv_offcpu_event_mark(f, err)) {
         pv_file_close(f);
         *out = NULL;
         return -1;
     }
-    pv_offcpu_event_mark(f);
     return 0;
 }
 

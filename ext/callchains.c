@@ -148,7 +148,7 @@ static int track_frame(PvCursor *cur, bool new_sample, pv_error *err)
     if (new_sample) {
         pv_frame_set_clear(&st->seen);
         if (s->sample_type & PV_SAMPLE_IP) {
-            unsigned own_cpumode = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
+            unsigned own_cpumode = s->misc & PV_MISC_CPUMODE_MASK;
             pv_location own;
             pv_symbolizer_resolve(st->symbolizer, (int32_t)s->pid, sample_order_key(st),
                                   own_cpumode, s->ip, &own);

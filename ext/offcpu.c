@@ -16,8 +16,10 @@
  * was recorded: lost records); the missing end and the duration are then
  * NULL.
  * method: 'sched_switch' for those rows, 'bpf' for the offcpu-time samples
- * of perf record --off-cpu (analysis/offcpu.h): each a sum of intervals
- * (outside 'summed': no start or end, duration its period).
+ * of perf record --off-cpu (analysis/offcpu.h): a sum of intervals
+ * (outside 'summed': no start or end, duration its period), or perf
+ * 6.14+'s interval written as it ended (end the sample's time, start its
+ * period before); record is the sample, end_record NULL.
  * The intervals are read in one pass into memory, the stacks symbolized
  * only when the stack column is read.
  */
@@ -96,11 +98,12 @@ static int offcpu_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     OffcpuState *st = cur->state;
     const pv_offcpu_row *r = &st->offcpu.rows[st->at];
+    bool bpf = r->method == PV_OFFCPU_BPF;
     bool summed = r->cut == PV_OFFCPU_SUMMED;
     bool has_start = r->cut != PV_OFFCPU_NO_START && !summed;
     bool has_end = r->cut == PV_OFFCPU_WHOLE || r->cut == PV_OFFCPU_NO_START;
     switch (i) {
-    case COL_RECORD: if (r->cut != PV_OFFCPU_NO_START) pv_result_u64(ctx, r->record); break;
+    case COL_RECORD: if (r->cut != PV_OFFCPU_NO_START || bpf) pv_result_u64(ctx, r->record); break;
     case COL_PID: if (r->has_pid) sqlite3_result_int(ctx, r->pid); break;
     case COL_TID: sqlite3_result_int(ctx, r->tid); break;
     case COL_COMM:
@@ -110,7 +113,7 @@ static int offcpu_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_START: if (has_start) pv_result_u64(ctx, r->start); break;
     case COL_END: if (has_end) pv_result_u64(ctx, r->end); break;
     case COL_DURATION:
-        if ((has_start && has_end) || summed) pv_result_u64(ctx, r->duration);
+        if ((has_start && has_end) || bpf) pv_result_u64(ctx, r->duration);
         break;
     case COL_PREV_STATE:
         if (r->prev_state) sqlite3_result_text(ctx, r->prev_state, -1, SQLITE_TRANSIENT);
@@ -118,7 +121,7 @@ static int offcpu_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_STACK:
         if (r->stack) sqlite3_result_text(ctx, r->stack, -1, SQLITE_TRANSIENT);
         break;
-    case COL_END_RECORD: if (has_end) pv_result_u64(ctx, r->end_record); break;
+    case COL_END_RECORD: if (has_end && !bpf) pv_result_u64(ctx, r->end_record); break;
     case COL_METHOD:
         pv_result_static_name(ctx, r->method == PV_OFFCPU_BPF ? "bpf" : "sched_switch");
         break;

@@ -105,7 +105,7 @@ static int symbol_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
     }
     if (!(s->sample_type & PV_SAMPLE_IP))
         return 0;
-    unsigned cpumode = st->rows.record.misc & PV_MISC_CPUMODE_MASK;
+    unsigned cpumode = s->misc & PV_MISC_CPUMODE_MASK;   /* the decoder's: see pv_sample.offcpu */
     if (i == COL_SRCFILE || i == COL_SRCLINE) {
         PvSourceAddress at = { (int32_t)s->pid, sample_key(st), cpumode, s->ip, 0 };
         *out = pv_source_value(&st->source, st->symbolizer, &at, i == COL_SRCFILE);

@@ -34,6 +34,8 @@ queries=(
     "SELECT * FROM perf_stats('$F/stat_interval.data')"
     "SELECT * FROM perf_diagnostics('$F/killed/killed.data')"
     "$S SELECT * FROM perf_offcpu('$F/offcpu/sleeper.data')"
+    "$S SELECT * FROM perf_offcpu('$F/offcpu/raw.data') WHERE method = 'bpf'"
+    "SELECT tid, pid, period, ip FROM perf_samples('$F/offcpu/raw.data') WHERE tid = 18290 AND event = 'offcpu-time'"
     "SELECT record, data, fields FROM perf_records('$F/tracepoint_kinds.data')"
     "SELECT count(*), sum(period) FROM perf_samples('$F/tracepoint_zfile.data')"
     "SELECT * FROM perf_records('$F/tracepoint_pipe.data')"

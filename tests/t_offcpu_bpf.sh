@@ -17,9 +17,13 @@
 #  - sql/offcpu.sql takes the sched_switch rows (the file has both), or with
 #    @method = 'bpf' the bpf rows; sql/offcpu_flamegraph.sql's off-CPU total
 #    likewise;
-#  - the samples as perf 6.14+ writes them (offcpu_bpf_fixture.py --raw: the
-#    fields in the raw data), which perfvtab does not read yet: no rows, and
-#    perf_diagnostics' offcpu_raw_samples counts them.
+#  - the samples as perf 6.14+ writes them (tests/fixtures/offcpu/raw.data,
+#    offcpu_bpf_fixture.py --raw: the fields in the raw data, intervals of
+#    the threshold or more written as they end): the substituted tid, pid,
+#    period, ip and stack in perf_samples, perf_callchains, perf_profile
+#    and the pushed-down filters, the direct rows as intervals equal to
+#    sleeper.data's sched_switch ones, the sum, perf 6.1's time and raw
+#    bytes, and a sample with a cut raw callchain (offcpu_raw_unreadable).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
@@ -114,14 +118,120 @@ for f in "$fix/bpf.data" "$tmp/bpf.be.data"; do
     done
 done
 
-# perf 6.14+'s form: not read, and said
-if python3 tests/tools/offcpu_bpf_fixture.py --raw "$fix/sleeper.data" "$tmp/raw.data" >/dev/null 2>"$tmp/err"; then
-    check "raw.data (perf 6.14+'s form): no bpf rows, the sched_switch rows still" \
-        "$(q "$tmp/raw.data" "SELECT method, count(*) FROM perf_offcpu(@file) GROUP BY method")" \
-        "sched_switch	20"
-    check "raw.data (perf 6.14+'s form): perf_diagnostics counts its offcpu-time samples" \
-        "$(q "$tmp/raw.data" "SELECT kind, severity, count FROM perf_diagnostics(@file) WHERE kind = 'offcpu_raw_samples'")" \
-        "offcpu_raw_samples	warning	$(wc -l <"$fix/bpf.out")"
+# perf 6.14+'s form: tests/fixtures/offcpu/raw.data (offcpu_bpf_fixture.py
+# --raw 11000000): the samples' task, period and stack are in their raw
+# data; the intervals of 11 ms or more written as they end (direct), the
+# others summed at the end.  perf 6.1 does not substitute (it shows the BPF
+# output's own task and period): it is the oracle for the time and the raw
+# bytes; the substituted values come from the generator's bytes (raw.out).
+# Which half of the raw task pair is the pid (perf 6.14+ reads a direct
+# sample's swapped) is proven in tests/unit/test_samples.c; here pid = tid.
+thresh=11000000
+python3 tests/tools/offcpu_bpf_fixture.py --raw $thresh "$fix/sleeper.data" "$tmp/raw.data" >"$tmp/raw.out"
+if cmp -s "$tmp/raw.data" "$fix/raw.data" && cmp -s "$tmp/raw.out" "$fix/raw.out"; then
+    ok "raw.data and raw.out are what offcpu_bpf_fixture.py --raw $thresh makes of sleeper.data"
 else
-    not_ok "raw.data: offcpu_bpf_fixture.py --raw" "$(oneline "$tmp/err")"
+    not_ok "raw.data and raw.out are what offcpu_bpf_fixture.py --raw $thresh makes of sleeper.data" \
+        "they differ: run it again (README)"
 fi
+if ! python3 tests/tools/perf_to_big_endian.py "$fix/raw.data" "$tmp/raw.be.data" >/dev/null 2>"$tmp/err"; then
+    not_ok "raw.data: perf_to_big_endian.py" "$(oneline "$tmp/err")"
+fi
+# tid pid start end duration outside, as raw.out's bytes say
+want_raw_rows=$(awk '$1 == "direct" { printf "%s\t%s\t%.0f\t%s\t%s\t\n", $2, $3, $4 - $5, $4, $5 }
+                     $1 == "summed" { print $2 "\t" $3 "\t\t\t" $5 "\tsummed" }' "$fix/raw.out")
+# the substituted fields: tid pid period ip, and the frames
+want_raw_fields=$(awk '{ split($6, f, ","); print $2 "\t" $3 "\t" $5 "\t" f[1] }' "$fix/raw.out")
+want_raw_frames=$(awk '{ print $6 }' "$fix/raw.out")
+nr_direct=$(grep -c '^direct' "$fix/raw.out")
+nr_raw=$(wc -l <"$fix/raw.out")
+
+# perf 6.1's reading: each offcpu-time sample's time (ns) and raw bytes in hex
+perf_raw=
+if command -v perf >/dev/null; then
+    perf_raw=$(perf script -i "$fix/raw.data" --ns -F sw:time,bpf-output 2>/dev/null |
+        awk '/offcpu-time:/ { if (row) print row; t = $(NF - 5); sub(/:$/, "", t); split(t, s, ".");
+                              row = s[1] s[2] "\t"; next }
+             row && /^ *(BPF output: )?[0-9a-f]+: / { sub(/^ *(BPF output: )?[0-9a-f]+: /, "");
+                              for (i = 1; i <= 8 && $i ~ /^[0-9a-f][0-9a-f]$/; i++) row = row toupper($i); next }
+             row { print row; row = "" }
+             END { if (row) print row }')
+fi
+
+for f in "$fix/raw.data" "$tmp/raw.be.data"; do
+    name=$(basename "$f")
+    [ -f "$f" ] || { not_ok "$name: the bpf rows" "no file"; continue; }
+    check "$name: the bpf rows are the generator's intervals (direct: start = time - period) and sums" \
+        "$(q "$f" "SELECT tid, pid, start, \"end\", duration, outside FROM perf_offcpu(@file)
+                   WHERE method = 'bpf' ORDER BY record")" "$want_raw_rows"
+    check "$name: the direct rows are the sched_switch intervals of 11 ms or more" \
+        "$(q "$f" "SELECT tid, start, \"end\", duration FROM perf_offcpu(@file)
+                   WHERE method = 'bpf' AND outside IS NULL ORDER BY start")" \
+        "$(q "$f" "SELECT tid, start, \"end\", duration FROM perf_offcpu(@file)
+                   WHERE method = 'sched_switch' AND duration >= $thresh ORDER BY start")"
+    check "$name: the summed rows add up the shorter sched_switch intervals" \
+        "$(q "$f" "SELECT sum(duration) FROM perf_offcpu(@file) WHERE method = 'bpf' AND outside = 'summed'")" \
+        "$(q "$f" "SELECT sum(duration) FROM perf_offcpu(@file)
+                   WHERE method = 'sched_switch' AND duration < $thresh")"
+    check "$name: record is the offcpu-time sample; end_record, cpu and prev_state are NULL" \
+        "$(q "$f" "SELECT count(*) FROM perf_offcpu(@file) o JOIN perf_samples(@file) s ON s.record = o.record
+                   WHERE o.method = 'bpf' AND s.event = 'offcpu-time' AND o.end_record IS NULL
+                     AND o.cpu IS NULL AND o.prev_state IS NULL")" "$nr_raw"
+    check "$name: perf_samples gives the raw data's tid, pid, period and ip (its first frame)" \
+        "$(q "$f" "SELECT tid, pid, period, printf('%x', ip) FROM perf_samples(@file) WHERE event = 'offcpu-time' ORDER BY record")" \
+        "$want_raw_fields"
+    check "$name: perf_callchains gives the raw data's user stack" \
+        "$(q "$f" "SELECT (SELECT group_concat(printf('%x', ip), ',') FROM
+                           (SELECT ip FROM perf_callchains(@file) c WHERE c.sample = s.record ORDER BY depth))
+                   FROM perf_samples(@file) s WHERE event = 'offcpu-time' ORDER BY record")" "$want_raw_frames"
+    check "$name: the stack's frames are named (sleep_here), as user frames" \
+        "$(q "$f" "SELECT count(*) FROM perf_offcpu(@file) WHERE method = 'bpf' AND stack LIKE '%\"sleep_here\"%'")" \
+        "$nr_raw"
+    check "$name: pushed-down tid and a lone period column read the substituted fields" \
+        "$(q "$f" "SELECT (SELECT count(*) FROM perf_samples(@file) WHERE event = 'offcpu-time' AND tid = 18290) || ' ' ||
+                          (SELECT sum(period) FROM perf_samples(@file) WHERE event = 'offcpu-time') || ' ' ||
+                          (SELECT count(*) FROM perf_samples(@file) WHERE event = 'offcpu-time' AND tid = 0)")" \
+        "$nr_raw $(awk '{ s += $5 } END { print s }' "$fix/raw.out") 0"
+    check "$name: perf_profile counts the off-CPU ns on the stack's leaf function" \
+        "$(q "$f" "SELECT sum(period) FROM perf_profile(@file) WHERE event = 'offcpu-time'")" \
+        "$(awk '{ s += $5 } END { print s }' "$fix/raw.out")"
+    check "$name: sql/offcpu.sql with @method = 'bpf' takes every bpf row" \
+        "$(q "$f" "$(sed "s/@method/'bpf'/g" sql/offcpu.sql)" | awk -F'\t' '$1 == "sleep_here" { print $2 " " $3 }')" \
+        "$(awk '{ n++; s += $5 } END { print s " " n }' "$fix/raw.out")"
+    query=$(sed "s|@svg|$(sql_quote "$tmp/raw.svg")|g; s|@event|NULL|g; s|@title|NULL|g; s|@method|'bpf'|g" \
+                sql/offcpu_flamegraph.sql)
+    check "$name: sql/offcpu_flamegraph.sql with @method = 'bpf': its off-CPU total is the bpf rows'" \
+        "$(q "$f" "$query" | cut -f4)" "$(awk '{ s += $5 } END { print s }' "$fix/raw.out")"
+    check "$name: no diagnostic about the offcpu-time samples" \
+        "$(q "$f" "SELECT count(*) FROM perf_diagnostics(@file) WHERE kind LIKE 'offcpu%'")" "0"
+    if [ -n "$perf_raw" ] && [ "$f" = "$fix/raw.data" ]; then
+        check "$name: time and raw bytes equal perf script's (perf 6.1 reads them without substitution)" \
+            "$(q "$f" "SELECT $time_unsigned, hex(s.raw) FROM perf_samples(@file) s
+                       WHERE event = 'offcpu-time' ORDER BY record")" "$perf_raw"
+    elif [ "$f" = "$fix/raw.data" ]; then
+        echo "ok - $name: time and raw bytes equal perf script's # SKIP perf cannot read $fix/raw.data"
+    fi
+done
+check "raw.data: $nr_direct direct samples and one sum, as the generator wrote" \
+    "$(grep -c . "$fix/raw.out")" "$((nr_direct + 1))"
+
+# a sample whose raw callchain runs past its raw data: left as recorded,
+# no row, and a warning naming why
+python3 - "$fix/raw.data" "$tmp/cut.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+# the first direct sample (raw.out's first line): its raw nr, after the task
+# pair and the period, made 50
+tid, pid, period = 18290, 18290, 12812019
+at = b.index(struct.pack('<QQ', pid << 32 | tid, period)) + 16
+struct.pack_into('<Q', b, at, 50)
+open(sys.argv[2], 'wb').write(b)
+PY
+check "cut.data: the sample with a callchain past its raw data is no bpf row" \
+    "$(q "$tmp/cut.data" "SELECT count(*) FROM perf_offcpu(@file) WHERE method = 'bpf'")" "$((nr_raw - 1))"
+check "cut.data: perf_samples shows it as recorded (task 0, period 1)" \
+    "$(q "$tmp/cut.data" "SELECT tid, period FROM perf_samples(@file) WHERE event = 'offcpu-time' ORDER BY record LIMIT 1")" \
+    "0	1"
+check "cut.data: perf_diagnostics says why (offcpu_raw_unreadable)" \
+    "$(q "$tmp/cut.data" "SELECT kind, severity, count, message LIKE '%callchain%' FROM perf_diagnostics(@file)
+                          WHERE kind LIKE 'offcpu%'")" "offcpu_raw_unreadable	warning	1	1"

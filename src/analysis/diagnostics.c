@@ -69,6 +69,8 @@ typedef struct collector {
     const char *sysroot, *symdir;   /* where jitdumps are looked for too */
     int32_t *jit_pids;          /* processes whose jitdump was checked */
     size_t nr_jit_pids;
+    tally offcpu_unreadable;    /* perf 6.14+ offcpu-time samples, raw data unread */
+    const char *offcpu_problem; /* the first one's (static text) */
 } collector;
 
 static pv_diagnostic *add_row(collector *c, const char *kind, const char *severity,
@@ -315,6 +317,11 @@ static void check_record(collector *c, const pv_record *rec, pv_strbuf *text)
         if (pv_sample_decode(f, rec, &s, &err)) {
             count_type(c, &c->malformed, rec, err.msg);
             return;
+        }
+        if (s.offcpu == PV_SAMPLE_OFFCPU_UNREADABLE) {
+            if (c->offcpu_unreadable.count == 0)
+                c->offcpu_problem = s.offcpu_problem;
+            count(&c->offcpu_unreadable, rec, 1);
         }
         if (s.sample_type & PV_SAMPLE_TIME)
             observe_time(c, rec, s.time);
@@ -652,29 +659,16 @@ static void undescribed_tracepoint_rows(collector *c)
     }
 }
 
-/* perf 6.14+'s off-CPU samples: an offcpu-time event sampling RAW holds
- * each sample's task, off-CPU time and stack in the raw data (perf's
- * evsel.c reads them so); perf_offcpu does not read them yet. */
-static void offcpu_raw_rows(collector *c)
+/* perf 6.14+'s offcpu-time samples whose raw data holds not the fields
+ * perf writes there: left as recorded, and no perf_offcpu rows. */
+static void offcpu_unreadable_row(collector *c)
 {
-    pv_file *f = c->f;
-    for (size_t i = 0; c->samples_per_attr && i < f->nr_attrs; i++) {
-        uint64_t samples = c->samples_per_attr[i];
-        const char *name = pv_file_event_name(f, i);
-        if (samples == 0 || !(f->attrs[i].sample_type & PV_SAMPLE_RAW) || !name ||
-            strcmp(name, "offcpu-time") != 0)
-            continue;
-        pv_diagnostic *row = add_row(c, "offcpu_raw_samples", "warning",
-            "%llu offcpu-time samples carry their off-CPU time, task and stack in their raw "
-            "data, as perf 6.14+ writes them: perf_offcpu leaves them out, and perf_samples "
-            "shows them as recorded (the BPF output's task and period)",
-            (unsigned long long)samples);
-        if (row) {
-            row->count = samples;
-            row->has_value = true;
-            row->value = samples;
-        }
-    }
+    const tally *t = &c->offcpu_unreadable;
+    tally_row(c, t, "offcpu_raw_unreadable", "warning", t->count,
+              "%llu offcpu-time samples of perf 6.14+, first at offset 0x%llx: %s; perf_samples "
+              "shows them as recorded (the BPF output's task and period) and perf_offcpu leaves "
+              "them out", (unsigned long long)t->count, (unsigned long long)t->first_offset,
+              c->offcpu_problem ? c->offcpu_problem : "");
 }
 
 static int compare_rows(const void *a, const void *b)
@@ -710,7 +704,7 @@ int pv_diagnostics_collect_paths(pv_file *f, const char *sysroot, const char *sy
     walk_records(c);
     if (!c->failed) {
         undescribed_tracepoint_rows(c);
-        offcpu_raw_rows(c);
+        offcpu_unreadable_row(c);
     }
     bool stopped = !c->failed && c->deferred_chains && deferred_chain_rows(c, err);
     bool failed = c->failed;

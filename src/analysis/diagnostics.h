@@ -42,9 +42,6 @@
  *   compressed2_size_mismatch    COMPRESSED2 records sized by what the
  *     (warning)                  bytes after them prove, not by header.size
  *                                (stream/file_walk.c); value = how many
- *   offcpu_raw_samples (warning) offcpu-time samples whose fields are in
- *                                their raw data (perf 6.14+'s):
- *                                not perf_offcpu rows; count = value = how many
  *   jitdump_missing (warning)    a process mapped a jit-PID.dump that is not
  *                                found (or not a jitdump of that process)
  *                                where the symbolizer looks (jitdump.h):
@@ -54,6 +51,11 @@
  *   jitdump_file_names (info)    debug entries whose file name is not text
  *                                (node 20 writes memory bytes there): no
  *                                source line for them (value = how many)
+ *   offcpu_raw_unreadable        perf 6.14+ offcpu-time samples whose raw
+ *     (warning)                  data is too short for the fields perf
+ *                                writes there (decode/sample.c): left as
+ *                                recorded, no perf_offcpu rows; count =
+ *                                value = how many
  *   short_mmap2 (info)           MMAP2 records in the layout of Linux
  *                                3.12-3.15 and RHEL 7's 3.10: no prot and
  *                                flags (decode/record_maps.c); count =

@@ -12,14 +12,13 @@
 #include "decode/sample.h"
 #include "decode/tracepoint.h"
 #include "format/event_names.h"
+#include "format/offcpu_event.h"
 #include "format/perf_abi.h"
 #include "scan/time_order.h"
 #include "base/pv_alloc.h"
 #include "symbols/sample_stack.h"
 
 #define NO_ROW SIZE_MAX
-/* perf record --off-cpu's event (util/off_cpu.h) */
-#define OFFCPU_EVENT "offcpu-time"
 
 /* ---- prev_state words ---------------------------------------------------- */
 
@@ -355,13 +354,16 @@ static int sched_switch(builder *b, const pv_record *rec, const pv_sample *s)
 }
 
 /* An offcpu-time sample: a row of its own (offcpu.h says what it holds).
- * One whose fields are in its raw data (perf 6.14+) is not read here:
- * perf_diagnostics counts it. */
+ * perf 6.14+'s carry their fields in their raw data, which the decoder
+ * has put in place; one whose raw data could not be read is no row
+ * (perf_diagnostics says why). */
 static int bpf_sample(builder *b, const pv_record *rec, const pv_sample *s)
 {
-    if ((s->sample_type & PV_SAMPLE_RAW) || !(s->sample_type & PV_SAMPLE_TID) ||
+    if (s->offcpu == PV_SAMPLE_OFFCPU_UNREADABLE || !(s->sample_type & PV_SAMPLE_TID) ||
         (int32_t)s->tid <= 0)
         return 0;
+    /* a direct sample (perf 6.14+) ends at its time, the switch-in */
+    bool direct = s->offcpu == PV_SAMPLE_OFFCPU_DIRECT && (s->sample_type & PV_SAMPLE_TIME);
     uint64_t key;
     if (pv_symbolizer_at(b->sym, rec->index, true, s->time, &key, b->err))
         return -1;
@@ -375,11 +377,20 @@ static int bpf_sample(builder *b, const pv_record *rec, const pv_sample *s)
     r->has_pid = true;
     r->record = rec->index;
     r->duration = s->period;
-    r->cut = PV_OFFCPU_SUMMED;
-    /* perf writes cpu 0 whatever the CPU was, and a time that is none */
+    if (direct) {
+        r->end = s->time;
+        r->cut = s->period <= s->time ? PV_OFFCPU_WHOLE : PV_OFFCPU_NO_START;
+        r->start = r->cut == PV_OFFCPU_WHOLE ? s->time - s->period : 0;
+    } else {
+        r->cut = PV_OFFCPU_SUMMED;
+    }
+    /* cpu: perf writes 0 in a sum; a direct sample's is the CPU the
+     * thread came back on, not one it left */
     r->comm = comm_at(b, r->tid, key);
     bool has_stack = (s->sample_type & PV_SAMPLE_CALLCHAIN) != 0;
     r->stack = b->with_stacks && has_stack ? stack_json(b, s, key) : NULL;
+    if (b->stack_failed)
+        return -1;
     if (b->with_stacks && has_stack && !r->stack)
         return out_of_memory(b);
     return 0;
@@ -393,7 +404,7 @@ static int take_sample(builder *b, const pv_record *rec)
     if (s.attr_index < 0)
         return 0;
     const char *name = pv_file_event_name(b->file, (size_t)s.attr_index);
-    if (name && strcmp(name, OFFCPU_EVENT) == 0)
+    if (name && strcmp(name, PV_OFFCPU_EVENT) == 0)
         return bpf_sample(b, rec, &s);
     if (b->trace && name && strcmp(name, "sched:sched_switch") == 0)
         return sched_switch(b, rec, &s);

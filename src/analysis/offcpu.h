@@ -36,9 +36,12 @@
  * everything (perf's util/bpf_off_cpu.c, off_cpu_write).  Each such sample
  * is a row of its own method, summed: no start, no end, its duration the
  * period.  perf 6.14+ writes the event's samples with their fields in the
- * raw data (and those of intervals past --off-cpu-thresh as they end;
- * evsel.c's __set_offcpu_sample reads them back): those are not read here,
- * and perf_diagnostics counts them.
+ * raw data, which the sample decoder puts in place (decode/sample.h), and
+ * writes those of intervals longer than --off-cpu-thresh (500 ms by
+ * default) as they end, at the switch-in: each such direct sample is a
+ * whole interval, ending at its time and starting its period before.
+ * A sample whose raw data holds no such fields is no row
+ * (perf_diagnostics' offcpu_raw_unreadable).
  */
 #ifndef PV_OFFCPU_H
 #define PV_OFFCPU_H
@@ -70,7 +73,7 @@ typedef enum pv_offcpu_method {
 typedef struct pv_offcpu_row {
     int32_t pid, tid;
     bool has_pid;
-    uint32_t cpu;           /* of the switch-out */
+    uint32_t cpu;           /* of the switch-out (none for method BPF) */
     bool has_cpu;
     uint64_t start, end;    /* ns; start valid unless NO_START, end only when WHOLE or NO_START */
     pv_offcpu_cut cut;

@@ -197,7 +197,7 @@ static bool push_rows(builder *b, int32_t pid, uint64_t order)
 /* The sample's stack, leaf first, as every table has it
  * (symbols/sample_stack.h): one location per frame, a DWARF frame's rows
  * (levels 0 up, at one ip) in one. */
-static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint64_t order)
+static bool build_stack(builder *b, const pv_sample *s, uint64_t order)
 {
     int32_t pid = (int32_t)s->pid;
     b->depth = 0;
@@ -219,7 +219,7 @@ static bool build_stack(builder *b, const pv_record *r, const pv_sample *s, uint
         return false;
     /* no callchain (or perf's discarded one): the sample's ip alone */
     if (b->depth == 0 && (s->sample_type & PV_SAMPLE_IP)) {
-        b->rows[0] = (pv_stack_frame){ s->ip, r->misc & PV_MISC_CPUMODE_MASK,
+        b->rows[0] = (pv_stack_frame){ s->ip, s->misc & PV_MISC_CPUMODE_MASK,
                                        PV_ORIGIN_CALLCHAIN, NULL, 0 };
         b->nr_rows = 1;
         return push_rows(b, pid, order);
@@ -267,7 +267,7 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
     }
     if (s->sample_type & PV_SAMPLE_CPU)
         labels[2] = number_label(b, &b->last[2], (int64_t)s->cpu);
-    bool ok = build_stack(b, r, s, order);
+    bool ok = build_stack(b, s, order);
     for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++) {
         ok = ok && labels[k] >= 0;
         b->stack[k] = (uint64_t)labels[k];

@@ -215,7 +215,7 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file 
     pv_location l;
     memset(&l, 0, sizeof l);
     if (has_thread && (s->sample_type & PV_SAMPLE_IP))
-        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, r->misc & PV_MISC_CPUMODE_MASK,
+        pv_symbolizer_resolve(sym, (int32_t)s->pid, order, s->misc & PV_MISC_CPUMODE_MASK,
                               s->ip, &l);
     key own = key_of(s->attr_index, &l, (s->sample_type & PV_SAMPLE_IP) ? s->ip : 0);
     pv_profile_row *row = row_for(p, &own, cap);

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "format/offcpu_event.h"
 #include "format/perf_abi.h"
 #include "base/byte_reader.h"
 
@@ -210,12 +211,77 @@ void pv_sample_places_init(const pv_file *f, size_t attr_index, pv_sample_places
     p->end = at;
     p->has_period = (t & PV_SAMPLE_PERIOD) || !pv_attr_flag(a, PV_ATTR_FREQ);
     p->period = p->has_period && !(t & PV_SAMPLE_PERIOD) ? a->sample_period : 0;
+    p->embedded = a->offcpu_embedded;
 }
 
 int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
 {
     pv_byte_reader c;
-    return decode_fixed(f, rec, s, &c, err);
+    if (decode_fixed(f, rec, s, &c, err))
+        return -1;
+    s->offcpu = PV_SAMPLE_OFFCPU_NONE;
+    /* its pid, tid, ip and period are in its raw data */
+    if (s->attr_index >= 0 && f->attrs[s->attr_index].offcpu_embedded)
+        return pv_sample_decode(f, rec, s, err);
+    return 0;
+}
+
+#define MISC_USER 2u    /* PERF_RECORD_MISC_USER */
+
+/*
+ * perf 6.14+'s offcpu-time sample (format/offcpu_event.h): the fields its
+ * raw data holds take the place of the BPF output's own, as perf's evsel.c
+ * (__set_offcpu_sample) does.  The raw data, u64 words in the writer's
+ * byte order from just after the u32 size:
+ *
+ *   tasks    two u32 halves of one u64 (below)
+ *   period   the off-CPU time, ns
+ *   nr       then nr ips: PERF_CONTEXT_USER and the blocked task's user stack
+ *   cgroup   its cgroup id
+ *
+ * A direct sample, which the BPF program (off_cpu.bpf.c, off_cpu_dump)
+ * writes as an interval longer than --off-cpu-thresh ends, packs tasks as
+ * tgid << 32 | tid; the sums perf writes at the end (bpf_off_cpu.c,
+ * off_cpu_write; time PV_OFFCPU_SUMMED_TIME and up) pack tid << 32 | tgid.
+ * perf reads both alike (the low u32 as pid, on a little-endian machine),
+ * which swaps pid and tid of the direct ones; perfvtab reads each as its
+ * writer packed it.  The sample's own ip is the stack's first frame, and
+ * its cpumode user (the stack is the user stack).  Raw data too short for
+ * these is left as recorded (offcpu_problem says why).
+ */
+static void take_offcpu_fields(pv_sample *s)
+{
+    pv_byte_reader c;
+    pv_byte_reader_init(&c, s->raw, s->raw_size, 0, s->swap);
+    uint64_t tasks = pv_bytes_u64(&c);
+    uint64_t period = pv_bytes_u64(&c);
+    uint64_t nr = pv_bytes_u64(&c);
+    bool chain_fits = !c.failed && nr <= pv_bytes_left(&c) / 8;
+    const uint8_t *ips = take_array(&c, nr, 8);
+    uint64_t cgroup = pv_bytes_u64(&c);
+    if (c.failed) {
+        s->offcpu = PV_SAMPLE_OFFCPU_UNREADABLE;
+        s->offcpu_problem = chain_fits ? "its raw data ends before the task, period, callchain "
+                                         "and cgroup that perf 6.14+ write there"
+                                       : "its raw data is shorter than the task, period and "
+                                         "callchain that perf 6.14+ write there";
+        return;
+    }
+    bool summed = (s->sample_type & PV_SAMPLE_TIME) ? s->time >= PV_OFFCPU_SUMMED_TIME
+                                                    : (s->misc & PV_MISC_CPUMODE_MASK) == MISC_USER;
+    s->offcpu = summed ? PV_SAMPLE_OFFCPU_SUMMED : PV_SAMPLE_OFFCPU_DIRECT;
+    uint32_t high = (uint32_t)(tasks >> 32), low = (uint32_t)tasks;
+    s->pid = summed ? low : high;
+    s->tid = summed ? high : low;
+    s->period = period;
+    s->has_period = true;
+    s->callchain_nr = nr;
+    s->callchain = ips;
+    /* ips[0] is PERF_CONTEXT_USER: the first frame follows (none: 0) */
+    s->ip = nr >= 2 ? pv_sample_u64_at(s, ips, 1) : 0;
+    s->cgroup = cgroup;
+    s->misc = (uint16_t)((s->misc & ~PV_MISC_CPUMODE_MASK) | MISC_USER);
+    s->sample_type |= PV_SAMPLE_TID | PV_SAMPLE_PERIOD | PV_SAMPLE_IP | PV_SAMPLE_CALLCHAIN;
 }
 
 int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err)
@@ -290,6 +356,8 @@ int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_er
         if (c.failed)
             return overflow(f, rec, &c, "aux data", err);
     }
+    if (a->offcpu_embedded)
+        take_offcpu_fields(s);
     return 0;
 }
 

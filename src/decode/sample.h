@@ -26,6 +26,15 @@ typedef struct pv_sample_regs {
     const uint8_t *values; /* nr u64 */
 } pv_sample_regs;
 
+/* Which form of perf 6.14+'s offcpu-time sample (format/offcpu_event.h)
+ * a sample is, once its raw data has been read. */
+typedef enum pv_sample_offcpu {
+    PV_SAMPLE_OFFCPU_NONE,      /* not such a sample */
+    PV_SAMPLE_OFFCPU_DIRECT,    /* written as the interval ended: time is its end */
+    PV_SAMPLE_OFFCPU_SUMMED,    /* a sum written when the recording ended */
+    PV_SAMPLE_OFFCPU_UNREADABLE /* its raw data holds no such fields: left as recorded */
+} pv_sample_offcpu;
+
 typedef struct pv_sample {
     int attr_index;        /* the event, or -1 if its id matches no event */
     uint64_t sample_type;  /* fields present */
@@ -85,6 +94,13 @@ typedef struct pv_sample {
     uint64_t code_page_size;
     uint64_t aux_size;
     const uint8_t *aux;
+
+    /* perf 6.14+'s offcpu-time samples: pid, tid, period, ip, callchain
+     * and cgroup above are the ones the raw data holds, not the BPF
+     * output's own (pv_sample_decode says how); offcpu_problem says why
+     * an UNREADABLE one's raw data was not read (static text). */
+    pv_sample_offcpu offcpu;
+    const char *offcpu_problem;
 } pv_sample;
 
 /* The identity of a record: which event, task, time and cpu it is of.
@@ -113,7 +129,9 @@ int pv_record_attr_index(const pv_file *f, const pv_record *rec);
 int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
 /* Only the fields at fixed places (identifier, ip, pid/tid, time, addr, id,
  * stream_id, cpu, period) and attr_index/sample_type: what most queries
- * read, without the cost of the rest.  Other fields are not set. */
+ * read, without the cost of the rest.  Other fields are not set.  A
+ * sample of perf 6.14+'s offcpu-time event is decoded whole: some of
+ * those fields come from its raw data. */
 int pv_sample_decode_fixed(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
 
 /* The fields at fixed places, one at a time: a scan that reads a column
@@ -130,19 +148,21 @@ typedef struct pv_sample_places {
     uint16_t end;                   /* a record shorter than this is cut */
     bool has_period;                /* as pv_sample.has_period */
     uint64_t period;                /* the event's own when PERIOD is not sampled */
+    bool embedded;                  /* perf 6.14+'s offcpu-time: only the full decode knows */
 } pv_sample_places;
 
 void pv_sample_places_init(const pv_file *f, size_t attr_index, pv_sample_places *p);
 
 /* The field of rec (a SAMPLE of the event places describes) as
  * pv_sample_decode_fixed reads it: 1 *value set; 0 the event does not
- * sample it (NULL; period: none known); -1 the record is too short, and
- * pv_sample_decode_fixed gives the error. */
+ * sample it (NULL; period: none known); -1 the record is too short, or
+ * its fields are in its raw data (places.embedded): pv_sample_decode_fixed
+ * gives the error or the value. */
 static inline int pv_sample_field(const pv_file *f, const pv_record *rec,
                                   const pv_sample_places *p, pv_fixed_field field,
                                   uint64_t *value)
 {
-    if (rec->size < p->end)
+    if (rec->size < p->end || p->embedded)
         return -1;
     uint16_t at = p->at[field];
     if (at == 0) {

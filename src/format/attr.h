@@ -42,6 +42,9 @@ typedef struct pv_attr {
     uint64_t nr_ids;
     uint64_t file_offset;       /* where the attr was read, for messages */
     char *name;                 /* as perf report names it; see pv_file_event_name */
+    /* perf 6.14+'s offcpu-time event: its samples' task, period and stack
+     * are in their raw data (format/offcpu_event.h) */
+    bool offcpu_embedded;
 } pv_attr;
 
 /* Bits of pv_attr.flags. */

@@ -24,17 +24,30 @@ the number of IN's switch-outs with that stack, plus the rank); callchain
 = PERF_CONTEXT_USER then the user frames (the BPF program records the user
 stack only).
 
---raw: the samples as perf 6.14+ writes them instead (its off_cpu_write and
-the BPF program's off_cpu_dump put the fields in the raw data of the
-bpf-output sample; perf's evsel.c __set_offcpu_sample reads them back):
-sample_type also RAW, period 1 in the sample itself, and in the raw data
-the u64 tgid << 32 | pid, the period, the callchain and a cgroup id 0.
-perfvtab does not read those yet (perf_diagnostics' offcpu_raw_samples);
-the cross-check of that is all it is for, and its exact attr as perf 6.14+
-sets it was not checked.
+--raw THRESH_NS: the samples as perf 6.14+ writes them instead, read from
+perf's source (util/bpf_skel/off_cpu.bpf.c off_cpu_dump, util/bpf_off_cpu.c
+off_cpu_write, util/off_cpu.h, util/evsel.c __set_offcpu_sample).  The
+event samples IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW (OFFCPU_SAMPLE_TYPES
+has RAW in place of CALLCHAIN since 6.14); its raw data holds, in u64
+words: the task pair, the period (off-CPU ns), nr then nr callchain
+entries (PERF_CONTEXT_USER and the user stack), the cgroup id (0 here);
+the kernel's u32 size before them counts 4 padding bytes after them.
+The intervals are IN's: a sched_switch switch-out of the thread (with a
+user stack) to its next switch-in (a SWITCH record "in" of the thread, or
+a sched_switch whose next_pid it is).
+  - an interval of THRESH_NS or more (--off-cpu-thresh) is a direct
+    sample, inserted right after the switch-in's record, as the BPF
+    program writes it at the switch-in: time and cpu the switch-in's, the
+    recorded task 0/0 (the BPF output is taken in the task switching out,
+    idle here), ip the last sched_switch sample's (a kernel address), misc
+    KERNEL, period 1; the raw task pair tgid << 32 | tid;
+  - the others are summed per (thread, user stack) and written at the end
+    as perf's off_cpu_write does: time OFF_CPU_TIMESTAMP + rank, misc
+    USER, ip, pid/tid, cpu and period 0; the raw task pair tid << 32 | tgid
+    (perf packs it the other way round from the BPF program).
 
-Prints one line per sample written: summed, tid, pid, time, period and
-the user frames in hex, comma-separated.
+Prints one line per sample written: summed (or direct), tid, pid, time,
+period and the user frames in hex, comma-separated.
 """
 import struct
 import sys
@@ -48,6 +61,12 @@ SAMPLE_PERIOD, SAMPLE_STREAM_ID, SAMPLE_RAW = 256, 512, 1024
 SAMPLE_IDENTIFIER = 1 << 16
 OFFCPU_TYPE = (SAMPLE_IDENTIFIER | SAMPLE_IP | SAMPLE_TID | SAMPLE_TIME | SAMPLE_CPU |
                SAMPLE_PERIOD | SAMPLE_CALLCHAIN)
+# perf 6.14+: RAW in place of CALLCHAIN (util/off_cpu.h)
+RAW_TYPE = (SAMPLE_IDENTIFIER | SAMPLE_IP | SAMPLE_TID | SAMPLE_TIME | SAMPLE_CPU |
+            SAMPLE_PERIOD | SAMPLE_RAW)
+ID_FIELDS = SAMPLE_TID | SAMPLE_TIME | SAMPLE_ID | SAMPLE_STREAM_ID | SAMPLE_CPU | SAMPLE_IDENTIFIER
+RECORD_SWITCH, MISC_SWITCH_OUT = 14, 1 << 13
+MISC_KERNEL, MISC_USER = 1, 2
 HEADER_EVENT_DESC = 12
 NAME = b'offcpu-time'
 
@@ -92,12 +111,103 @@ def user_frames(chain):
     return [ip for ip in rest if ip < PERF_CONTEXT_MAX]
 
 
+def sample_cpu(b, at, sample_type):
+    """The CPU field of a sample (0 when not sampled)."""
+    if not sample_type & SAMPLE_CPU:
+        return 0
+    before = (SAMPLE_IDENTIFIER, SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME, SAMPLE_ADDR, SAMPLE_ID,
+              SAMPLE_STREAM_ID)
+    return struct.unpack_from('<I', b, at + 8 + 8 * sum(1 for bit in before if sample_type & bit))[0]
+
+
+def trailer(b, at, size, sample_type):
+    """(pid, tid, time, cpu) of a kernel record's sample_id_all trailer."""
+    t = sample_type & ID_FIELDS
+    off = at + size - 8 * bin(t).count('1')
+    pid, tid = struct.unpack_from('<II', b, off) if t & SAMPLE_TID else (0, 0)
+    off += 8 if t & SAMPLE_TID else 0
+    time = u64(b, off) if t & SAMPLE_TIME else 0
+    for bit in (SAMPLE_TIME, SAMPLE_ID, SAMPLE_STREAM_ID):
+        off += 8 if t & bit else 0
+    cpu = struct.unpack_from('<I', b, off)[0] if t & SAMPLE_CPU else 0
+    return pid, tid, time, cpu
+
+
+def raw_record(new_id, ip, pid, tid, time, cpu, period, misc, embedded):
+    """A sample of the perf 6.14+ event: the fixed fields, then RAW (u32 size,
+    the words, 4 padding bytes, as the kernel pads it)."""
+    raw = b''.join(struct.pack('<Q', w) for w in embedded)
+    body = (struct.pack('<QQIIQIIQ', new_id, ip, pid, tid, time, cpu, 0, period) +
+            struct.pack('<I', len(raw) + 4) + raw + bytes(4))
+    return struct.pack('<IHH', 9, misc, 8 + len(body)) + body
+
+
+def raw_samples(src, data_off, data_size, attrs, ids_of, switch_attr, new_id, thresh):
+    """perf 6.14+'s form (see --raw above): the data section with the direct
+    samples inserted, the summed samples, and the lines to print."""
+    data, lines = bytearray(), []
+    pending = {}        # tid -> (switch-out time, pid, user frames)
+    sums, order = {}, []
+    last_ip = 0
+    at, end = data_off, data_off + data_size
+    while at < end:
+        typ, misc, size = struct.unpack_from('<IHH', src, at)
+        data += src[at:at + size]
+        switched_in = None      # (tid, time, cpu)
+        if typ == 9 and ids_of.get(u64(src, at + 8)) == switch_attr:
+            sample_type = u64(attrs[switch_attr][0], 24)
+            pid, tid, time, chain, raw = parse_sample(src, at, sample_type)
+            last_ip = u64(src, at + 16)
+            cpu = sample_cpu(src, at, sample_type)
+            prev_pid, next_pid = (struct.unpack_from('<i', raw, o)[0] for o in (24, 56))
+            frames = user_frames(chain)
+            if next_pid in pending:
+                switched_in = (next_pid, time, cpu)
+            if prev_pid == tid and frames:
+                pending[tid] = (time, pid, tuple(frames))
+        elif typ == RECORD_SWITCH and not misc & MISC_SWITCH_OUT:
+            pid, tid, time, cpu = trailer(src, at, size, u64(attrs[0][0], 24))
+            if tid in pending:
+                switched_in = (tid, time, cpu)
+        if switched_in:
+            tid, time, cpu = switched_in
+            out_time, pid, frames = pending.pop(tid)
+            delta = time - out_time
+            chain = [len(frames) + 1, PERF_CONTEXT_USER] + list(frames)
+            if delta >= thresh:
+                # the BPF program's packing: tgid << 32 | tid
+                data += raw_record(new_id, last_ip, 0, 0, time, cpu, 1, MISC_KERNEL,
+                                   [pid << 32 | tid, delta] + chain + [0])
+                lines.append('direct %d %d %d %d %s' % (tid, pid, time, delta,
+                                                        ','.join('%x' % f for f in frames)))
+            else:
+                key = (tid, pid, frames)
+                if key not in sums:
+                    order.append(key)
+                    sums[key] = 0
+                sums[key] += delta
+        at += size
+    samples = []
+    for rank, key in enumerate(order):
+        tid, pid, frames = key
+        time = OFF_CPU_TIMESTAMP + rank
+        # perf's off_cpu_write packs the pair the other way: tid << 32 | tgid
+        samples.append(raw_record(new_id, 0, 0, 0, time, 0, 0, MISC_USER,
+                                  [tid << 32 | pid, sums[key], len(frames) + 1,
+                                   PERF_CONTEXT_USER] + list(frames) + [0]))
+        lines.append('summed %d %d %d %d %s' % (tid, pid, time, sums[key],
+                                                ','.join('%x' % f for f in frames)))
+    return data, samples, lines
+
+
 def main(argv):
-    raw_form = len(argv) == 4 and argv[1] == '--raw'
+    raw_form = len(argv) == 5 and argv[1] == '--raw'
+    thresh = 0
     if raw_form:
-        argv = argv[:1] + argv[2:]
+        thresh = int(argv[2])
+        argv = argv[:1] + argv[3:]
     if len(argv) != 3:
-        sys.stderr.write('usage: offcpu_bpf_fixture.py [--raw] IN OUT\n')
+        sys.stderr.write('usage: offcpu_bpf_fixture.py [--raw THRESH_NS] IN OUT\n')
         return 2
     src = open(argv[1], 'rb').read()
     if src[:8] != b'PERFILE2':
@@ -160,35 +270,31 @@ def main(argv):
 
     new_id = max(ids_of) + 1000
     attr = bytearray(attrs[0][0])
-    sample_type = OFFCPU_TYPE | (SAMPLE_RAW if raw_form else 0)
+    sample_type = RAW_TYPE if raw_form else OFFCPU_TYPE
     struct.pack_into('<IIQQQ', attr, 0, 1, struct.unpack_from('<I', attr, 4)[0], 10, 1, sample_type)
     flags = u64(attr, 40) | 1 << 10              # freq
     struct.pack_into('<Q', attr, 40, flags)
 
     def sample(tid, pid, time, period, frames):
         chain = struct.pack('<%dQ' % (len(frames) + 2), len(frames) + 1, PERF_CONTEXT_USER, *frames)
-        if raw_form:
-            # perf 6.14+: the interval's fields in the raw data, as
-            # evsel.c's __set_offcpu_sample reads them (the u64 of pid and
-            # tid as the BPF program writes it: tgid << 32 | pid), then the
-            # cgroup id; u32 size + data padded to 8 bytes
-            embedded = struct.pack('<QQ', pid << 32 | tid, period) + chain + struct.pack('<Q', 0)
-            fields = struct.pack('<QQIIQIIQ', new_id, frames[0], pid, tid, time, 0, 0, 1)
-            body = fields + chain + struct.pack('<I', len(embedded) + 4) + embedded + bytes(4)
-        else:
-            body = struct.pack('<QQIIQIIQ', new_id, frames[0], pid, tid, time, 0, 0, period) + chain
+        body = struct.pack('<QQIIQIIQ', new_id, frames[0], pid, tid, time, 0, 0, period) + chain
         samples.append(struct.pack('<IHH', 9, 2, 8 + len(body)) + body)
         lines.append('summed %d %d %d %d %s' % (tid, pid, time, period,
                                                 ','.join('%x' % f for f in frames)))
 
     samples, lines = [], []
-    for rank, key in enumerate(keys):
-        tid, pid, frames = key
-        sample(tid, pid, OFF_CPU_TIMESTAMP + rank, 1000003 * counts[key] + rank, frames)
+    data = src[data_off:data_off + data_size]
+    if raw_form:
+        data, samples, lines = raw_samples(src, data_off, data_size, attrs, ids_of, switch_attr,
+                                           new_id, thresh)
+    else:
+        for rank, key in enumerate(keys):
+            tid, pid, frames = key
+            sample(tid, pid, OFF_CPU_TIMESTAMP + rank, 1000003 * counts[key] + rank, frames)
 
     # layout: header, old ids and attrs, data (+ samples), feature index and
     # sections, then the new attr section and the new event's id
-    out = bytearray(src[:data_off + data_size])
+    out = bytearray(src[:data_off]) + data
     out += b''.join(samples)
     new_data_size = len(out) - data_off
     index_at = len(out)

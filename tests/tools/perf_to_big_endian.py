@@ -22,7 +22,8 @@ What is swapped:
     removed (the bytes stay in the file, unreferenced);
   * every record of the data section: header and body field by field, the
     sample per sample_type in kernel order, the sample_id_all trailer (perf
-    7's BPF_METADATA and SCHEDSTAT_* of schedstat versions 15 to 17 too).
+    7's BPF_METADATA and SCHEDSTAT_* of schedstat versions 15 to 17 too; the
+    raw data of perf 6.14+'s offcpu-time samples as u64 words, offcpu_event_ids.py).
 
 Pipe mode (16-byte header): the header, then the records, HEADER_ATTR (attr
 and ids), HEADER_EVENT_TYPE, HEADER_FEATURE (the feature id and the feature
@@ -45,6 +46,8 @@ import ctypes
 import ctypes.util
 import struct
 import sys
+
+from offcpu_event_ids import mark_offcpu_attrs
 
 
 class Refuse(Exception):
@@ -119,6 +122,7 @@ def swap_attr(b, off, size):
         'sample_type': a.get(24, 0), 'read_format': a.get(32, 0),
         'flags': a.get('flags', 0), 'branch_sample_type': a.get(72, 0),
         'sample_regs_user': a.get(80, 0), 'sample_regs_intr': a.get(96, 0),
+        'type': a.get(0, 0), 'config': a.get(8, 0),
     }
 
 
@@ -205,7 +209,9 @@ def swap_sample(b, off, end, a):
         off += 8 + 8 * nr
     if st & S_RAW:
         size = b.u32(off)
-        off += 4 + size  # payload kept as is
+        if a.get('offcpu'):  # perf 6.14+'s offcpu-time: u64 words, 4 padding bytes
+            b.u64s(off + 4, size // 8)
+        off += 4 + size  # any other payload kept as is
     if st & S_BRANCH_STACK:
         nr = b.u64(off)
         off += 8
@@ -819,6 +825,7 @@ def convert(data, dropped):
     for i in range(et_size // 72):
         b.u64(et_off + 72 * i)
 
+    mark_offcpu_attrs(b.src, data_off + data_size, feats, attrs_by_id)
     stream = Stream(attrs, attrs_by_id)
     nrec = swap_records(b, data_off, data_off + data_size, stream)
 

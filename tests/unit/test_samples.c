@@ -259,6 +259,103 @@ static void test_raw(bool swap)
     check_str(name("%s: empty branch stack JSON", label), branch_json(&s), "[]");
 }
 
+/* perf 6.14+'s offcpu-time sample (format/offcpu_event.h): recorded fields
+ * as a bpf-output sample taken in another task, then RAW holding the
+ * blocked task's: the task pair, the period, nr + ips, the cgroup. */
+static pv_record offcpu_record(byte_builder *b, bool swap, uint16_t misc, uint64_t time,
+                               uint64_t pair, uint64_t chain_nr)
+{
+    bb_record_begin(b, PV_RECORD_SAMPLE, misc, swap);
+    bb_u64(b, 0xffffffff81000000ull);  /* ip: the BPF output's, in the kernel */
+    bb_u32(b, 0);                      /* pid, tid: the task switching out (idle) */
+    bb_u32(b, 0);
+    bb_u64(b, time);
+    bb_u32(b, 3);                      /* cpu */
+    bb_u32(b, 0);
+    bb_u64(b, 1);                      /* period: one BPF output */
+    bb_u32(b, 7 * 8 + 4);              /* raw size: 7 words and the kernel's 4 padding bytes */
+    bb_u64(b, pair);
+    bb_u64(b, 2000000);                /* off-CPU ns */
+    bb_u64(b, chain_nr);
+    bb_u64(b, PV_CONTEXT_USER);
+    bb_u64(b, 0x401000);
+    bb_u64(b, 0x402000);
+    bb_u64(b, 77);                     /* cgroup */
+    bb_u32(b, 0);                      /* padding */
+    return bb_record_end(b);
+}
+
+/*
+ * Which u32 of the task pair is the pid, proven from the bytes.  The BPF
+ * program (util/bpf_skel/off_cpu.bpf.c, off_cpu_dump) writes a direct
+ * sample's pair as (u64)key->tgid << 32 | key->pid, its key made of the
+ * task coming back on: .pid = next->pid (the kernel's pid: the thread),
+ * .tgid = next->tgid (the process).  perf's own sums (util/bpf_off_cpu.c,
+ * off_cpu_write) write (u64)key.pid << 32 | key.tgid: the other way round.
+ * perf's evsel.c (__set_offcpu_sample) reads both alike, the first u32 as
+ * pid and the second as tid: on a little-endian machine the low half, so
+ * it is right for the sums and gives a direct sample's thread as its pid
+ * and its process as its tid.  perfvtab follows each writer: here process
+ * 100, thread 101 in both, where perf 6.14+ would say pid 101, tid 100 for
+ * the direct one.  A big-endian writer stores the same u64 values, so the
+ * rule is the same in both byte orders.
+ */
+static void test_offcpu_embedded(bool swap)
+{
+    const char *label = swap ? "offcpu-time big-endian" : "offcpu-time";
+    fake k;
+    byte_builder b;
+    pv_sample s;
+    pv_error err;
+    fake_init(&k, swap);
+    k.attrs[0].sample_type = PV_SAMPLE_IP | PV_SAMPLE_TID | PV_SAMPLE_TIME | PV_SAMPLE_CPU |
+                             PV_SAMPLE_PERIOD | PV_SAMPLE_RAW;
+    k.attrs[0].offcpu_embedded = true;
+    fake_locate_ids(&k);
+
+    pv_record r = offcpu_record(&b, swap, 1, 5000000, 100ull << 32 | 101, 3);
+    err.msg[0] = 0;
+    check(pv_sample_decode(&k.f, &r, &s, &err) == 0, name("%s direct: decodes", label), "%s",
+          err.msg);
+    check_u64(name("%s direct: form", label), s.offcpu, PV_SAMPLE_OFFCPU_DIRECT);
+    check_u64(name("%s direct: pid is the pair's high half (tgid)", label), s.pid, 100);
+    check_u64(name("%s direct: tid is the low half (the thread)", label), s.tid, 101);
+    check_u64(name("%s direct: period from the raw data", label), s.period, 2000000);
+    check_u64(name("%s direct: ip is the stack's first frame", label), s.ip, 0x401000);
+    check_str(name("%s direct: callchain from the raw data", label), callchain_json(&s),
+              "[4198400,4202496]");
+    check_u64(name("%s direct: cgroup", label), s.cgroup, 77);
+    check_u64(name("%s direct: cpumode user", label), s.misc & PV_MISC_CPUMODE_MASK, 2);
+    check_u64(name("%s direct: time and cpu as recorded", label), s.time + s.cpu, 5000003);
+    pv_sample fixed;
+    check(pv_sample_decode_fixed(&k.f, &r, &fixed, &err) == 0 && fixed.pid == 100 &&
+          fixed.tid == 101 && fixed.period == 2000000 && fixed.ip == 0x401000,
+          name("%s direct: the fixed decode substitutes too", label), "pid %u tid %u",
+          fixed.pid, fixed.tid);
+    pv_sample_places places;
+    pv_sample_places_init(&k.f, 0, &places);
+    uint64_t v = 0;
+    check(pv_sample_field(&k.f, &r, &places, PV_FIELD_PID, &v) == -1,
+          name("%s: a field alone defers to the decoder", label), "it read %llu",
+          (unsigned long long)v);
+
+    r = offcpu_record(&b, swap, 2, 0xffffffff00000000ull, 101ull << 32 | 100, 3);
+    check(pv_sample_decode(&k.f, &r, &s, &err) == 0, name("%s summed: decodes", label), "%s",
+          err.msg);
+    check_u64(name("%s summed: form (time OFF_CPU_TIMESTAMP)", label), s.offcpu,
+              PV_SAMPLE_OFFCPU_SUMMED);
+    check_u64(name("%s summed: pid is the pair's low half", label), s.pid, 100);
+    check_u64(name("%s summed: tid is the high half", label), s.tid, 101);
+
+    r = offcpu_record(&b, swap, 1, 5000000, 100ull << 32 | 101, 50);
+    check(pv_sample_decode(&k.f, &r, &s, &err) == 0, name("%s cut: decodes", label), "%s",
+          err.msg);
+    check(s.offcpu == PV_SAMPLE_OFFCPU_UNREADABLE && s.offcpu_problem && s.pid == 0 &&
+          s.period == 1 && s.ip == 0xffffffff81000000ull && !(s.sample_type & PV_SAMPLE_CALLCHAIN),
+          name("%s cut: a callchain past the raw data leaves the sample as recorded", label),
+          "form %d pid %u period %llu", (int)s.offcpu, s.pid, (unsigned long long)s.period);
+}
+
 typedef struct bflags {
     unsigned mispred, predicted, in_tx, abort, cycles, type, spec, new_type, priv;
 } bflags;
@@ -560,6 +657,8 @@ int main(void)
     test_callchain(true);
     test_raw(false);
     test_raw(true);
+    test_offcpu_embedded(false);
+    test_offcpu_embedded(true);
     test_branch_stack(false, false);
     test_branch_stack(true, false);
     test_branch_stack(true, true);

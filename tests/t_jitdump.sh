@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # JIT frames named from a runtime's jitdump (jit-PID.dump) without perf
 # inject: node --perf-prof recorded with perf record -k 1 -g.
 #  - the fixture (tests/fixtures/jit/, record.sh): perfvtab on the recording

@@ -144,6 +144,12 @@ all: build/perfvtab.so
 san: build/san/perfvtab.so
 
 REPLAYERS = fuzz/replay_reader fuzz/replay_sql
+
+# A build uses every core unless make was given -j: `make test` on a fresh
+# machine builds two flavours of everything before the suite starts.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 plain: build/perfvtab.so build/sqlrun build/twins $(addprefix build/unit/,$(UNITS)) $(addprefix build/tools/,$(TOOLS)) $(addprefix build/,$(REPLAYERS))
 sanitized: build/san/perfvtab.so build/san/sqlrun build/san/twins $(addprefix build/san/unit/,$(UNITS)) $(addprefix build/san/tools/,$(TOOLS)) $(addprefix build/san/,$(REPLAYERS))
 

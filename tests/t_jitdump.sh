@@ -210,7 +210,7 @@ done
 # perf report, run now on the same jitdump (put where the recording names
 # it, in the test's own /tmp), say which.
 if [ -e /tmp/perfvtab-jit ]; then
-    echo "ok - jitdump records over time, against perf inject # SKIP input absent: /tmp/perfvtab-jit exists (not the test's own /tmp), where perf inject must read the changed jitdump"
+    echo "ok - jitdump records over time, against perf inject # SKIP /tmp/perfvtab-jit exists (not the test's own /tmp), where perf inject must read the changed jitdump"
 else
     mkdir -p "$tmp/timed" "$tmp/home" /tmp/perfvtab-jit
     cp "$fixture/node.data" "$tmp/timed/"
@@ -271,7 +271,7 @@ fi
 
 # live: node recorded now, perf inject --jit and perf report run now
 if ! command -v node >/dev/null || ! command -v perf >/dev/null; then
-    echo "ok - live node recording against perf inject --jit # SKIP input absent: node or perf not installed"
+    echo "ok - live node recording against perf inject --jit # SKIP node or perf is not installed (scripts/install-deps.sh installs both)"
     exit 0
 fi
 mkdir -p "$tmp/live" "$tmp/home"
@@ -279,7 +279,7 @@ cp "$fixture/script.js" "$tmp/live/"
 if ! (cd "$tmp/live" && HOME=$tmp/home timeout 60 perf record -q -k 1 -g -F 499 -o perf.data -- \
         node --perf-prof --interpreted-frames-native-stack script.js 20 >record.log 2>&1) ||
    ! ls "$tmp"/live/jit-*.dump >/dev/null 2>&1; then
-    echo "ok - live node recording against perf inject --jit # SKIP input absent: perf record of node failed (permissions?): $(oneline "$tmp/live/record.log")"
+    echo "ok - live node recording against perf inject --jit # SKIP perf record of node failed (permissions?): $(oneline "$tmp/live/record.log")"
     exit 0
 fi
 if ! HOME=$tmp/home perf inject --jit -i "$tmp/live/perf.data" -o "$tmp/live/injected.data" \

@@ -74,7 +74,11 @@ for callgraph in dwarf fp; do
     data=$tmp/$callgraph.data
     cg=(-g)
     [ $callgraph = dwarf ] && cg=(--call-graph dwarf,8192)
-    if ! timeout 120 perf record -q "${cg[@]}" -F 999 -o "$data" -- "$binary" 300 \
+    # LD_BIND_NOW: no sample lands in the dynamic linker's lazy binding
+    # (_dl_runtime_resolve_xsavec, which realigns its stack); one at
+    # _dl_fixup+0x2 was once unwound differently from perf (see the note
+    # of issue 26's stop): a case of its own, not this test's subject
+    if ! LD_BIND_NOW=1 timeout 120 perf record -q "${cg[@]}" -F 999 -o "$data" -- "$binary" 300 \
             >"$tmp/record.log" 2>&1; then
         not_ok "$name: perf record" "$(oneline "$tmp/record.log")"
         status=1

@@ -11,6 +11,7 @@
 
 #include "base/byte_reader.h"
 #include "base/pv_alloc.h"
+#include "base/pv_array.h"
 
 /* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
  * which the reading then reports as not found. */
@@ -90,16 +91,8 @@ static uint32_t add_name(pv_jitdump *j, const char *s, size_t n)
 {
     if (j->names_len >= UINT32_MAX - 1 || n >= UINT32_MAX - 1 - j->names_len)
         return UINT32_MAX;
-    if (j->names_cap - j->names_len < n + 1) {
-        size_t cap = j->names_cap ? j->names_cap : 4096;
-        while (cap - j->names_len < n + 1)
-            cap *= 2;
-        char *p = pv_realloc(j->names, cap);
-        if (!p)
-            return UINT32_MAX;
-        j->names = p;
-        j->names_cap = cap;
-    }
+    if (!pv_array_grow((void **)&j->names, &j->names_cap, j->names_len + n + 1, 1))
+        return UINT32_MAX;
     uint32_t at = (uint32_t)j->names_len;
     memcpy(j->names + at, s, n);
     j->names[at + n] = 0;
@@ -111,14 +104,8 @@ static pv_jit_code *new_code(pv_jitdump *j)
 {
     if (j->nr_codes >= UINT32_MAX)
         return NULL;
-    if (j->nr_codes == j->cap_codes) {
-        size_t cap = j->cap_codes ? j->cap_codes * 2 : 256;
-        pv_jit_code *p = pv_realloc(j->codes, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        j->codes = p;
-        j->cap_codes = cap;
-    }
+    if (!pv_array_grow((void **)&j->codes, &j->cap_codes, j->nr_codes + 1, sizeof *j->codes))
+        return NULL;
     pv_jit_code *c = &j->codes[j->nr_codes++];
     memset(c, 0, sizeof *c);
     return c;
@@ -312,14 +299,8 @@ static int add_debug_info(pv_jitdump *j, jit_reader *r, pv_byte_reader *b, uint6
         last_name = name;
         if (j->nr_lines >= UINT32_MAX)
             return -2;
-        if (j->nr_lines == j->cap_lines) {
-            size_t cap = j->cap_lines ? j->cap_lines * 2 : 1024;
-            pv_jit_line *p = pv_realloc(j->lines, cap * sizeof *p);
-            if (!p)
-                return -2;
-            j->lines = p;
-            j->cap_lines = cap;
-        }
+        if (!pv_array_grow((void **)&j->lines, &j->cap_lines, j->nr_lines + 1, sizeof *j->lines))
+            return -2;
         if (j->nr_lines > first && j->lines[j->nr_lines - 1].addr > addr)
             sorted = false;
         j->lines[j->nr_lines++] = (pv_jit_line){.addr = addr, .line = line, .file = file};

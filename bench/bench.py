@@ -74,6 +74,7 @@ COLUMNS = [
 ]
 INFO_COLUMNS = [
     ('report', 'perf report --no-children'),
+    ('children', 'perf report --children'),
     ('hotspot', 'hotspot-perfparser'),
     ('unsym', 'unsymbolized: perf report / perfvtab'),
 ]
@@ -470,6 +471,7 @@ def workload_part(f, label, args, r, unseen=False):
     children, children_rss = measure(
         ['perf', 'report', '-i', f, '--children', '--sort', 'sym', '--stdio'], r)
     line('    perf report --children: %.2f s, %.0f MB' % (children, children_rss))
+    SUMMARY[-1]['info']['children'] = '%.2f s, %.0f MB' % (children, children_rss)
     incl = incl_rss = None
     if incl_sql:
         incl, incl_rss = measure(sql_cmd(f, incl_sql), r)

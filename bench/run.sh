@@ -65,6 +65,7 @@ if [ ! -s "$mixed" ]; then
     mixed_mb=${BENCH_MIXED_MB:-80}
     echo "bench: recording $mixed (about $mixed_mb MB, at most $secs s; perf record -F 4999 -g -- bench/mixed_work.sh)" >&2
     work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
     cp -r src ext bench/mixed_python.py "$work/"
     mkdir -p "$work/gen" "$work/obj"
     protoc-c --proto_path=src/render --c_out="$work/gen" profile.proto
@@ -81,6 +82,7 @@ if [ ! -s "$mixed" ]; then
     done
     wait "$rec" || true
     rm -rf "$work"
+    trap - EXIT
     [ -s "$mixed" ] || { echo "bench: perf record (mixed workload) failed" >&2; exit 1; }
 fi
 if [ ! -s "$profile" ]; then

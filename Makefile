@@ -6,7 +6,7 @@
 #                   man pages under $(DESTDIR)$(PREFIX), PREFIX=/usr by default;
 #                   make uninstall removes them
 #   make demo       the sqlite3 shell on the bundled example profile
-#   make bench      SQL against perf script / perf report on a big recording (ratios)
+#   make bench      SQL against perf script / perf report on three recordings (ratios)
 #   make alloc-sweep every allocation of tests/t_alloc.sh's queries failed in turn
 #   make tsan       the extension and tests/tools/threads.c under ThreadSanitizer
 #   make fuzz       the libFuzzer targets (tests/fuzz/README.md)

@@ -50,6 +50,9 @@
 #   lintian              checks that package (tests/t_deb.sh: no error)
 #   man-db bsdextrautils man and col: the tests open the man pages make
 #                        install puts (perfsql(1), perfvtab(7)) and read them
+#
+# With --bench, also what only `make bench` needs:
+#   hotspot              its hotspot-perfparser, timed beside perf report
 set -euo pipefail
 
 packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
@@ -57,6 +60,12 @@ packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev
           linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
           libclang-rt-14-dev rustc golang-go llvm dpkg-dev debhelper lintian man-db bsdextrautils
           strace xz-utils nodejs)
+if [ "${1:-}" = --bench ]; then
+    packages+=(hotspot)
+elif [ $# -gt 0 ]; then
+    echo "usage: install-deps.sh [--bench]" >&2
+    exit 2
+fi
 
 installed() {
     local status

@@ -643,7 +643,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
         stop_with(u, PV_UNWIND_MAX_FRAMES, "%zu frames", u->max_frames);
         return DWARF_CB_ABORT;
     }
-    bool restart = pv_preserved_row(&u->preserved, u->abi, state, row);
+    bool restart = pv_preserved_row(&u->preserved, u->abi, row);
     free(row);
     return restart ? request_restart(u, state, ip) : DWARF_CB_OK;
 }

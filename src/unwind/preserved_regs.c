@@ -9,8 +9,7 @@ static uint64_t known_in(const pv_unwind_abi *abi, Dwfl_Frame *state, uint64_t *
     for (unsigned r = 0; r < abi->nr_dwarf && r < 32; r++) {
         Dwarf_Word value;
         if (((abi->preserved >> r) & 1) && dwfl_frame_reg(state, r, &value) == 0) {
-            if (values)
-                values[r] = value;
+            values[r] = value;
             known |= UINT64_C(1) << r;
         }
     }
@@ -20,20 +19,19 @@ static uint64_t known_in(const pv_unwind_abi *abi, Dwfl_Frame *state, uint64_t *
 void pv_preserved_follow(pv_preserved_regs *p, const pv_unwind_abi *abi, Dwfl_Frame *state,
                          bool first)
 {
-    uint64_t known = known_in(abi, state, p->value);
-    p->known = first ? known : known | (p->known & p->unruled);
+    p->in_state = known_in(abi, state, p->value);
+    p->known = first ? p->in_state : p->in_state | (p->known & p->unruled);
     p->unruled = 0;
 }
 
-bool pv_preserved_row(pv_preserved_regs *p, const pv_unwind_abi *abi, Dwfl_Frame *state,
-                      Dwarf_Frame *row)
+bool pv_preserved_row(pv_preserved_regs *p, const pv_unwind_abi *abi, Dwarf_Frame *row)
 {
     if (!row) {
         p->unruled = 0;
         return false;
     }
     p->unruled = pv_cfi_row_undefined(row, p->known);
-    uint64_t lost = p->known & ~known_in(abi, state, NULL);
+    uint64_t lost = p->known & ~p->in_state;
     return lost && (pv_cfi_row_reads(row, abi->nr_dwarf) & lost);
 }
 

@@ -27,7 +27,8 @@
 
 typedef struct pv_preserved_regs {
     uint64_t known;             /* preserved registers known in the current frame (mask) */
-    uint64_t unruled;           /* of those, the ones its CFI row has no rule for */
+    uint64_t in_state;          /* of those, the ones libdwfl has */
+    uint64_t unruled;           /* of those known, the ones its CFI row has no rule for */
     uint64_t value[32];         /* by DWARF number */
 } pv_preserved_regs;
 
@@ -40,8 +41,7 @@ void pv_preserved_follow(pv_preserved_regs *p, const pv_unwind_abi *abi, Dwfl_Fr
 /* Notes the current frame's CFI row (NULL: none); true when the step
  * from it reads a preserved register libdw lost, and libdwfl's walk must
  * restart at this frame with it (pv_preserved_get). */
-bool pv_preserved_row(pv_preserved_regs *p, const pv_unwind_abi *abi, Dwfl_Frame *state,
-                      Dwarf_Frame *row);
+bool pv_preserved_row(pv_preserved_regs *p, const pv_unwind_abi *abi, Dwarf_Frame *row);
 
 /* The followed value of DWARF register r, if known. */
 bool pv_preserved_get(const pv_preserved_regs *p, unsigned r, uint64_t *value);

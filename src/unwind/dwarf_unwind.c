@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "base/byte_reader.h"
+#include "unwind/cfi_row.h"
+#include "unwind/preserved_regs.h"
 #include "unwind/debug_cache.h"
 #include "unwind/unwind_regs.h"
 #include "base/pv_alloc.h"
@@ -81,6 +83,8 @@ struct pv_unwinder {
     uint64_t guess_sp, guess_rbp;
     size_t walk_frames;         /* frames seen by the current libdwfl walk */
     bool callee_trampoline;     /* the last frame was a signal trampoline's */
+    pv_preserved_regs preserved; /* the current frame's, where libdw loses some */
+    bool restart_requested;     /* the walk stopped to restart at the current frame */
 };
 
 const char *pv_unwind_stop_name(pv_unwind_stop stop)
@@ -113,8 +117,8 @@ static void stop_with(pv_unwinder *u, pv_unwind_stop stop, const char *fmt, ...)
 
 /* A session reads a separate debug file only for its .debug_frame, the CFI
  * of code .eh_frame does not cover (libdwfl turns to it when an .eh_frame
- * step fails, and has_cfi below asks it).  Opening the file reads all its
- * DWARF, inflating every compressed section, once per process's session;
+ * step fails, and frame_callback asks it for rows).  Opening the file reads
+ * all its DWARF, inflating every compressed section, once per process's session;
  * so when the shared debug info (debug_cache.h, where the file is opened
  * once) says the file has no .debug_frame, the session is told there is
  * no debug file: libdwfl would have found no CFI in it anyway.  The
@@ -488,55 +492,13 @@ static void push_zero_return(pv_unwinder *u)
     stop_with(u, PV_UNWIND_END_OF_STACK, "return address 0");
 }
 
-/* The CFI frame (.eh_frame, else .debug_frame) at lookup_pc, or NULL. */
-static Dwarf_Frame *cfi_frame(pv_unwinder *u, uint64_t lookup_pc)
-{
-    Dwfl_Module *mod = dwfl_addrmodule(u->session->dwfl, lookup_pc);
-    if (!mod)
-        return NULL;
-    for (int which = 0; which < 2; which++) {
-        Dwarf_Addr bias;
-        Dwarf_CFI *cfi = which == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
-        Dwarf_Frame *frame;
-        if (cfi && dwarf_cfi_addrframe(cfi, lookup_pc - bias, &frame) == 0)
-            return frame;
-    }
-    return NULL;
-}
-
-/* Whether the module at lookup_pc has CFI for it. */
-static bool has_cfi(pv_unwinder *u, uint64_t lookup_pc)
-{
-    Dwarf_Frame *frame = cfi_frame(u, lookup_pc);
-    bool found = frame != NULL;
-    free(frame);
-    return found;
-}
-
-/* Whether the frame at lookup_pc is a signal trampoline (its CIE says 'S'). */
-static bool signal_trampoline(pv_unwinder *u, uint64_t lookup_pc)
-{
-    Dwarf_Frame *frame = cfi_frame(u, lookup_pc);
-    bool signalp = false;
-    if (frame)
-        dwarf_frame_info(frame, NULL, NULL, &signalp);
-    free(frame);
-    return signalp;
-}
-
 /* Whether the CFI of the frame at lookup_pc says its caller's return
  * address is undefined: the outermost frame (glibc's _start). */
 static bool return_address_undefined(pv_unwinder *u, uint64_t lookup_pc)
 {
-    Dwarf_Frame *frame = cfi_frame(u, lookup_pc);
-    if (!frame)
-        return false;
-    int ra = dwarf_frame_info(frame, NULL, NULL, NULL);
-    Dwarf_Op ops_mem[3], *ops;
-    size_t nops;
-    bool undefined = ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 &&
-                     nops == 0 && ops == ops_mem;
-    free(frame);
+    Dwarf_Frame *row = pv_cfi_row(u->session->dwfl, lookup_pc);
+    bool undefined = row && pv_cfi_row_return_address_undefined(row);
+    free(row);
     return undefined;
 }
 
@@ -601,6 +563,23 @@ static bool guess_caller(pv_unwinder *u)
     return true;
 }
 
+/* Ends the walk to restart it at this frame (pc: its lookup pc, already
+ * counted), with the registers libdwfl has for it and the preserved ones
+ * followed (unwind/preserved_regs.h). */
+static int request_restart(pv_unwinder *u, Dwfl_Frame *state, uint64_t pc)
+{
+    for (unsigned r = 0; r < u->abi->nr_dwarf; r++) {
+        Dwarf_Word value = 0;
+        u->regs_present[r] = dwfl_frame_reg(state, r, &value) == 0 ||
+                             pv_preserved_get(&u->preserved, r, &value);
+        /* the DWARF pc register (x86's), like libdwfl's pc, the lookup pc */
+        u->dwarf_regs[r] = u->abi->perf_of_dwarf[r] == u->abi->perf_ip ? pc : value;
+    }
+    u->pc = pc;
+    u->restart_requested = true;
+    return DWARF_CB_ABORT;
+}
+
 static int frame_callback(Dwfl_Frame *state, void *arg)
 {
     pv_unwinder *u = arg;
@@ -614,6 +593,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
         return DWARF_CB_ABORT;
     }
     uint64_t ip = pc;
+    pv_preserved_follow(&u->preserved, u->abi, state, u->walk_frames == 0);
     if (u->walk_frames++ == 0) {
         /* The initial frame: the leaf (its module was reported before
          * attaching), or a caller perf guessed, already counted. */
@@ -650,16 +630,22 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
     /* perf's unwinder guesses from the frame pointer too where the file
      * has no CFI for the frame (.fini, hand-written code); libdwfl's own
      * guess would place the caller's stack elsewhere */
-    if (!u->frame_guessed && u->abi == &pv_unwind_abi_x86_64 && !has_cfi(u, ip))
+    Dwarf_Frame *row = pv_cfi_row(u->session->dwfl, ip);
+    if (!u->frame_guessed && u->abi == &pv_unwind_abi_x86_64 && !row)
         u->frame_guessed = true;
-    if (u->frame_guessed && u->res->nr < u->max_frames)
+    if (u->frame_guessed && u->res->nr < u->max_frames) {
+        free(row);
         return request_guess(u, state);
-    u->callee_trampoline = signal_trampoline(u, ip);
+    }
+    u->callee_trampoline = row && pv_cfi_row_signal_frame(row);
     if (u->res->nr >= u->max_frames) {
+        free(row);
         stop_with(u, PV_UNWIND_MAX_FRAMES, "%zu frames", u->max_frames);
         return DWARF_CB_ABORT;
     }
-    return DWARF_CB_OK;
+    bool restart = pv_preserved_row(&u->preserved, u->abi, row);
+    free(row);
+    return restart ? request_restart(u, state, ip) : DWARF_CB_OK;
 }
 
 static process_session *session_for(pv_unwinder *u, int32_t pid)
@@ -719,12 +705,13 @@ static bool unwind_in_session(pv_unwinder *u)
     for (;;) {
         u->walk_frames = 0;
         u->guess_requested = false;
+        u->restart_requested = false;
         rc = dwfl_getthread_frames(p->dwfl, 1, frame_callback, u);
         if (u->conflict)
             return false;
-        if (!u->guess_requested)
+        if (!u->guess_requested && !u->restart_requested)
             break;
-        if (!guess_caller(u))
+        if (u->guess_requested && !guess_caller(u))
             return true;
         u->continuing = true;
     }

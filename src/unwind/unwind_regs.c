@@ -18,14 +18,20 @@ static const int8_t aarch64_perf_of_dwarf[32] = {
     16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
 };
 
+#define REG(n) (UINT64_C(1) << (n))
+/* Callee-saved: x86_64 rbx rbp r12..r15; i386 ebx ebp esi edi; arm64
+ * x19..x29 (AAPCS64). */
 const pv_unwind_abi pv_unwind_abi_x86_64 = {
     "x86_64", EM_X86_64, REGS_ABI_64, 8, 8, 7, 17, x86_64_perf_of_dwarf,
+    REG(3) | REG(6) | REG(12) | REG(13) | REG(14) | REG(15),
 };
 static const pv_unwind_abi abi_i386 = {
     "i386", EM_386, REGS_ABI_32, 4, 8, 7, 9, i386_perf_of_dwarf,
+    REG(3) | REG(5) | REG(6) | REG(7),
 };
 static const pv_unwind_abi abi_aarch64 = {
     "aarch64", EM_AARCH64, REGS_ABI_64, 8, 32, 31, 32, aarch64_perf_of_dwarf,
+    (REG(30) - 1) & ~(REG(19) - 1),
 };
 
 pv_arch_family pv_unwind_arch_family(const char *arch)

@@ -32,6 +32,7 @@ typedef struct pv_unwind_abi {
     int perf_ip, perf_sp;       /* perf indices of the pc and stack pointer */
     unsigned nr_dwarf;
     const int8_t *perf_of_dwarf; /* [dwarf regno] = perf index */
+    uint64_t preserved;         /* DWARF registers a callee preserves (psABI), as a mask */
 } pv_unwind_abi;
 
 typedef enum { ARCH_UNKNOWN, ARCH_X86, ARCH_ARM64 } pv_arch_family;

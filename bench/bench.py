@@ -236,6 +236,9 @@ def scan_part(f, tag, samples, r):
     report(tag + 'count(*),sum(period) time / raw C walk', scan / raw, 3, 'low',
            '(%.2f s, %.0f MB; generate_series over as many rows: %.2fx the walk, %.2f s)'
            % (scan, scan_rss, floor / raw, floor))
+    # issue 27: SQLite's own per-row cost (the floor) plus one bare walk
+    report(tag + 'count(*),sum(period) time / (floor + walk)', scan / (floor + raw), 1, 'low',
+           '(floor %.3f s, walk %.3f s, scan %.3f s)' % (floor, raw, scan))
     report(tag + 'perf script -F tid,time,ip,period time / SQL scan', script / scan, 30, 'high',
            '(perf script %.2f s, %.0f MB)' % (script, script_rss))
     return scan, scan_rss

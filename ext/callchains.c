@@ -310,9 +310,23 @@ static int callchains_value(PvCursor *cur, int i, pv_value *out, pv_error *err)
 static int callchains_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     CallchainsState *st = cur->state;
-    if (i == COL_CPUMODE) {
+    /* the frame's own integers apart, as callchains_value gives them: a
+     * scan reads one per frame */
+    switch (i) {
+    case COL_IP:
+        sqlite3_result_int64(ctx, (int64_t)st->frame.ip);
+        return SQLITE_OK;
+    case COL_DEPTH:
+        sqlite3_result_int64(ctx, (int64_t)st->depth);
+        return SQLITE_OK;
+    case COL_SAMPLE:
+        sqlite3_result_int64(ctx, (int64_t)st->rows.record.index);
+        return SQLITE_OK;
+    case COL_CPUMODE:
         pv_result_static_name(ctx, pv_cpumode_name(st->frame.cpumode));
         return SQLITE_OK;
+    default:
+        break;
     }
     pv_value v;
     pv_error err;

@@ -170,7 +170,7 @@ static inline int fixed_int(PvCursor *cur, int i, int64_t *value)
         return -1;
     const pv_record *r = &st->rows.record;
     if (st->attr_index == -2)
-        st->attr_index = pv_record_attr_index(cur->file, r);
+        st->attr_index = pv_sample_attr_index(cur->file, r);
     if (st->attr_index < 0)
         return 0;   /* an id no event owns: nothing but the record is known */
     const pv_sample_places *p = &st->places[st->attr_index];

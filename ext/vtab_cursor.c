@@ -44,14 +44,6 @@ static void arm_stop(PvCursor *cur)
         pv_file_set_stop(cur->file, stop);
 }
 
-/* Per row: armed again when another cursor of the connection, sharing the
- * file, took the file's stop over (or dropped it when it closed). */
-void pv_vtab_keep_stop(PvCursor *cur)
-{
-    if (cur->file && pv_file_stop(cur->file) != &cur->stop.stop)
-        pv_file_set_stop(cur->file, &cur->stop.stop);
-}
-
 /* Lets go of the current file and what the table decoded from it. */
 void pv_vtab_release_file(PvCursor *cur)
 {

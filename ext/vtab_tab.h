@@ -108,7 +108,14 @@ void pv_vtab_read_ordinal(PvCursor *cur, const PvPlan *plan);
 /* vtab_cursor.c: a cursor's files and lifetime. */
 int pv_vtab_start_file(PvCursor *cur, const char *path, pv_error *err);
 int pv_vtab_next_file(PvCursor *cur, pv_error *err);
-void pv_vtab_keep_stop(PvCursor *cur);
+/* Per row and column: armed again when another cursor of the connection,
+ * sharing the file, took the file's stop over (or dropped it when it
+ * closed).  Inline: a pointer compared, on every call SQLite makes. */
+static inline void pv_vtab_keep_stop(PvCursor *cur)
+{
+    if (cur->file && pv_file_stop(cur->file) != &cur->stop.stop)
+        pv_file_set_stop(cur->file, &cur->stop.stop);
+}
 void pv_vtab_release_file(PvCursor *cur);
 void pv_vtab_reset_cursor(PvCursor *cur);
 void pv_vtab_free_cursor(PvCursor *cur);

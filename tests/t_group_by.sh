@@ -32,6 +32,7 @@ cases=(
     "SELECT dso, sym, sum(period) FROM perf_callchains(@f) WHERE repeated = 0 GROUP BY dso, sym|SELECT dso, sym, sum(period) FROM perf_callchains(@f) WHERE repeated = 0 GROUP BY +dso, +sym|"
     "SELECT sym, inlined, count(*) FROM perf_callchains(@f) GROUP BY sym, inlined|SELECT sym, inlined, count(*) FROM perf_callchains(@f) GROUP BY +sym, +inlined|"
     "SELECT depth, cpumode, count(*) FROM perf_callchains(@f) GROUP BY depth, cpumode ORDER BY 3 DESC LIMIT 4|SELECT depth, cpumode, count(*) FROM perf_callchains(@f) GROUP BY +depth, +cpumode ORDER BY 3 DESC LIMIT 4|sorted"
+    "SELECT ip, depth, count(*) FROM perf_callchains(@f) GROUP BY ip, depth|SELECT ip, depth, count(*) FROM perf_callchains(@f) GROUP BY +ip, +depth|"
     "SELECT e.idx, s.sym, count(*) FROM perf_samples(@f) s JOIN perf_events(@f) e ON e.name = s.event GROUP BY s.sym, e.idx|SELECT e.idx, s.sym, count(*) FROM perf_samples(@f) s JOIN perf_events(@f) e ON e.name = s.event GROUP BY +s.sym, +e.idx|sorted"
     "SELECT s.sym, count(*), sum(m.n) FROM perf_samples(@f) s JOIN (SELECT 1 AS n UNION ALL SELECT 2) m GROUP BY s.sym|SELECT s.sym, count(*), sum(m.n) FROM perf_samples(@f) s JOIN (SELECT 1 AS n UNION ALL SELECT 2) m GROUP BY +s.sym|"
     "SELECT max(n), count(*) FROM (SELECT sym, count(*) AS n FROM perf_samples(@f) GROUP BY sym)|SELECT max(n), count(*) FROM (SELECT sym, count(*) AS n FROM perf_samples(@f) GROUP BY +sym)|"

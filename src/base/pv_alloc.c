@@ -6,7 +6,8 @@
 
 static bool (*volatile should_fail)(void *arg);
 static void *volatile fail_arg;
-static unsigned long failures;      /* atomic: allocations of every thread */
+/* atomic: allocations of every thread (pv_alloc.h reads it inline) */
+unsigned long pv_alloc_failure_count;
 
 void pv_alloc_set_failure(bool (*fail)(void *arg), void *arg)
 {
@@ -19,7 +20,7 @@ static bool fails(void)
     bool (*fail)(void *) = should_fail;
     if (!fail || !fail(fail_arg))
         return false;
-    __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&pv_alloc_failure_count, 1, __ATOMIC_RELAXED);
     return true;
 }
 
@@ -27,18 +28,13 @@ static bool fails(void)
 static void *counted(void *p)
 {
     if (!p)
-        __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&pv_alloc_failure_count, 1, __ATOMIC_RELAXED);
     return p;
 }
 
 void pv_alloc_count_failure(void)
 {
-    __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
-}
-
-unsigned long pv_alloc_failures(void)
-{
-    return __atomic_load_n(&failures, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&pv_alloc_failure_count, 1, __ATOMIC_RELAXED);
 }
 
 void *pv_malloc(size_t size)
@@ -72,7 +68,7 @@ int pv_vasprintf(char **out, const char *fmt, va_list ap)
         return -1;
     int n = vasprintf(out, fmt, ap);
     if (n < 0)
-        __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&pv_alloc_failure_count, 1, __ATOMIC_RELAXED);
     return n;
 }
 

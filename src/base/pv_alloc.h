@@ -33,7 +33,12 @@ int pv_asprintf(char **out, const char *fmt, ...) __attribute__((format(printf, 
  * an error of the call, even where the reader went on without the memory
  * (a cache not filled, a name not demangled), so that an answer computed
  * short of memory is never handed out as if it were whole. */
-unsigned long pv_alloc_failures(void);
+extern unsigned long pv_alloc_failure_count;
+/* Inline: the extension asks before and after every row and column. */
+static inline unsigned long pv_alloc_failures(void)
+{
+    return __atomic_load_n(&pv_alloc_failure_count, __ATOMIC_RELAXED);
+}
 /* Counts a failure of memory the reader did not ask for here: a library
  * (libelf, libdw, zstd) or libc (fopen) that failed for want of memory. */
 void pv_alloc_count_failure(void);

@@ -8,18 +8,13 @@
 
 int pv_record_attr_index(const pv_file *f, const pv_record *rec)
 {
+    if (rec->type == PV_RECORD_SAMPLE)
+        return pv_sample_attr_index(f, rec);
     if (f->nr_attrs == 1)
         return 0;
     uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
     uint64_t id;
-    if (rec->type == PV_RECORD_SAMPLE) {
-        if (f->sample_id_word < 0)
-            return 0;
-        uint64_t at = (uint64_t)f->sample_id_word * 8;
-        if (body < at + 8)
-            return -1;
-        id = pv_load_u64(rec->bytes + PV_RECORD_HEADER_SIZE + at, f->swap);
-    } else if (rec->type < PV_RECORD_KERNEL_TYPE_END &&
+    if (rec->type < PV_RECORD_KERNEL_TYPE_END &&
                pv_attr_flag(&f->attrs[0], PV_ATTR_SAMPLE_ID_ALL)) {
         if (f->trailer_id_word < 0)
             return 0;

@@ -125,6 +125,18 @@ typedef struct pv_sample_id {
 
 /* The event (attr index) a record belongs to; -1 if its id is unknown. */
 int pv_record_attr_index(const pv_file *f, const pv_record *rec);
+/* The same for a SAMPLE (rec->type PV_RECORD_SAMPLE): inline, as a scan
+ * of a column or two asks it of every row. */
+static inline int pv_sample_attr_index(const pv_file *f, const pv_record *rec)
+{
+    if (f->nr_attrs == 1 || f->sample_id_word < 0)
+        return 0;
+    uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
+    uint64_t at = (uint64_t)f->sample_id_word * 8;
+    if (body < at || body - at < 8)
+        return -1;
+    return pv_file_attr_for_id(f, pv_load_u64(rec->bytes + PV_RECORD_HEADER_SIZE + at, f->swap));
+}
 
 int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);
 /* Only the fields at fixed places (identifier, ip, pid/tid, time, addr, id,

@@ -64,7 +64,8 @@ int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_error *err)
         stop_posting(it);
         return rc;
     }
-    if (it->board)
+    /* a scan posts only while a lookup reads the board */
+    if (it->board && it->board->readers)
         pv_record_board_post(it->board, it, rec);
     return 1;
 }

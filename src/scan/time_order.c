@@ -232,10 +232,8 @@ static uint64_t waiting(const pv_ordered_scan *o)
 
 /* Drops the slots handed out (hand_out gave their blocks back); the rest
  * move, in sorted order, to the front. */
-static void drop_released(pv_ordered_scan *o)
+static void drop_released_slots(pv_ordered_scan *o)
 {
-    if (o->released == 0)
-        return;
     if (o->released_aside) {
         o->released = o->next_out = 0;
         o->released_aside = false;
@@ -249,6 +247,14 @@ static void drop_released(pv_ordered_scan *o)
         o->run_starts[i] -= o->released;
     o->nr_runs = kept ? o->nr_runs : 0;
     o->released = o->next_out = 0;
+}
+
+/* Inline: asked before each record is read, with nothing released nearly
+ * always. */
+static inline void drop_released(pv_ordered_scan *o)
+{
+    if (o->released)
+        drop_released_slots(o);
 }
 
 #define BLOCK_BYTES (256u << 10)    /* a record is at most 64 KiB */
@@ -297,9 +303,12 @@ static bool block_for(pv_ordered_scan *o, uint32_t size)
     return true;
 }
 
-/* Makes room in the queue for one more record. */
-static bool reserve_slot(pv_ordered_scan *o)
+/* Makes room in the queue for one more record (inline: asked per record,
+ * and there nearly always is room). */
+static inline bool reserve_slot(pv_ordered_scan *o)
 {
+    if (o->nr_queued < o->capacity && o->nr_runs < o->runs_capacity)
+        return true;
     return reserve_queue(o, o->nr_queued + 1) &&
            (o->nr_runs < o->runs_capacity ||
             pv_array_grow((void **)&o->run_starts, &o->runs_capacity, o->nr_runs + 1,
@@ -308,7 +317,7 @@ static bool reserve_slot(pv_ordered_scan *o)
 
 /* The next slot of the queue (reserve_slot made room), for a record of
  * this key. */
-static pv_queue_slot *append_slot(pv_ordered_scan *o, uint64_t key)
+static inline pv_queue_slot *append_slot(pv_ordered_scan *o, uint64_t key)
 {
     if (o->nr_queued == 0 || key < o->slots[o->nr_queued - 1].key)
         o->run_starts[o->nr_runs++] = o->nr_queued;
@@ -321,8 +330,11 @@ static pv_queue_slot *append_slot(pv_ordered_scan *o, uint64_t key)
  * bytes stay in the walk's buffer (pinned), not copied, and the slot alone
  * says where.  Other orders may hold a few records of a window for long,
  * so they copy. */
-static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, bool pin,
-                   pv_error *err)
+static int enqueue_copy(pv_ordered_scan *o, const pv_record *rec, uint64_t key, pv_error *err);
+
+/* Inline: a time-ordered scan queues nearly every record, pinned. */
+static inline int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, bool pin,
+                          pv_error *err)
 {
     if (!reserve_slot(o))
         return out_of_memory(o, err);
@@ -337,6 +349,13 @@ static int enqueue(pv_ordered_scan *o, const pv_record *rec, uint64_t key, bool 
         }
         pv_walk_unpin(&o->scan.walk, place.buffer);
     }
+    return enqueue_copy(o, rec, key, err);
+}
+
+/* Queues a copy of rec's bytes (reserve_slot made room). */
+static __attribute__((noinline)) int enqueue_copy(pv_ordered_scan *o, const pv_record *rec,
+                                                  uint64_t key, pv_error *err)
+{
     uint32_t size = held_size(rec->size);
     if (!block_for(o, size))
         return out_of_memory(o, err);
@@ -448,7 +467,9 @@ static void index_reached(pv_ordered_scan *o, uint64_t index)
  * pinned in) is given back when this was its last record (not the block
  * being filled, which block_for reuses): its bytes stay as they are until
  * the next enqueue or window read, after the caller is done with it. */
-static void hand_out(pv_ordered_scan *o, pv_record *rec)
+static void hand_out_copied(pv_ordered_scan *o, const pv_queue_slot *slot, pv_record *rec);
+
+static inline void hand_out(pv_ordered_scan *o, pv_record *rec)
 {
     const pv_queue_slot *slot = &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out++];
     if (!(slot->ref & PV_QUEUE_COPIED)) {
@@ -458,6 +479,12 @@ static void hand_out(pv_ordered_scan *o, pv_record *rec)
         o->held_bytes -= rec->size;
         return;
     }
+    hand_out_copied(o, slot, rec);
+}
+
+static __attribute__((noinline)) void hand_out_copied(pv_ordered_scan *o,
+                                                      const pv_queue_slot *slot, pv_record *rec)
+{
     uint32_t block = slot->ref & ~PV_QUEUE_COPIED;
     pv_order_block *b = &o->blocks[block];
     const uint8_t *at = b->bytes + slot->at;
@@ -560,7 +587,7 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
          * ORDER BY time puts first; perf's order takes the word as it is */
         if (r.type == PV_RECORD_SAMPLE && pv_sample_time_at(o->file, &r, at, &time) &&
             (o->order != PV_ORDER_TIME || o->file->nr_attrs == 1 ||
-             pv_record_attr_index(o->file, &r) >= 0)) {
+             pv_sample_attr_index(o->file, &r) >= 0)) {
             timed = true;
         } else if (pv_record_time(o->file, &r, &timed, &time, err)) {
             return -1;

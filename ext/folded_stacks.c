@@ -75,9 +75,11 @@ static int folded_stacks_column(PvCursor *cur, sqlite3_context *ctx, int i)
                             SQLITE_TRANSIENT);
         break;
     case COL_STACK:
-        if (r->has_stack)
-            sqlite3_result_text64(ctx, st->stacks.text + r->stack_off, r->stack_len,
-                                  SQLITE_TRANSIENT, SQLITE_UTF8);
+        /* made now from the stack's numbers (a failure: the buffer says so) */
+        if (r->has_stack) {
+            pv_folded_stacks_text(&st->stacks, r, &cur->text);
+            pv_result_text_buffer(cur, ctx);
+        }
         break;
     case COL_SAMPLES: sqlite3_result_int64(ctx, (sqlite3_int64)r->samples); break;
     case COL_PERIOD:

@@ -41,12 +41,6 @@ typedef struct name_slot {
     uint32_t name;          /* its number in names */
 } name_slot;
 
-typedef struct stack_count {
-    uint64_t samples;
-    int64_t period;
-    bool overflow;
-} stack_count;
-
 typedef struct folding {
     pv_file *f;
     pv_symbolizer *sym;
@@ -55,12 +49,10 @@ typedef struct folding {
      * when its samples are not folded */
     int64_t *event_of;
     size_t nr_attrs;
-    pv_key_table names;         /* frame and comm names as they are written */
+    pv_folded_stacks *out;      /* its names, stacks and rows (one per stack) */
+    size_t cap_rows;
     name_slot *cache;           /* open addressing over (kind, what) */
     size_t nr_cached, nr_cache_slots;
-    pv_key_table stacks;        /* keys: event, comm, frames root first (uint32 each) */
-    stack_count *counts;        /* per stack */
-    size_t cap_counts;
     uint32_t *frames;           /* the current sample's, leaf first */
     size_t cap_frames;
     uint32_t *key;              /* the current sample's stack key */
@@ -81,7 +73,7 @@ static int64_t intern_text(folding *fo)
     if (fo->text.failed)
         return -1;
     bool added;
-    return pv_key_table_intern(&fo->names, fo->text.text ? fo->text.text : "", fo->text.len,
+    return pv_key_table_intern(&fo->out->names, fo->text.text ? fo->text.text : "", fo->text.len,
                                &added);
 }
 
@@ -235,19 +227,22 @@ static int64_t comm_name(folding *fo, const pv_sample *s, uint64_t key)
 static int count(folding *fo, size_t nr, int64_t period, pv_error *err)
 {
     bool added;
-    int64_t id = pv_key_table_intern(&fo->stacks, fo->key, nr * sizeof *fo->key, &added);
+    pv_folded_stacks *out = fo->out;
+    int64_t id = pv_key_table_intern(&out->stacks, fo->key, nr * sizeof *fo->key, &added);
     if (id < 0)
         return no_memory(fo, err);
     if (added) {
-        if (!pv_array_grow((void **)&fo->counts, &fo->cap_counts, (size_t)id + 1,
-                           sizeof *fo->counts))
+        if (!pv_array_grow((void **)&out->rows, &fo->cap_rows, (size_t)id + 1,
+                           sizeof *out->rows))
             return no_memory(fo, err);
-        fo->counts[id] = (stack_count){0};
+        out->rows[id] = (pv_folded_row){
+            .attr_index = fo->key[0], .stack = (uint32_t)id, .has_stack = fo->key[1] != NO_STACK };
+        out->nr_rows = (size_t)id + 1;
     }
-    stack_count *c = &fo->counts[id];
-    c->samples++;
-    if (!c->overflow && __builtin_add_overflow(c->period, period, &c->period))
-        c->overflow = true;
+    pv_folded_row *row = &out->rows[id];
+    row->samples++;
+    if (!row->period_overflow && __builtin_add_overflow(row->period, period, &row->period))
+        row->period_overflow = true;
     return 0;
 }
 
@@ -326,47 +321,68 @@ static bool choose_events(folding *fo)
     return true;
 }
 
-/* The stacks as text, one row each. */
-static bool write_rows(folding *fo, pv_folded_stacks *out)
+/* Name number i of a stack's key (0: the event, 1: the comm, then frames). */
+static uint32_t key_part(const pv_folded_stacks *p, const pv_folded_row *row, size_t i,
+                         size_t *nr)
 {
-    pv_strbuf text = {0};
-    out->rows = pv_malloc((fo->stacks.nr ? fo->stacks.nr : 1) * sizeof *out->rows);
-    if (!out->rows)
-        return false;
-    for (size_t i = 0; i < fo->stacks.nr; i++) {
-        size_t len;
-        const uint32_t *key = pv_key_table_key(&fo->stacks, i, &len);
-        size_t nr = len / sizeof *key;
-        uint32_t k[2];
-        memcpy(k, key, sizeof k);
-        pv_folded_row *row = &out->rows[out->nr_rows++];
-        *row = (pv_folded_row){ .attr_index = k[0], .has_stack = k[1] != NO_STACK,
-                                .stack_off = text.len, .samples = fo->counts[i].samples,
-                                .period = fo->counts[i].period,
-                                .period_overflow = fo->counts[i].overflow };
-        for (size_t p = 1; row->has_stack && p < nr; p++) {
-            uint32_t name;
-            memcpy(&name, (const char *)key + p * sizeof name, sizeof name);
-            size_t name_len;
-            const char *bytes = pv_key_table_key(&fo->names, name, &name_len);
-            if (p > 1)
-                pv_strbuf_append(&text, ";", 1);
-            pv_strbuf_append(&text, bytes, name_len);
-        }
-        row->stack_len = text.len - row->stack_off;
-    }
-    if (text.failed) {
-        pv_strbuf_free(&text);
-        return false;
-    }
-    out->text = text.text;
-    return true;
+    size_t len;
+    const char *key = pv_key_table_key(&p->stacks, row->stack, &len);
+    uint32_t part = 0;
+    *nr = len / sizeof part;
+    if (i < *nr)
+        memcpy(&part, key + i * sizeof part, sizeof part);
+    return part;
 }
 
-/* What rows are sorted with: their file (the events' names) and text. */
+bool pv_folded_stacks_text(const pv_folded_stacks *p, const pv_folded_row *row, pv_strbuf *out)
+{
+    pv_strbuf_reset(out);
+    size_t nr;
+    key_part(p, row, 0, &nr);
+    for (size_t i = 1; row->has_stack && i < nr; i++) {
+        size_t len;
+        const char *name = pv_key_table_key(&p->names, key_part(p, row, i, &nr), &len);
+        if (i > 1)
+            pv_strbuf_append(out, ";", 1);
+        pv_strbuf_append(out, name, len);
+    }
+    return !out->failed;
+}
+
+/* Two stacks compared as their texts' bytes are (memcmp, then length),
+ * name by name: a name that is a prefix of the other's is followed by ';'
+ * or the end.  Names contain no ';'. */
+static int compare_stacks(const pv_folded_stacks *p, const pv_folded_row *x,
+                          const pv_folded_row *y)
+{
+    size_t nx, ny;
+    key_part(p, x, 0, &nx);
+    key_part(p, y, 0, &ny);
+    for (size_t i = 1;; i++) {
+        if (i == nx || i == ny)
+            return (nx > ny) - (nx < ny);
+        uint32_t a = key_part(p, x, i, &nx), b = key_part(p, y, i, &ny);
+        if (a == b)
+            continue;
+        size_t la, lb;
+        const unsigned char *ta = pv_key_table_key(&p->names, a, &la);
+        const unsigned char *tb = pv_key_table_key(&p->names, b, &lb);
+        size_t n = la < lb ? la : lb;
+        int c = n ? memcmp(ta, tb, n) : 0;
+        if (c)
+            return c;
+        /* one name is a prefix of the other: what follows it (';' or the
+         * end of the stack) meets the other's next byte */
+        if (la < lb)
+            return i + 1 < nx && ';' > tb[la] ? 1 : -1;
+        return i + 1 < ny && ';' > ta[lb] ? -1 : 1;
+    }
+}
+
+/* What rows are sorted with: their file (the events' names) and stacks. */
 typedef struct sorting {
     pv_file *f;
-    const char *text;
+    const pv_folded_stacks *p;
 } sorting;
 
 static int by_event_then_stack(const void *a, const void *b, void *ctx)
@@ -381,11 +397,7 @@ static int by_event_then_stack(const void *a, const void *b, void *ctx)
     }
     if (x->has_stack != y->has_stack)
         return x->has_stack ? 1 : -1;
-    size_t n = x->stack_len < y->stack_len ? x->stack_len : y->stack_len;
-    int c = n ? memcmp(so->text + x->stack_off, so->text + y->stack_off, n) : 0;
-    if (c)
-        return c;
-    return (x->stack_len > y->stack_len) - (x->stack_len < y->stack_len);
+    return x->has_stack ? compare_stacks(so->p, x, y) : 0;
 }
 
 int pv_folded_stacks_build(pv_file *f, pv_symbolizer *sym, const char *event,
@@ -400,18 +412,14 @@ int pv_folded_stacks_build(pv_file *f, pv_symbolizer *sym, const char *event,
     fo->f = f;
     fo->sym = sym;
     fo->event = event;
+    fo->out = out;
     int rc = choose_events(fo) ? pv_sample_pass(f, fold_sample, fo, err) : no_memory(fo, err);
-    if (rc == 0 && !write_rows(fo, out))
-        rc = no_memory(fo, err);
     if (rc == 0 && out->nr_rows > 1) {
-        sorting so = { f, out->text };
+        sorting so = { f, out };
         qsort_r(out->rows, out->nr_rows, sizeof *out->rows, by_event_then_stack, &so);
     }
     free(fo->event_of);
-    pv_key_table_free(&fo->names);
     free(fo->cache);
-    pv_key_table_free(&fo->stacks);
-    free(fo->counts);
     free(fo->frames);
     free(fo->key);
     pv_strbuf_free(&fo->text);
@@ -424,6 +432,7 @@ int pv_folded_stacks_build(pv_file *f, pv_symbolizer *sym, const char *event,
 void pv_folded_stacks_free(pv_folded_stacks *p)
 {
     free(p->rows);
-    free(p->text);
+    pv_key_table_free(&p->names);
+    pv_key_table_free(&p->stacks);
     memset(p, 0, sizeof *p);
 }

@@ -30,22 +30,27 @@
 #include <stdint.h>
 
 #include "base/pv_error.h"
+#include "base/pv_strbuf.h"
 #include "format/perf_file.h"
+#include "render/key_table.h"
 #include "symbols/symbolizer.h"
 
 typedef struct pv_folded_row {
     size_t attr_index;          /* an event with this row's name (the first such attr) */
+    uint32_t stack;             /* its key in pv_folded_stacks.stacks */
     bool has_stack;             /* false: the samples that have no stack */
-    size_t stack_off, stack_len;    /* into pv_folded_stacks.text */
+    bool period_overflow;       /* the period's sum overflows an int64 (SQL: an error) */
     uint64_t samples;
     int64_t period;             /* the sum, as SQL's sum() of the periods */
-    bool period_overflow;       /* that sum overflows an int64 (SQL: an error) */
 } pv_folded_row;
 
+/* The stacks stay numbers; a row's text is made when it is read
+ * (pv_folded_stacks_text), so that memory holds each stack once, small. */
 typedef struct pv_folded_stacks {
     pv_folded_row *rows;        /* by event name, then stack (NULL first, then bytes) */
     size_t nr_rows;
-    char *text;                 /* the stacks back to back */
+    pv_key_table names;         /* frame and comm names as written */
+    pv_key_table stacks;        /* event, comm, frames root first: name numbers */
 } pv_folded_stacks;
 
 /* Folds the stacks of f's samples of the event named event (NULL: every
@@ -53,6 +58,8 @@ typedef struct pv_folded_stacks {
  * record). */
 int pv_folded_stacks_build(pv_file *f, pv_symbolizer *sym, const char *event,
                            pv_folded_stacks *out, pv_error *err);
+/* The row's stack as text into out (emptied first); false when out of memory. */
+bool pv_folded_stacks_text(const pv_folded_stacks *p, const pv_folded_row *row, pv_strbuf *out);
 void pv_folded_stacks_free(pv_folded_stacks *p);
 
 #endif

@@ -305,14 +305,16 @@ static bool choose_events(folding *fo)
     if (!fo->event_of)
         return false;
     for (size_t a = 0; a < fo->nr_attrs; a++) {
+        /* every attr has a name, unless memory ran out making them */
         const char *name = pv_file_event_name(fo->f, a);
+        if (!name)
+            return false;
         fo->event_of[a] = -1;
-        if (!name || (fo->event && strcmp(name, fo->event) != 0))
+        if (fo->event && strcmp(name, fo->event) != 0)
             continue;
         fo->event_of[a] = (int64_t)a;
         for (size_t b = 0; b < a; b++) {
-            const char *other = pv_file_event_name(fo->f, b);
-            if (other && strcmp(other, name) == 0) {
+            if (strcmp(pv_file_event_name(fo->f, b), name) == 0) {
                 fo->event_of[a] = (int64_t)b;
                 break;
             }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # perf_folded and perf_flamegraph through SQL (both builds): argument
 # handling and errors, then the call stacks of the fixtures.
 #

@@ -13,7 +13,8 @@
 #   - with "flamegraphs": sql/flamegraph.sql writes the same SVG bytes and
 #     prints the same rows as with its old final query, weighted by samples
 #     and by period.
-# The symbols of tests/fixtures/symbols are found in both.
+# The symbols of tests/fixtures/symbols are found in both.  FOLDED_KEEP=1
+# keeps the outputs (their directory is printed as a comment).
 
 # The old final statements: "F" is the file, EVENT the chosen event.
 folded_twin_rows() {  # file: every event's stacks, as the old SQL grouped them

@@ -42,6 +42,7 @@ extern const PvTableDef pv_callchains_table;
 extern const PvTableDef pv_profile_table;
 extern const PvTableDef pv_stats_table;
 extern const PvTableDef pv_offcpu_table;
+extern const PvTableDef pv_folded_stacks_table;
 
 /* Everything the load registers: the tables, then the functions of each
  * list (ext/function_defs.h). */
@@ -49,7 +50,7 @@ static const PvTableDef *const tables[] = {
     &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
     &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
     &pv_lost_table, &pv_switches_table, &pv_stats_table, &pv_callchains_table,
-    &pv_profile_table, &pv_diagnostics_table, &pv_offcpu_table,
+    &pv_profile_table, &pv_diagnostics_table, &pv_offcpu_table, &pv_folded_stacks_table,
 };
 #define NR_TABLES (sizeof tables / sizeof tables[0])
 static const PvFunctionDef *const function_lists[] = {

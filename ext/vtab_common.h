@@ -165,6 +165,9 @@ static inline bool pv_reads_replayed(const PvTableDef *def, uint64_t columns)
 enum {
     PV_PUSHDOWN_TIME = 1,       /* column time: the sample's or trailer's time */
     PV_PUSHDOWN_IDENTITY = 2,   /* pid, tid, cpu, event: the sample's or trailer's */
+    /* event alone, for a table not of records: its first() reads the name
+     * (PvCursor.event_name), SQLite tests the equality again */
+    PV_PUSHDOWN_EVENT_NAME = 4,
 };
 
 /* Tables whose rows are the records of some types begin their state with a

@@ -104,8 +104,10 @@ int pv_vtab_start_file(PvCursor *cur, const char *path, pv_error *err)
     if (pv_cache_acquire_file(cur->cache, path, stop, &cur->file, err))
         return -1;
     arm_stop(cur);
-    /* only tables of records are given constraints (PvTableDef.pushdown) */
-    if (cur->wanted.active && pv_record_rows_filter(cur, err))
+    /* only tables of records are given constraints (PvTableDef.pushdown);
+     * the others read the event name themselves */
+    if (cur->wanted.active && !(cur->def->pushdown & PV_PUSHDOWN_EVENT_NAME) &&
+        pv_record_rows_filter(cur, err))
         return -1;
     cur->eof = false;
     return cur->def->first(cur, err);

@@ -57,7 +57,8 @@ static int pvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     tab->pid_column = by_identity ? pv_vtab_column_index(def->columns, "pid") : -1;
     tab->tid_column = by_identity ? pv_vtab_column_index(def->columns, "tid") : -1;
     tab->cpu_column = by_identity ? pv_vtab_column_index(def->columns, "cpu") : -1;
-    tab->event_column = by_identity ? pv_vtab_column_index(def->columns, "event") : -1;
+    bool by_event = by_identity || (def->pushdown & PV_PUSHDOWN_EVENT_NAME);
+    tab->event_column = by_event ? pv_vtab_column_index(def->columns, "event") : -1;
     tab->ordered_rows = def->wants || def->first == pv_record_rows_first;
     /* perf_records (no type test) has user records, whose time is NULL,
      * all through the file: SQLite sorts those */

@@ -50,22 +50,11 @@ SELECT note FROM (
 WITH chosen AS (
     SELECT coalesce(@event, (SELECT event FROM perf_samples(@file) LIMIT 1)) AS event
 ),
-chain AS (
-    SELECT sample,
-           perf_folded(perf_frame_name(sym, dso, ip), depth) AS frames
-    FROM perf_callchains(@file)
-    GROUP BY sample
-),
 folded AS (
     -- the same stacks as folded_stacks.sql
-    SELECT replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||
-           coalesce(chain.frames, replace(perf_frame_name(s.sym, s.dso, s.ip), ';', ':')) AS stack,
-           count(*) AS samples,
-           sum(coalesce(s.period, 1)) AS period
-    FROM perf_samples(@file) AS s
-    LEFT JOIN chain ON chain.sample = s.record
-    WHERE s.event = (SELECT event FROM chosen)
-    GROUP BY stack
+    SELECT stack, samples, period
+    FROM perf_folded_stacks(@file)
+    WHERE event = (SELECT event FROM chosen)
 )
 SELECT coalesce(@svg, 'fg.svg') AS file,
        writefile(coalesce(@svg, 'fg.svg'),

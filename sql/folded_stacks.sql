@@ -48,20 +48,10 @@ SELECT note FROM (
 
 WITH chosen AS (
     SELECT coalesce(@event, (SELECT event FROM perf_samples(@file) LIMIT 1)) AS event
-),
-chain AS (
-    -- perf_folded orders the frames by depth itself (depth 0 is the leaf),
-    -- whatever order GROUP BY hands them over in
-    SELECT sample,
-           perf_folded(perf_frame_name(sym, dso, ip), depth) AS frames
-    FROM perf_callchains(@file)
-    GROUP BY sample
 )
-SELECT replace(replace(coalesce(s.comm, ':' || s.pid), ' ', '_'), ';', ':') || ';' ||
-       coalesce(chain.frames, replace(perf_frame_name(s.sym, s.dso, s.ip), ';', ':')) AS stack,
-       count(*) AS samples
-FROM perf_samples(@file) AS s
-LEFT JOIN chain ON chain.sample = s.record
-WHERE s.event = (SELECT event FROM chosen)
-GROUP BY stack
+-- one walk over the samples, their stacks counted in C (perf_folded_stacks:
+-- the same rows as grouping perf_callchains by sample, then by stack)
+SELECT stack, samples
+FROM perf_folded_stacks(@file)
+WHERE event = (SELECT event FROM chosen)
 ORDER BY stack;

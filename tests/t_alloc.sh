@@ -44,6 +44,8 @@ queries=(
     "SELECT count(*) FROM perf_samples('$F/example.data') WHERE time BETWEEN 3808429000000 AND 3808460000000"
     "$S SELECT length(perf_pprof('$F/example.data'))"
     "$S SELECT length(perf_flamegraph(stack, n)) FROM (SELECT perf_folded(perf_frame_name(sym, dso, ip), depth) AS stack, 1 AS n FROM perf_callchains('$F/example.data') GROUP BY sample)"
+    "$S SELECT * FROM perf_folded_stacks('$F/example.data') WHERE event = 'cpu-clock:ppp'"
+    "$S SELECT * FROM perf_folded_stacks('$F/dwarf.data')"
     "SELECT perf_sum_by(comm, pid, period) FROM perf_samples('$F/multi.data')"
     "SELECT s.record, c.depth FROM perf_samples('$F/fp.data') s JOIN perf_callchains('$F/fp.data') c ON c.sample = s.record"
     "SELECT dso, sym, count(*) FROM perf_samples('$F/example.data') GROUP BY dso, sym"

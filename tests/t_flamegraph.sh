@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: tests/run.sh starts it first
 # perf_folded and perf_flamegraph through SQL (both builds): argument
 # handling and errors, then the call stacks of the fixtures.
 #
@@ -284,3 +285,40 @@ for s in sorted(stacks):
         echo "not ok - $name: sql/folded_stacks.sql failed: $(oneline "$tmp/err")"
     fi
 done
+
+# ---- perf_folded_stacks against its slow twin (tests/lib/folded_twins.sh) ----
+# sql/folded_stacks.sql and sql/flamegraph.sql read their stacks from
+# perf_folded_stacks, one walk in C; the SQL they ran before (grouping
+# perf_callchains by sample, joining perf_samples) must give the same bytes
+# on every fixture with samples and every file of the shared corpus, the
+# flame graphs too where the file has callchains.  (Inlined frames: the
+# --call-graph dwarf recordings of tests/t_frame_names.sh.)
+. "$PV_ROOT/tests/lib/folded_twins.sh"
+twin_files=()
+for f in "$PV_ROOT"/tests/fixtures/*.data "$PV_ROOT"/tests/fixtures/*/*.data \
+         "$PV_ROOT"/tests/fixtures/*/big_endian/*.data "$PV_ROOT"/tests/fixtures/threads_*dir; do
+    [ -e "$f" ] && twin_files+=("$f")
+done
+corpus=${PV_SHARED:-$PV_ROOT/../shared}/corpus
+if [ -f "$corpus/MANIFEST.tsv" ]; then
+    mapfile -t -O "${#twin_files[@]}" twin_files < <(tail -n +2 "$corpus/MANIFEST.tsv" | cut -f1 |
+                                                     sed "s|^|$corpus/|")
+else
+    echo "ok - perf_folded_stacks twins over the shared corpus # SKIP input absent: $corpus/MANIFEST.tsv"
+fi
+with_chains=0
+for f in "${twin_files[@]}"; do
+    has=$("$PV_SQLRUN" "SELECT count(*) > 0 FROM perf_events('$f') WHERE sample_type LIKE '%CALLCHAIN%'
+                        AND EXISTS (SELECT 1 FROM perf_samples('$f'))" 2>/dev/null)
+    if [ "$has" = 1 ]; then
+        with_chains=$((with_chains + 1))
+        folded_twins "${f#"$PV_ROOT"/}" "$f" flamegraphs
+    else
+        folded_twins "${f#"$PV_ROOT"/}" "$f"
+    fi
+done
+if [ "$with_chains" -ge 10 ]; then
+    echo "ok - perf_folded_stacks twins: $with_chains of ${#twin_files[@]} files have callchains"
+else
+    echo "not ok - perf_folded_stacks twins: only $with_chains of ${#twin_files[@]} files have callchains"
+fi

@@ -30,6 +30,7 @@
 # sample counts are perf's, whatever they are.
 set -u
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/folded_twins.sh"
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 sqlrun=${PV_SQLRUN:-$root/build/sqlrun}
 build=${PV_BUILD:-$root/build}
@@ -87,6 +88,8 @@ for callgraph in dwarf fp; do
     python3 "$root/tests/oracle/symbols_vs_perf.py" "$sqlrun" "$root" "$name" "$data" --frames \
         --profiles || status=1
     python3 "$compare" tables "$sqlrun" "$root" "$name" "$data" "$binary" $pprof || status=1
+    # the folded stacks' fast path on real inlines (tests/lib/folded_twins.sh)
+    PV_ROOT=$root PV_SQLRUN=$sqlrun folded_twins "$name: folded stacks" "$data" flamegraphs
 done
 
 # ---- 3. off-CPU stacks (DWARF-unwound at sched_switch) ----
@@ -100,6 +103,7 @@ elif timeout 120 perf record -q --call-graph dwarf,8192 -e cpu-clock -e sched:sc
     python3 "$root/tests/oracle/symbols_vs_perf.py" "$sqlrun" "$root" "$name" "$data" --frames ||
         status=1
     python3 "$compare" offcpu "$sqlrun" "$name" "$data" "$binary" || status=1
+    PV_ROOT=$root PV_SQLRUN=$sqlrun folded_twins "$name: folded stacks of two events" "$data" flamegraphs
 else
     not_ok "$name: perf record" "$(oneline "$tmp/record.log")"
     status=1

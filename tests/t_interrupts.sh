@@ -30,6 +30,8 @@ queries=(
     "time index|SELECT count(*) FROM perf_samples('$big') WHERE time BETWEEN 0 AND 10"
     "perf_pprof|$syms SELECT length(perf_pprof('$big'))"
     "flame graph|SELECT length(perf_flamegraph(stack, n)) FROM (SELECT perf_folded(perf_frame_name(sym, dso, ip), depth) AS stack, 1 AS n FROM perf_callchains('$big') GROUP BY sample)"
+    "perf_folded_stacks|SELECT count(*) FROM perf_folded_stacks('$big')"
+    "perf_folded_stacks, DWARF|$syms SELECT count(*) FROM perf_folded_stacks('$tmp/dwarf.data')"
     "DWARF unwinding|$syms SELECT count(sym) FROM perf_callchains('$tmp/dwarf.data')"
     "deferred callchains' index|SELECT count(*) FROM perf_callchains('$tmp/deferred.data') WHERE origin = 'deferred'"
 )

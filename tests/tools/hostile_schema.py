@@ -29,7 +29,8 @@ import sys
 
 TABLES = ["perf_samples", "perf_mmaps", "perf_comms", "perf_records", "perf_events",
           "perf_features", "perf_build_ids", "perf_tasks", "perf_lost", "perf_switches",
-          "perf_stats", "perf_callchains", "perf_profile", "perf_diagnostics", "perf_offcpu"]
+          "perf_stats", "perf_callchains", "perf_profile", "perf_diagnostics", "perf_offcpu",
+          "perf_folded_stacks"]
 
 
 def scalar_calls(canary, symdir):

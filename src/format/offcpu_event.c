@@ -15,14 +15,12 @@ int pv_offcpu_event_mark(pv_file *f, pv_error *err)
 {
     for (size_t i = 0; i < f->nr_attrs; i++) {
         pv_attr *a = &f->attrs[i];
-        /* the name is read only for a bpf-output event sampling RAW: a
-         * file without one loads no names here */
+        /* only a bpf-output event sampling RAW can be perf's off-CPU one */
         if (a->type != TYPE_SOFTWARE || a->config != SW_BPF_OUTPUT ||
             !(a->sample_type & PV_SAMPLE_RAW))
             continue;
         const char *name = pv_file_event_name(f, i);
-        /* every event has a name, perf's or one from type and config:
-         * none is an allocation that failed, which must not change rows */
+        /* every event has a name once the opening made them (file_open.c) */
         if (!name)
             return pv_error_set(err, "%s: out of memory reading the event names", f->path);
         a->offcpu_embedded = strcmp(name, PV_OFFCPU_EVENT) == 0;

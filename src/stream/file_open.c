@@ -1,15 +1,17 @@
 #include "stream/file_open.h"
 
+#include "format/event_names.h"
 #include "format/offcpu_event.h"
 #include "stream/pipe_header.h"
 
 /* A pipe's attrs, event names and features are records of the stream.
- * Then, with every attr and name known, what the sample decoder needs to
- * know of the events. */
+ * Then, with every attr known, the events' names (made here, so that memory
+ * running out is this error, not a NULL event in a row later) and what the
+ * sample decoder needs to know of the events. */
 static int finish_pipe(pv_file *f, pv_file **out, pv_error *err)
 {
     if ((f->pipe && (pv_pipe_read_header_records(f, err) || pv_file_index_ids(f, err))) ||
-        pv_offcpu_event_mark(f, err)) {
+        pv_file_load_event_names(f, err) || pv_offcpu_event_mark(f, err)) {
         pv_file_close(f);
         *out = NULL;
         return -1;

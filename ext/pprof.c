@@ -12,8 +12,8 @@
  * event that is not perf's "dummy", and that event (by name) in the files
  * after it.  The other events' samples are left out (pprof's sample types
  * are per profile; perf report, too, shows each event apart).  What the
- * profile holds: src/analysis/pprof_profile.h; the encoding (protobuf-c,
- * zlib): src/render/pprof_encode.c.
+ * profile holds: src/analysis/pprof_profile.h; the encoding (protobuf,
+ * written into zlib as it is made): src/render/pprof_encode.c.
  *
  * Registered SQLITE_DIRECTONLY: it reads files, so a schema (a view, a
  * trigger) must not be able to call it; and refused in a statement that

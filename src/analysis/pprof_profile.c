@@ -13,6 +13,7 @@
 #include "format/event_names.h"
 #include "format/perf_abi.h"
 #include "base/pv_alloc.h"
+#include "render/varint.h"
 #include "symbols/sample_stack.h"
 
 /* perf_event_attr.type and the software events' configs */
@@ -34,15 +35,21 @@ struct pv_pprof_builder {
     struct last_label { int64_t value, index; } last[3];
     char last_comm[64];
     int64_t last_comm_index;            /* 0: none kept */
-    /* a frame already made a location: its map (the file's symbolizer's),
-     * address and kind -> location id; per file */
-    pv_key_table frame_memo;
-    uint64_t *memo_ids;
+    /* a frame already made a location: its map (the file's symbolizer's
+     * dso, start, end, pgoff: a number in map_memo), address and kind ->
+     * location id; per file.  Varints (the map's number, the address from
+     * the map's start, the kind), a few bytes a frame. */
+    pv_key_table map_memo, frame_memo;
+    uint64_t last_map[4];               /* the last frame's map, and its number */
+    int64_t last_map_index;             /* -1: none */
+    uint32_t *memo_ids;
     size_t cap_memo;
     uint8_t *mapping_flags;     /* per mapping, ORed as locations are added */
     size_t cap_mapping_flags;
-    /* the sample being built: label words, then location ids */
-    uint64_t stack[PV_PPROF_SAMPLE_LABEL_WORDS + MAX_FRAMES];
+    /* the sample being built, its key (pprof_encode.h): label varints,
+     * then location ids */
+    uint8_t key[(PV_PPROF_SAMPLE_LABEL_WORDS + MAX_FRAMES) * PV_VARINT_MAX];
+    size_t key_len;
     size_t depth;
     /* the rows of the frame being made a location: one, or a DWARF frame's
      * inlined functions and the one holding them */
@@ -132,11 +139,21 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
     bool unwound = rows[0].origin == PV_ORIGIN_DWARF;
     pv_map_info map;
     bool mapped = pv_symbolizer_map(b->sym, pid, order, cpumode, ip, &map);
-    uint64_t memo_key[6] = { (uint64_t)(uintptr_t)(mapped ? map.dso : NULL), map.start, map.end,
-                             map.pgoff, ip, unwound };
+    uint64_t map_key[4] = { (uint64_t)(uintptr_t)(mapped ? map.dso : NULL), map.start, map.end,
+                            map.pgoff };
     bool added;
-    int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, sizeof memo_key, &added);
-    if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint64_t)))
+    if (b->last_map_index < 0 || memcmp(map_key, b->last_map, sizeof map_key) != 0) {
+        b->last_map_index = pv_key_table_intern(&b->map_memo, map_key, sizeof map_key, &added);
+        if (b->last_map_index < 0)
+            return 0;
+        memcpy(b->last_map, map_key, sizeof map_key);
+    }
+    uint8_t memo_key[3 * PV_VARINT_MAX];
+    size_t memo_len = pv_varint_put(memo_key, (uint64_t)b->last_map_index);
+    memo_len += pv_varint_put(memo_key + memo_len, ip - map.start);
+    memo_len += pv_varint_put(memo_key + memo_len, unwound);
+    int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, memo_len, &added);
+    if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint32_t)))
         return 0;
     if (!added)
         return b->memo_ids[memo];
@@ -165,12 +182,16 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
             return 0;
         n += 2;
     }
-    int64_t loc = pv_key_table_intern(&b->t.locations, words, n * sizeof words[0], &added);
+    uint8_t key[sizeof words / sizeof words[0] * PV_VARINT_MAX];
+    size_t key_len = 0;
+    for (size_t k = 0; k < n; k++)
+        key_len += pv_varint_put(key + key_len, words[k]);
+    int64_t loc = pv_key_table_intern(&b->t.locations, key, key_len, &added);
     if (loc < 0)
         return 0;
     if (mapping > 0)
         b->mapping_flags[mapping - 1] |= flags;
-    b->memo_ids[memo] = (uint64_t)loc + 1;
+    b->memo_ids[memo] = (uint32_t)loc + 1;
     return (uint64_t)loc + 1;
 }
 
@@ -178,8 +199,10 @@ static bool push(builder *b, uint64_t id)
 {
     if (!id)
         return false;
-    if (b->depth < MAX_FRAMES)
-        b->stack[PV_PPROF_SAMPLE_LABEL_WORDS + b->depth++] = id;
+    if (b->depth < MAX_FRAMES) {
+        b->key_len += pv_varint_put(b->key + b->key_len, id);
+        b->depth++;
+    }
     return true;
 }
 
@@ -267,19 +290,18 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
     }
     if (s->sample_type & PV_SAMPLE_CPU)
         labels[2] = number_label(b, &b->last[2], (int64_t)s->cpu);
+    b->key_len = 0;
+    for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++)
+        b->key_len += pv_varint_put(b->key + b->key_len, labels[k] < 0 ? 0 : (uint64_t)labels[k]);
     bool ok = build_stack(b, s, order);
-    for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++) {
+    for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++)
         ok = ok && labels[k] >= 0;
-        b->stack[k] = (uint64_t)labels[k];
-    }
     if (!ok && b->sample_stack.failed)
         return pv_sample_stack_fail(&b->sample_stack, err);
     if (!ok)
         return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
     bool added;
-    int64_t i = pv_key_table_intern(&t->samples, b->stack,
-                                    (PV_PPROF_SAMPLE_LABEL_WORDS + b->depth) * sizeof(uint64_t),
-                                    &added);
+    int64_t i = pv_key_table_intern(&t->samples, b->key, b->key_len, &added);
     if (i < 0 || !pv_array_grow((void **)&t->counts, &t->cap_counts, (size_t)i + 1, sizeof(int64_t)) ||
         !pv_array_grow((void **)&t->periods, &t->cap_periods, (size_t)i + 1, sizeof(int64_t)))
         return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
@@ -371,10 +393,12 @@ int pv_pprof_add(pv_pprof_builder *b, pv_file *f, pv_symbolizer *sym, size_t att
     b->last_time = 0;
     memset(b->last, 0, sizeof b->last);
     b->last_comm_index = 0;
+    b->last_map_index = -1;
     int rc = pv_sample_pass(f, sample_visit, b, err);
     if (rc == 0 && b->first_time <= b->last_time)
         b->duration += b->last_time - b->first_time;
     /* the memo's keys hold this file's symbolizer's maps */
+    pv_key_table_free(&b->map_memo);
     pv_key_table_free(&b->frame_memo);
     b->file = NULL;
     b->sym = NULL;
@@ -412,6 +436,7 @@ void pv_pprof_builder_free(pv_pprof_builder *b)
     if (!b)
         return;
     pv_pprof_tables_free(&b->t);
+    pv_key_table_free(&b->map_memo);
     pv_key_table_free(&b->frame_memo);
     free(b->memo_ids);
     free(b->mapping_flags);

@@ -4,13 +4,17 @@
 #     <path under tests/fixtures>  <event or "-">  <sha256, or "error">
 # for t_pprof_bytes.sh, which compares them with tests/expected/pprof_sha256.txt.
 # Symbols come from tests/fixtures/symbols alone (a sysroot that does not
-# exist), so the digests do not depend on the machine's own files.
+# exist, and an empty HOME: no ~/.debug), so the digests do not depend on
+# the machine's own files.
 # Run from the repo root:  PV_SQLRUN=build/sqlrun tests/tools/pprof_digests.sh
 set -u
 : "${PV_SQLRUN:?}"
+PV_SQLRUN=$(realpath "$PV_SQLRUN")
 root=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp/home
+mkdir "$HOME"
 syms="SELECT perf_symbol_path('$root/tests/fixtures/no-such-sysroot', '$root/tests/fixtures/symbols');"
 digest() {      # path event(or empty)
     local arg="'$1'"

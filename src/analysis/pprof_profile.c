@@ -20,6 +20,16 @@
 enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
 
 #define MAX_FRAMES 8192     /* as perf_callchains: a record holds fewer */
+#define FRAME_CACHE_BITS 14
+
+/* A frame's location id remembered in front of the memo, which is large
+ * and so slow to probe; stacks repeat the same frames. */
+struct frame_hit {
+    uint64_t ip;
+    uint32_t map_plus1;     /* the map's number in map_memo + 1; 0: empty */
+    uint32_t location;
+    bool unwound;
+};
 
 struct pv_pprof_builder {
     /* the profile, over every file added */
@@ -44,6 +54,7 @@ struct pv_pprof_builder {
     int64_t last_map_index;             /* -1: none */
     uint32_t *memo_ids;
     size_t cap_memo;
+    struct frame_hit frame_cache[1 << FRAME_CACHE_BITS];
     uint8_t *mapping_flags;     /* per mapping, ORed as locations are added */
     size_t cap_mapping_flags;
     /* the sample being built, its key (pprof_encode.h): label varints,
@@ -148,6 +159,10 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
             return 0;
         memcpy(b->last_map, map_key, sizeof map_key);
     }
+    uint64_t mix = (ip ^ (uint64_t)b->last_map_index << 40 ^ unwound) * 0x9e3779b97f4a7c15u;
+    struct frame_hit *hit = &b->frame_cache[mix >> (64 - FRAME_CACHE_BITS)];
+    if (hit->map_plus1 == (uint64_t)b->last_map_index + 1 && hit->ip == ip && hit->unwound == unwound)
+        return hit->location;
     uint8_t memo_key[3 * PV_VARINT_MAX];
     size_t memo_len = pv_varint_put(memo_key, (uint64_t)b->last_map_index);
     memo_len += pv_varint_put(memo_key + memo_len, ip - map.start);
@@ -155,8 +170,10 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
     int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, memo_len, &added);
     if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint32_t)))
         return 0;
-    if (!added)
+    if (!added) {
+        *hit = (struct frame_hit){ ip, (uint32_t)b->last_map_index + 1, b->memo_ids[memo], unwound };
         return b->memo_ids[memo];
+    }
 
     int64_t mapping = mapped ? mapping_id(b, &map) : 0;
     if (mapping < 0)
@@ -192,6 +209,7 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
     if (mapping > 0)
         b->mapping_flags[mapping - 1] |= flags;
     b->memo_ids[memo] = (uint32_t)loc + 1;
+    *hit = (struct frame_hit){ ip, (uint32_t)b->last_map_index + 1, (uint32_t)loc + 1, unwound };
     return (uint64_t)loc + 1;
 }
 
@@ -394,6 +412,7 @@ int pv_pprof_add(pv_pprof_builder *b, pv_file *f, pv_symbolizer *sym, size_t att
     memset(b->last, 0, sizeof b->last);
     b->last_comm_index = 0;
     b->last_map_index = -1;
+    memset(b->frame_cache, 0, sizeof b->frame_cache);     /* map numbers are per file */
     int rc = pv_sample_pass(f, sample_visit, b, err);
     if (rc == 0 && b->first_time <= b->last_time)
         b->duration += b->last_time - b->first_time;

@@ -91,8 +91,27 @@ typedef struct writer {
     uint8_t buf[1 << 16];       /* the bytes not yet handed to deflate */
     size_t nr;
     message scratch;            /* the message being put together */
+    const pv_stop *stop;
+    size_t until_check;         /* entries written before stop is asked again */
     const char *why;            /* set when it failed */
+    pv_error *err;              /* set when stopped (why is then "stopped") */
 } writer;
+
+/* Asks stop every few thousand entries; false when the work must stop. */
+static bool go_on(writer *w)
+{
+    if (w->why)
+        return false;
+    if (w->until_check > 0) {
+        w->until_check--;
+        return true;
+    }
+    w->until_check = 4096;
+    if (pv_stop_check_point(w->stop, "writing the profile", w->err) == 0)
+        return true;
+    w->why = "stopped";
+    return false;
+}
 
 /* Hands the buffer to deflate (flush: Z_NO_FLUSH or Z_FINISH), its output
  * growing as it needs. */
@@ -187,7 +206,7 @@ static void put_value_type(writer *w, unsigned field, const int64_t type[2])
 static void put_samples(writer *w, const pv_pprof_tables *t)
 {
     message *m = &w->scratch;
-    for (size_t i = 0; i < t->samples.nr && !w->why; i++) {
+    for (size_t i = 0; i < t->samples.nr && go_on(w); i++) {
         size_t len;
         const uint8_t *p = pv_key_table_key(&t->samples, i, &len), *end = p + len;
         uint64_t labels[PV_PPROF_SAMPLE_LABEL_WORDS];
@@ -219,7 +238,7 @@ static void put_samples(writer *w, const pv_pprof_tables *t)
 static void put_mappings(writer *w, const pv_pprof_tables *t)
 {
     message *m = &w->scratch;
-    for (size_t i = 0; i < t->mappings.nr && !w->why; i++) {
+    for (size_t i = 0; i < t->mappings.nr && go_on(w); i++) {
         const uint64_t *k = words(&t->mappings, i);
         message_field(m, 1, i + 1);
         message_field(m, 2, k[0]);      /* start, limit, file offset */
@@ -240,7 +259,7 @@ static void put_mappings(writer *w, const pv_pprof_tables *t)
 static void put_locations(writer *w, const pv_pprof_tables *t)
 {
     message *m = &w->scratch;
-    for (size_t i = 0; i < t->locations.nr && !w->why; i++) {
+    for (size_t i = 0; i < t->locations.nr && go_on(w); i++) {
         size_t len;
         const uint8_t *p = pv_key_table_key(&t->locations, i, &len), *end = p + len;
         uint64_t mapping = 0, address = 0, function, line;
@@ -269,7 +288,7 @@ static void put_locations(writer *w, const pv_pprof_tables *t)
 static void put_functions(writer *w, const pv_pprof_tables *t)
 {
     message *m = &w->scratch;
-    for (size_t i = 0; i < t->functions.nr && !w->why; i++) {
+    for (size_t i = 0; i < t->functions.nr && go_on(w); i++) {
         const uint64_t *k = words(&t->functions, i);
         message_field(m, 1, i + 1);
         message_field(m, 2, k[0]);      /* name, as system_name too */
@@ -281,7 +300,7 @@ static void put_functions(writer *w, const pv_pprof_tables *t)
 
 static void put_strings(writer *w, const pv_pprof_tables *t)
 {
-    for (size_t i = 0; i < t->strings.nr && !w->why; i++) {
+    for (size_t i = 0; i < t->strings.nr && go_on(w); i++) {
         size_t len;
         const char *s = pv_key_table_key(&t->strings, i, &len);
         size_t n = strlen(s);
@@ -317,21 +336,21 @@ static void put_profile(writer *w, const pv_pprof_tables *t)
     put_field(w, PROFILE_DEFAULT_TYPE, (uint64_t)t->period_type[0]);
 }
 
-int pv_pprof_encode(const pv_pprof_tables *t, uint8_t **out, size_t *out_len, const char **why)
+int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
+                    size_t *out_len, pv_error *err)
 {
     *out = NULL;
     *out_len = 0;
     writer *w = pv_calloc(1, sizeof *w);
-    if (!w) {
-        *why = "out of memory";
-        return -1;
-    }
+    if (!w)
+        return pv_error_set(err, "out of memory");
     /* 15 + 16: a 32 KiB window with the gzip header and trailer */
     if (deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(w);
-        *why = "zlib: deflateInit2 failed";
-        return -1;
+        return pv_error_set(err, "zlib: deflateInit2 failed");
     }
+    w->stop = stop;
+    w->err = err;
     put_profile(w, t);
     int rc = -1;
     if (drain(w, Z_FINISH)) {
@@ -339,8 +358,8 @@ int pv_pprof_encode(const pv_pprof_tables *t, uint8_t **out, size_t *out_len, co
         *out_len = w->z.total_out;
         w->out = NULL;
         rc = 0;
-    } else {
-        *why = w->why;
+    } else if (err->kind != PV_ERROR_STOPPED) {
+        pv_error_set(err, "%s", w->why);
     }
     deflateEnd(&w->z);
     free(w->out);

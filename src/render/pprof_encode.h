@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/pv_error.h"
+#include "base/pv_stop.h"
 #include "render/key_table.h"
 
 enum {
@@ -56,8 +58,10 @@ typedef struct pv_pprof_tables {
 void pv_pprof_tables_free(pv_pprof_tables *t);
 
 /* The profile, gzip-compressed, in *out (malloc'd, *out_len bytes),
- * written into the compressor as it is encoded; 0, or -1 when out of
- * memory or zlib fails (*why says which). */
-int pv_pprof_encode(const pv_pprof_tables *t, uint8_t **out, size_t *out_len, const char **why);
+ * written into the compressor as it is encoded, asking stop (NULL: none)
+ * every few thousand entries; 0, or -1 with err set: out of memory, zlib
+ * failed, or stopped (PV_ERROR_STOPPED). */
+int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
+                    size_t *out_len, pv_error *err);
 
 #endif

@@ -137,10 +137,10 @@ static void encode_tests(void)
 
     uint8_t *gz = NULL;
     size_t gz_len = 0, len = 0;
-    const char *why = NULL;
-    int rc = pv_pprof_encode(&t, &gz, &gz_len, &why);
+    pv_error err = {0};
+    int rc = pv_pprof_encode(&t, NULL, &gz, &gz_len, &err);
     check(rc == 0 && gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b, "pprof: gzip-compressed",
-          "rc %d, %s", rc, why ? why : "");
+          "rc %d, %s", rc, err.msg);
     uint8_t *raw = rc == 0 ? gunzip(gz, gz_len, &len) : NULL;
     Perftools__Profiles__Profile *p =
         raw ? perftools__profiles__profile__unpack(NULL, len, raw) : NULL;

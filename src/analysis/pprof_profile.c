@@ -21,6 +21,7 @@ enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
 
 #define MAX_FRAMES 8192     /* as perf_callchains: a record holds fewer */
 #define FRAME_CACHE_BITS 14
+#define NUMBER_LABEL_CACHE 1024
 
 /* A frame's location id remembered in front of the memo, which is large
  * and so slow to probe; stacks repeat the same frames. */
@@ -42,7 +43,9 @@ struct pv_pprof_builder {
     size_t attr_index;
     uint64_t first_time, last_time;     /* of the event's samples */
     /* the last sample's labels: pid, tid, cpu, and comm's text */
-    struct last_label { int64_t value, index; } last[3];
+    /* per label (pid, tid, cpu): values seen lately and their string
+     * indexes, by the value's low bits */
+    struct last_label { int64_t value, index; } last[3][NUMBER_LABEL_CACHE];
     char last_comm[64];
     int64_t last_comm_index;            /* 0: none kept */
     /* a frame already made a location: its map (the file's symbolizer's
@@ -54,6 +57,8 @@ struct pv_pprof_builder {
     int64_t last_map_index;             /* -1: none */
     uint32_t *memo_ids;
     size_t cap_memo;
+    int64_t *map_mappings;      /* per map of map_memo: its mapping id, 0: none yet */
+    size_t nr_map_mappings, cap_map_mappings;
     struct frame_hit frame_cache[1 << FRAME_CACHE_BITS];
     uint8_t *mapping_flags;     /* per mapping, ORed as locations are added */
     size_t cap_mapping_flags;
@@ -107,6 +112,45 @@ static int64_t mapping_id(builder *b, const pv_map_info *m)
     if (added)
         b->mapping_flags[i] = 0;
     return i + 1;
+}
+
+/* Whether mapping id (from mapping_id) is m's: its key, as mapping_id
+ * would make it, is the same. */
+static bool same_mapping(builder *b, int64_t id, const pv_map_info *m)
+{
+    size_t len;
+    const uint64_t *key = pv_key_table_key(&b->t.mappings, (size_t)id - 1, &len);
+    if (key[0] != m->start || key[1] != m->end || key[2] != m->pgoff)
+        return false;
+    if (strcmp(pv_key_table_key(&b->t.strings, key[3], &len), m->dso ? m->dso : "") != 0)
+        return false;
+    if (!m->build_id_len)
+        return key[4] == 0;
+    char build_id[2 * PV_BUILD_ID_MAX + 1];
+    hex(m->build_id, m->build_id_len, build_id);
+    return key[4] != 0 && strcmp(pv_key_table_key(&b->t.strings, key[4], &len), build_id) == 0;
+}
+
+/* mapping_id of m, the map numbered b->last_map_index in map_memo: the
+ * id found for the map before when it is still m's (0: none, -1: out of
+ * memory). */
+static int64_t map_mapping_id(builder *b, const pv_map_info *m)
+{
+    size_t i = (size_t)b->last_map_index;
+    if (i >= b->nr_map_mappings) {
+        if (!pv_array_grow((void **)&b->map_mappings, &b->cap_map_mappings, i + 1, sizeof(int64_t)))
+            return -1;
+        memset(b->map_mappings + b->nr_map_mappings, 0,
+               (i + 1 - b->nr_map_mappings) * sizeof(int64_t));
+        b->nr_map_mappings = i + 1;
+    }
+    int64_t id = b->map_mappings[i];
+    if (id > 0 && same_mapping(b, id, m))
+        return id;
+    id = mapping_id(b, m);
+    if (id > 0)
+        b->map_mappings[i] = id;
+    return id;
 }
 
 static int64_t function_id(builder *b, const char *name, const char *file)
@@ -175,7 +219,7 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
         return b->memo_ids[memo];
     }
 
-    int64_t mapping = mapped ? mapping_id(b, &map) : 0;
+    int64_t mapping = mapped ? map_mapping_id(b, &map) : 0;
     if (mapping < 0)
         return 0;
     uint64_t words[2 + 2 * PV_INLINE_DEPTH];
@@ -268,10 +312,12 @@ static bool build_stack(builder *b, const pv_sample *s, uint64_t order)
     return true;
 }
 
-/* The string index of a number label's text; the last one is kept, since
- * samples come in runs of one thread and cpu. */
-static int64_t number_label(builder *b, struct last_label *last, int64_t value)
+/* The string index of a number label's text, remembered by value (cache:
+ * the label's NUMBER_LABEL_CACHE entries): a system-wide recording's
+ * samples go from thread to thread and cpu to cpu. */
+static int64_t number_label(builder *b, struct last_label *cache, int64_t value)
 {
+    struct last_label *last = &cache[(uint64_t)value % NUMBER_LABEL_CACHE];
     if (last->index > 0 && last->value == value)
         return last->index;
     char text[24];
@@ -291,8 +337,8 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
     bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
     int64_t labels[PV_PPROF_SAMPLE_LABEL_WORDS] = {0};
     if (has_thread) {
-        labels[0] = number_label(b, &b->last[0], (int32_t)s->pid);
-        labels[1] = number_label(b, &b->last[1], (int32_t)s->tid);
+        labels[0] = number_label(b, b->last[0], (int32_t)s->pid);
+        labels[1] = number_label(b, b->last[1], (int32_t)s->tid);
         const char *comm = pv_symbolizer_comm(b->sym, (int32_t)s->tid, order);
         /* by text: the symbolizer's names move as its buffer grows */
         if (comm && (b->last_comm_index <= 0 || strcmp(comm, b->last_comm) != 0)) {
@@ -307,7 +353,7 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
         }
     }
     if (s->sample_type & PV_SAMPLE_CPU)
-        labels[2] = number_label(b, &b->last[2], (int64_t)s->cpu);
+        labels[2] = number_label(b, b->last[2], (int64_t)s->cpu);
     b->key_len = 0;
     for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++)
         b->key_len += pv_varint_put(b->key + b->key_len, labels[k] < 0 ? 0 : (uint64_t)labels[k]);
@@ -412,6 +458,7 @@ int pv_pprof_add(pv_pprof_builder *b, pv_file *f, pv_symbolizer *sym, size_t att
     memset(b->last, 0, sizeof b->last);
     b->last_comm_index = 0;
     b->last_map_index = -1;
+    b->nr_map_mappings = 0;     /* numbered as map_memo, per file */
     memset(b->frame_cache, 0, sizeof b->frame_cache);     /* map numbers are per file */
     int rc = pv_sample_pass(f, sample_visit, b, err);
     if (rc == 0 && b->first_time <= b->last_time)
@@ -458,6 +505,7 @@ void pv_pprof_builder_free(pv_pprof_builder *b)
     pv_key_table_free(&b->map_memo);
     pv_key_table_free(&b->frame_memo);
     free(b->memo_ids);
+    free(b->map_mappings);
     free(b->mapping_flags);
     free(b);
 }

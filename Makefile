@@ -39,7 +39,8 @@ TRACEEVENT_LIBS := $(shell pkg-config --libs libtraceevent)
 # libdw (libdwfl) unwinds DWARF user stacks (src/unwind/dwarf_unwind.c); libiberty demangles C++;
 # a thread decompresses big compressed recordings (src/stream/unpack.c).
 # make's default CC is cc; CC=clang, CFLAGS and LDFLAGS work as usual.
-# protobuf-c and zlib write perf_pprof's profiles (src/render/pprof_encode.c).
+# zlib writes perf_pprof's profiles (src/render/pprof_encode.c); protobuf-c's
+# code generated from profile.proto reads them back in tests/unit.
 # The extension links the reader's libraries; programs (sqlrun, the tools,
 # the unit tests) add SQLite and libm.
 READER_LIBS = -lzstd -ldw -lelf -liberty $(TRACEEVENT_LIBS) -lprotobuf-c -lz -pthread

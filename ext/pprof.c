@@ -12,8 +12,8 @@
  * event that is not perf's "dummy", and that event (by name) in the files
  * after it.  The other events' samples are left out (pprof's sample types
  * are per profile; perf report, too, shows each event apart).  What the
- * profile holds: src/analysis/pprof_profile.h; the encoding (protobuf-c,
- * zlib): src/render/pprof_encode.c.
+ * profile holds: src/analysis/pprof_profile.h; the encoding (protobuf,
+ * written into zlib as it is made): src/render/pprof_encode.c.
  *
  * Registered SQLITE_DIRECTONLY: it reads files, so a schema (a view, a
  * trigger) must not be able to call it; and refused in a statement that
@@ -153,14 +153,16 @@ static void pprof_function_body(sqlite3_context *ctx, int argc, sqlite3_value **
     if (rc == 0) {
         uint8_t *blob = NULL;
         size_t len = 0;
-        const char *why = NULL;
-        if (pv_pprof_encode(&tables, &blob, &len, &why) == 0) {
+        pv_error encode_err = {0};
+        if (pv_pprof_encode(&tables, stop, &blob, &len, &encode_err) == 0) {
             /* malloc'd: SQLite takes it over and frees it */
             sqlite3_result_blob64(ctx, blob, len, free);
         } else {
-            char *msg = sqlite3_mprintf("perf_pprof: %s: %s", path, why);
-            sqlite3_result_error(ctx, msg ? msg : why, -1);
+            char *msg = sqlite3_mprintf("perf_pprof: %s: %s", path, encode_err.msg);
+            sqlite3_result_error(ctx, msg ? msg : encode_err.msg, -1);
             sqlite3_free(msg);
+            if (encode_err.kind == PV_ERROR_STOPPED)
+                sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
         }
     }
     pv_pprof_tables_free(&tables);

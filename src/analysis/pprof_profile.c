@@ -13,12 +13,24 @@
 #include "format/event_names.h"
 #include "format/perf_abi.h"
 #include "base/pv_alloc.h"
+#include "render/varint.h"
 #include "symbols/sample_stack.h"
 
 /* perf_event_attr.type and the software events' configs */
 enum { TYPE_SOFTWARE = 1, SW_CPU_CLOCK = 0, SW_TASK_CLOCK = 1, SW_DUMMY = 9 };
 
 #define MAX_FRAMES 8192     /* as perf_callchains: a record holds fewer */
+#define FRAME_CACHE_BITS 14
+#define NUMBER_LABEL_CACHE 1024
+
+/* A frame's location id remembered in front of the memo, which is large
+ * and so slow to probe; stacks repeat the same frames. */
+struct frame_hit {
+    uint64_t ip;
+    uint32_t map_plus1;     /* the map's number in map_memo + 1; 0: empty */
+    uint32_t location;
+    bool unwound;
+};
 
 struct pv_pprof_builder {
     /* the profile, over every file added */
@@ -31,18 +43,29 @@ struct pv_pprof_builder {
     size_t attr_index;
     uint64_t first_time, last_time;     /* of the event's samples */
     /* the last sample's labels: pid, tid, cpu, and comm's text */
-    struct last_label { int64_t value, index; } last[3];
+    /* per label (pid, tid, cpu): values seen lately and their string
+     * indexes, by the value's low bits */
+    struct last_label { int64_t value, index; } last[3][NUMBER_LABEL_CACHE];
     char last_comm[64];
     int64_t last_comm_index;            /* 0: none kept */
-    /* a frame already made a location: its map (the file's symbolizer's),
-     * address and kind -> location id; per file */
-    pv_key_table frame_memo;
-    uint64_t *memo_ids;
+    /* a frame already made a location: its map (the file's symbolizer's
+     * dso, start, end, pgoff: a number in map_memo), address and kind ->
+     * location id; per file.  Varints (the map's number, the address from
+     * the map's start, the kind), a few bytes a frame. */
+    pv_key_table map_memo, frame_memo;
+    uint64_t last_map[4];               /* the last frame's map, and its number */
+    int64_t last_map_index;             /* -1: none */
+    uint32_t *memo_ids;
     size_t cap_memo;
+    int64_t *map_mappings;      /* per map of map_memo: its mapping id, 0: none yet */
+    size_t nr_map_mappings, cap_map_mappings;
+    struct frame_hit frame_cache[1 << FRAME_CACHE_BITS];
     uint8_t *mapping_flags;     /* per mapping, ORed as locations are added */
     size_t cap_mapping_flags;
-    /* the sample being built: label words, then location ids */
-    uint64_t stack[PV_PPROF_SAMPLE_LABEL_WORDS + MAX_FRAMES];
+    /* the sample being built, its key (pprof_encode.h): label varints,
+     * then location ids */
+    uint8_t key[(PV_PPROF_SAMPLE_LABEL_WORDS + MAX_FRAMES) * PV_VARINT_MAX];
+    size_t key_len;
     size_t depth;
     /* the rows of the frame being made a location: one, or a DWARF frame's
      * inlined functions and the one holding them */
@@ -91,6 +114,45 @@ static int64_t mapping_id(builder *b, const pv_map_info *m)
     return i + 1;
 }
 
+/* Whether mapping id (from mapping_id) is m's: its key, as mapping_id
+ * would make it, is the same. */
+static bool same_mapping(builder *b, int64_t id, const pv_map_info *m)
+{
+    size_t len;
+    const uint64_t *key = pv_key_table_key(&b->t.mappings, (size_t)id - 1, &len);
+    if (key[0] != m->start || key[1] != m->end || key[2] != m->pgoff)
+        return false;
+    if (strcmp(pv_key_table_key(&b->t.strings, key[3], &len), m->dso ? m->dso : "") != 0)
+        return false;
+    if (!m->build_id_len)
+        return key[4] == 0;
+    char build_id[2 * PV_BUILD_ID_MAX + 1];
+    hex(m->build_id, m->build_id_len, build_id);
+    return key[4] != 0 && strcmp(pv_key_table_key(&b->t.strings, key[4], &len), build_id) == 0;
+}
+
+/* mapping_id of m, the map numbered b->last_map_index in map_memo: the
+ * id found for the map before when it is still m's (0: none, -1: out of
+ * memory). */
+static int64_t map_mapping_id(builder *b, const pv_map_info *m)
+{
+    size_t i = (size_t)b->last_map_index;
+    if (i >= b->nr_map_mappings) {
+        if (!pv_array_grow((void **)&b->map_mappings, &b->cap_map_mappings, i + 1, sizeof(int64_t)))
+            return -1;
+        memset(b->map_mappings + b->nr_map_mappings, 0,
+               (i + 1 - b->nr_map_mappings) * sizeof(int64_t));
+        b->nr_map_mappings = i + 1;
+    }
+    int64_t id = b->map_mappings[i];
+    if (id > 0 && same_mapping(b, id, m))
+        return id;
+    id = mapping_id(b, m);
+    if (id > 0)
+        b->map_mappings[i] = id;
+    return id;
+}
+
 static int64_t function_id(builder *b, const char *name, const char *file)
 {
     int64_t n = string_index(&b->t, name), f = string_index(&b->t, file);
@@ -132,16 +194,32 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
     bool unwound = rows[0].origin == PV_ORIGIN_DWARF;
     pv_map_info map;
     bool mapped = pv_symbolizer_map(b->sym, pid, order, cpumode, ip, &map);
-    uint64_t memo_key[6] = { (uint64_t)(uintptr_t)(mapped ? map.dso : NULL), map.start, map.end,
-                             map.pgoff, ip, unwound };
+    uint64_t map_key[4] = { (uint64_t)(uintptr_t)(mapped ? map.dso : NULL), map.start, map.end,
+                            map.pgoff };
     bool added;
-    int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, sizeof memo_key, &added);
-    if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint64_t)))
+    if (b->last_map_index < 0 || memcmp(map_key, b->last_map, sizeof map_key) != 0) {
+        b->last_map_index = pv_key_table_intern(&b->map_memo, map_key, sizeof map_key, &added);
+        if (b->last_map_index < 0)
+            return 0;
+        memcpy(b->last_map, map_key, sizeof map_key);
+    }
+    uint64_t mix = (ip ^ (uint64_t)b->last_map_index << 40 ^ unwound) * 0x9e3779b97f4a7c15u;
+    struct frame_hit *hit = &b->frame_cache[mix >> (64 - FRAME_CACHE_BITS)];
+    if (hit->map_plus1 == (uint64_t)b->last_map_index + 1 && hit->ip == ip && hit->unwound == unwound)
+        return hit->location;
+    uint8_t memo_key[3 * PV_VARINT_MAX];
+    size_t memo_len = pv_varint_put(memo_key, (uint64_t)b->last_map_index);
+    memo_len += pv_varint_put(memo_key + memo_len, ip - map.start);
+    memo_len += pv_varint_put(memo_key + memo_len, unwound);
+    int64_t memo = pv_key_table_intern(&b->frame_memo, memo_key, memo_len, &added);
+    if (memo < 0 || !pv_array_grow((void **)&b->memo_ids, &b->cap_memo, (size_t)memo + 1, sizeof(uint32_t)))
         return 0;
-    if (!added)
+    if (!added) {
+        *hit = (struct frame_hit){ ip, (uint32_t)b->last_map_index + 1, b->memo_ids[memo], unwound };
         return b->memo_ids[memo];
+    }
 
-    int64_t mapping = mapped ? mapping_id(b, &map) : 0;
+    int64_t mapping = mapped ? map_mapping_id(b, &map) : 0;
     if (mapping < 0)
         return 0;
     uint64_t words[2 + 2 * PV_INLINE_DEPTH];
@@ -165,12 +243,17 @@ static uint64_t location_id(builder *b, int32_t pid, uint64_t order)
             return 0;
         n += 2;
     }
-    int64_t loc = pv_key_table_intern(&b->t.locations, words, n * sizeof words[0], &added);
+    uint8_t key[sizeof words / sizeof words[0] * PV_VARINT_MAX];
+    size_t key_len = 0;
+    for (size_t k = 0; k < n; k++)
+        key_len += pv_varint_put(key + key_len, words[k]);
+    int64_t loc = pv_key_table_intern(&b->t.locations, key, key_len, &added);
     if (loc < 0)
         return 0;
     if (mapping > 0)
         b->mapping_flags[mapping - 1] |= flags;
-    b->memo_ids[memo] = (uint64_t)loc + 1;
+    b->memo_ids[memo] = (uint32_t)loc + 1;
+    *hit = (struct frame_hit){ ip, (uint32_t)b->last_map_index + 1, (uint32_t)loc + 1, unwound };
     return (uint64_t)loc + 1;
 }
 
@@ -178,8 +261,10 @@ static bool push(builder *b, uint64_t id)
 {
     if (!id)
         return false;
-    if (b->depth < MAX_FRAMES)
-        b->stack[PV_PPROF_SAMPLE_LABEL_WORDS + b->depth++] = id;
+    if (b->depth < MAX_FRAMES) {
+        b->key_len += pv_varint_put(b->key + b->key_len, id);
+        b->depth++;
+    }
     return true;
 }
 
@@ -227,10 +312,12 @@ static bool build_stack(builder *b, const pv_sample *s, uint64_t order)
     return true;
 }
 
-/* The string index of a number label's text; the last one is kept, since
- * samples come in runs of one thread and cpu. */
-static int64_t number_label(builder *b, struct last_label *last, int64_t value)
+/* The string index of a number label's text, remembered by value (cache:
+ * the label's NUMBER_LABEL_CACHE entries): a system-wide recording's
+ * samples go from thread to thread and cpu to cpu. */
+static int64_t number_label(builder *b, struct last_label *cache, int64_t value)
 {
+    struct last_label *last = &cache[(uint64_t)value % NUMBER_LABEL_CACHE];
     if (last->index > 0 && last->value == value)
         return last->index;
     char text[24];
@@ -250,8 +337,8 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
     bool has_thread = (s->sample_type & PV_SAMPLE_TID) != 0;
     int64_t labels[PV_PPROF_SAMPLE_LABEL_WORDS] = {0};
     if (has_thread) {
-        labels[0] = number_label(b, &b->last[0], (int32_t)s->pid);
-        labels[1] = number_label(b, &b->last[1], (int32_t)s->tid);
+        labels[0] = number_label(b, b->last[0], (int32_t)s->pid);
+        labels[1] = number_label(b, b->last[1], (int32_t)s->tid);
         const char *comm = pv_symbolizer_comm(b->sym, (int32_t)s->tid, order);
         /* by text: the symbolizer's names move as its buffer grows */
         if (comm && (b->last_comm_index <= 0 || strcmp(comm, b->last_comm) != 0)) {
@@ -266,20 +353,19 @@ static int add_sample(builder *b, const pv_record *r, const pv_sample *s, pv_err
         }
     }
     if (s->sample_type & PV_SAMPLE_CPU)
-        labels[2] = number_label(b, &b->last[2], (int64_t)s->cpu);
+        labels[2] = number_label(b, b->last[2], (int64_t)s->cpu);
+    b->key_len = 0;
+    for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++)
+        b->key_len += pv_varint_put(b->key + b->key_len, labels[k] < 0 ? 0 : (uint64_t)labels[k]);
     bool ok = build_stack(b, s, order);
-    for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++) {
+    for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++)
         ok = ok && labels[k] >= 0;
-        b->stack[k] = (uint64_t)labels[k];
-    }
     if (!ok && b->sample_stack.failed)
         return pv_sample_stack_fail(&b->sample_stack, err);
     if (!ok)
         return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
     bool added;
-    int64_t i = pv_key_table_intern(&t->samples, b->stack,
-                                    (PV_PPROF_SAMPLE_LABEL_WORDS + b->depth) * sizeof(uint64_t),
-                                    &added);
+    int64_t i = pv_key_table_intern(&t->samples, b->key, b->key_len, &added);
     if (i < 0 || !pv_array_grow((void **)&t->counts, &t->cap_counts, (size_t)i + 1, sizeof(int64_t)) ||
         !pv_array_grow((void **)&t->periods, &t->cap_periods, (size_t)i + 1, sizeof(int64_t)))
         return pv_error_set(err, "%s: out of memory building the pprof profile", b->file->path);
@@ -371,10 +457,14 @@ int pv_pprof_add(pv_pprof_builder *b, pv_file *f, pv_symbolizer *sym, size_t att
     b->last_time = 0;
     memset(b->last, 0, sizeof b->last);
     b->last_comm_index = 0;
+    b->last_map_index = -1;
+    b->nr_map_mappings = 0;     /* numbered as map_memo, per file */
+    memset(b->frame_cache, 0, sizeof b->frame_cache);     /* map numbers are per file */
     int rc = pv_sample_pass(f, sample_visit, b, err);
     if (rc == 0 && b->first_time <= b->last_time)
         b->duration += b->last_time - b->first_time;
     /* the memo's keys hold this file's symbolizer's maps */
+    pv_key_table_free(&b->map_memo);
     pv_key_table_free(&b->frame_memo);
     b->file = NULL;
     b->sym = NULL;
@@ -412,8 +502,10 @@ void pv_pprof_builder_free(pv_pprof_builder *b)
     if (!b)
         return;
     pv_pprof_tables_free(&b->t);
+    pv_key_table_free(&b->map_memo);
     pv_key_table_free(&b->frame_memo);
     free(b->memo_ids);
+    free(b->map_mappings);
     free(b->mapping_flags);
     free(b);
 }

@@ -1,21 +1,34 @@
 #include "render/pprof_encode.h"
-#include "base/pv_alloc.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <profile.pb-c.h>   /* generated from render/profile.proto (build/gen/) */
 #include <zlib.h>
 
-typedef Perftools__Profiles__Profile Profile;
-typedef Perftools__Profiles__ValueType ValueType;
-typedef Perftools__Profiles__Sample Sample;
-typedef Perftools__Profiles__Label Label;
-typedef Perftools__Profiles__Mapping Mapping;
-typedef Perftools__Profiles__Location Location;
-typedef Perftools__Profiles__Line Line;
-typedef Perftools__Profiles__Function Function;
+#include "base/pv_alloc.h"
+#include "base/pv_array.h"
+#include "render/varint.h"
+
+/*
+ * The profile is written field by field as protobuf-c packs a message
+ * (fields in number order; a proto3 scalar that is 0 left out; a packed
+ * repeated field without elements left out; every element of a repeated
+ * field written, an empty message as its tag and a length of 0), straight
+ * into deflate through a small buffer: neither the message's structs nor
+ * its uncompressed bytes are ever whole in memory.  t_pprof_bytes.sh holds
+ * the output to the bytes protobuf-c's packing made before.
+ */
+
+enum { WIRE_VARINT = 0, WIRE_BYTES = 2 };
+
+/* Profile's fields (profile.proto) */
+enum {
+    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+    PROFILE_FUNCTION = 5, PROFILE_STRING = 6, PROFILE_DURATION = 10, PROFILE_PERIOD_TYPE = 11,
+    PROFILE_PERIOD = 12, PROFILE_COMMENT = 13, PROFILE_DEFAULT_TYPE = 14,
+};
 
 void pv_pprof_tables_free(pv_pprof_tables *t)
 {
@@ -29,269 +42,328 @@ void pv_pprof_tables_free(pv_pprof_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Key i of a table of uint64 arrays: its words and how many. */
-static const uint64_t *words(const pv_key_table *t, size_t i, size_t *n)
+/* A message being put together, to be written after its length. */
+typedef struct message {
+    uint8_t *bytes;
+    size_t nr, cap;
+    bool failed;        /* out of memory */
+} message;
+
+static void message_bytes(message *m, const void *p, size_t n)
+{
+    if (m->failed || !pv_array_grow((void **)&m->bytes, &m->cap, m->nr + n + 1, 1)) {
+        m->failed = true;
+        return;
+    }
+    if (n)
+        memcpy(m->bytes + m->nr, p, n);
+    m->nr += n;
+}
+
+static void message_varint(message *m, uint64_t v)
+{
+    uint8_t b[PV_VARINT_MAX];
+    message_bytes(m, b, pv_varint_put(b, v));
+}
+
+/* A scalar field, left out when 0 (proto3). */
+static void message_field(message *m, unsigned field, uint64_t v)
+{
+    if (!v)
+        return;
+    message_varint(m, (uint64_t)field << 3 | WIRE_VARINT);
+    message_varint(m, v);
+}
+
+/* A length-delimited field: a packed array, a string, a message. */
+static void message_delimited(message *m, unsigned field, const void *p, size_t n)
+{
+    message_varint(m, (uint64_t)field << 3 | WIRE_BYTES);
+    message_varint(m, n);
+    message_bytes(m, p, n);
+}
+
+/* The profile's bytes on their way into deflate. */
+typedef struct writer {
+    z_stream z;
+    uint8_t *out;               /* the gzip so far: z.total_out bytes */
+    size_t cap_out;
+    uint8_t buf[1 << 16];       /* the bytes not yet handed to deflate */
+    size_t nr;
+    message scratch;            /* the message being put together */
+    const pv_stop *stop;
+    size_t until_check;         /* entries written before stop is asked again */
+    const char *why;            /* set when it failed */
+    pv_error *err;              /* set when stopped (why is then "stopped") */
+} writer;
+
+/* Asks stop every few thousand entries; false when the work must stop. */
+static bool go_on(writer *w)
+{
+    if (w->why)
+        return false;
+    if (w->until_check > 0) {
+        w->until_check--;
+        return true;
+    }
+    w->until_check = 4096;
+    if (pv_stop_check_point(w->stop, "writing the profile", w->err) == 0)
+        return true;
+    w->why = "stopped";
+    return false;
+}
+
+/* Hands the buffer to deflate (flush: Z_NO_FLUSH or Z_FINISH), its output
+ * growing as it needs. */
+static bool drain(writer *w, int flush)
+{
+    if (w->why)
+        return false;
+    w->z.next_in = w->buf;
+    w->z.avail_in = (uInt)w->nr;
+    for (;;) {
+        if (w->cap_out - w->z.total_out < 4096 &&
+            !pv_array_grow((void **)&w->out, &w->cap_out, w->z.total_out + 65536, 1)) {
+            w->why = "out of memory";
+            return false;
+        }
+        size_t room = w->cap_out - w->z.total_out;
+        w->z.next_out = w->out + w->z.total_out;
+        w->z.avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
+        int rc = deflate(&w->z, flush);
+        if (rc == Z_STREAM_END)
+            break;
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            w->why = "zlib: deflate failed";
+            return false;
+        }
+        /* everything taken, and deflate stopped for want of input, not of room */
+        if (flush == Z_NO_FLUSH && w->z.avail_in == 0 && w->z.avail_out > 0)
+            break;
+    }
+    w->nr = 0;
+    return true;
+}
+
+static void put_bytes(writer *w, const void *p, size_t n)
+{
+    const uint8_t *from = p;
+    while (n > 0 && !w->why) {
+        if (w->nr == sizeof w->buf && !drain(w, Z_NO_FLUSH))
+            return;
+        size_t take = sizeof w->buf - w->nr < n ? sizeof w->buf - w->nr : n;
+        memcpy(w->buf + w->nr, from, take);
+        w->nr += take;
+        from += take;
+        n -= take;
+    }
+}
+
+static void put_varint(writer *w, uint64_t v)
+{
+    uint8_t b[PV_VARINT_MAX];
+    put_bytes(w, b, pv_varint_put(b, v));
+}
+
+/* A field of the profile that is a scalar (left out when 0) */
+static void put_field(writer *w, unsigned field, uint64_t v)
+{
+    if (!v)
+        return;
+    put_varint(w, (uint64_t)field << 3 | WIRE_VARINT);
+    put_varint(w, v);
+}
+
+/* ... or the message in w->scratch, which it empties */
+static void put_message(writer *w, unsigned field)
+{
+    if (w->scratch.failed) {
+        w->why = "out of memory";
+        return;
+    }
+    put_varint(w, (uint64_t)field << 3 | WIRE_BYTES);
+    put_varint(w, w->scratch.nr);
+    put_bytes(w, w->scratch.bytes, w->scratch.nr);
+    w->scratch.nr = 0;
+}
+
+/* Key i of a table of uint64 arrays (functions, mappings). */
+static const uint64_t *words(const pv_key_table *t, size_t i)
 {
     size_t len;
-    const void *key = pv_key_table_key(t, i, &len);
-    *n = len / sizeof(uint64_t);
-    return key;     /* every key of these tables is whole words, so aligned */
+    return pv_key_table_key(t, i, &len);  /* whole words, so aligned */
 }
 
-/* What the message points into while it is packed: one allocation per
- * kind of message, freed together. */
-typedef struct arena {
-    char **strings;
-    Function *functions;
-    Function **function_ptrs;
-    Mapping *mappings;
-    Mapping **mapping_ptrs;
-    Location *locations;
-    Location **location_ptrs;
-    Line *lines;
-    Line **line_ptrs;
-    Sample *samples;
-    Sample **sample_ptrs;
-    int64_t *values;
-    Label *labels;
-    Label **label_ptrs;
-} arena;
-
-static void arena_free(arena *a)
+static void put_value_type(writer *w, unsigned field, const int64_t type[2])
 {
-    free(a->strings);
-    free(a->functions);
-    free(a->function_ptrs);
-    free(a->mappings);
-    free(a->mapping_ptrs);
-    free(a->locations);
-    free(a->location_ptrs);
-    free(a->lines);
-    free(a->line_ptrs);
-    free(a->samples);
-    free(a->sample_ptrs);
-    free(a->values);
-    free(a->labels);
-    free(a->label_ptrs);
+    message_field(&w->scratch, 1, (uint64_t)type[0]);
+    message_field(&w->scratch, 2, (uint64_t)type[1]);
+    put_message(w, field);
 }
 
-static void *array(size_t n, size_t size)
+/* A sample key: its labels' string indexes, then its location ids
+ * (pprof_encode.h), written as Sample {location_id, value, label}. */
+static void put_samples(writer *w, const pv_pprof_tables *t)
 {
-    return pv_calloc(n ? n : 1, size);
-}
-
-static void fill_functions(const pv_pprof_tables *t, arena *a, Profile *p)
-{
-    for (size_t i = 0; i < t->functions.nr; i++) {
-        size_t n;
-        const uint64_t *w = words(&t->functions, i, &n);
-        Function *f = &a->functions[i];
-        perftools__profiles__function__init(f);
-        f->id = i + 1;
-        f->name = (int64_t)w[0];
-        f->system_name = (int64_t)w[0];
-        f->filename = (int64_t)w[1];
-        a->function_ptrs[i] = f;
-    }
-    p->n_function = t->functions.nr;
-    p->function = a->function_ptrs;
-}
-
-static void fill_mappings(const pv_pprof_tables *t, arena *a, Profile *p)
-{
-    for (size_t i = 0; i < t->mappings.nr; i++) {
-        size_t n;
-        const uint64_t *w = words(&t->mappings, i, &n);
-        Mapping *m = &a->mappings[i];
-        perftools__profiles__mapping__init(m);
-        m->id = i + 1;
-        m->memory_start = w[0];
-        m->memory_limit = w[1];
-        m->file_offset = w[2];
-        m->filename = (int64_t)w[3];
-        m->build_id = (int64_t)w[4];
-        m->has_functions = (w[5] & PV_PPROF_MAPPING_FUNCTIONS) != 0;
-        m->has_filenames = (w[5] & PV_PPROF_MAPPING_FILENAMES) != 0;
-        m->has_line_numbers = (w[5] & PV_PPROF_MAPPING_LINES) != 0;
-        m->has_inline_frames = (w[5] & PV_PPROF_MAPPING_INLINES) != 0;
-        a->mapping_ptrs[i] = m;
-    }
-    p->n_mapping = t->mappings.nr;
-    p->mapping = a->mapping_ptrs;
-}
-
-static void fill_locations(const pv_pprof_tables *t, arena *a, Profile *p)
-{
-    size_t next_line = 0;
-    for (size_t i = 0; i < t->locations.nr; i++) {
-        size_t n;
-        const uint64_t *w = words(&t->locations, i, &n);
-        Location *l = &a->locations[i];
-        perftools__profiles__location__init(l);
-        l->id = i + 1;
-        l->mapping_id = w[0];
-        l->address = w[1];
-        l->n_line = (n - 2) / 2;
-        l->line = a->line_ptrs + next_line;
-        for (size_t k = 0; k < l->n_line; k++) {
-            Line *line = &a->lines[next_line];
-            perftools__profiles__line__init(line);
-            line->function_id = w[2 + 2 * k];
-            line->line = (int64_t)w[3 + 2 * k];
-            a->line_ptrs[next_line++] = line;
-        }
-        a->location_ptrs[i] = l;
-    }
-    p->n_location = t->locations.nr;
-    p->location = a->location_ptrs;
-}
-
-static void fill_samples(const pv_pprof_tables *t, arena *a, Profile *p)
-{
-    size_t next_label = 0;
-    for (size_t i = 0; i < t->samples.nr; i++) {
-        size_t n;
-        const uint64_t *w = words(&t->samples, i, &n);
-        Sample *s = &a->samples[i];
-        perftools__profiles__sample__init(s);
-        s->n_location_id = n - PV_PPROF_SAMPLE_LABEL_WORDS;
-        s->location_id = (uint64_t *)(w + PV_PPROF_SAMPLE_LABEL_WORDS);
-        s->n_value = 2;
-        s->value = a->values + 2 * i;
-        s->value[0] = t->counts[i];
-        s->value[1] = t->periods[i];
-        s->label = a->label_ptrs + next_label;
+    message *m = &w->scratch;
+    for (size_t i = 0; i < t->samples.nr && go_on(w); i++) {
+        size_t len;
+        const uint8_t *p = pv_key_table_key(&t->samples, i, &len), *end = p + len;
+        uint64_t labels[PV_PPROF_SAMPLE_LABEL_WORDS];
+        for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++)
+            if (!pv_varint_get(&p, end, &labels[k]))
+                labels[k] = 0;      /* not reached: the builder wrote four */
+        /* the location ids as varints are the packed field's content */
+        if (end > p)
+            message_delimited(m, 1, p, (size_t)(end - p));
+        uint8_t values[2 * PV_VARINT_MAX];
+        size_t n = pv_varint_put(values, (uint64_t)t->counts[i]);
+        n += pv_varint_put(values + n, (uint64_t)t->periods[i]);
+        message_delimited(m, 2, values, n);
         for (int k = 0; k < PV_PPROF_SAMPLE_LABEL_WORDS; k++) {
-            if (!w[k])
+            if (!labels[k])
                 continue;
-            Label *label = &a->labels[next_label];
-            perftools__profiles__label__init(label);
-            label->key = t->label_keys[k];
-            label->str = (int64_t)w[k];
-            a->label_ptrs[next_label++] = label;
-            s->n_label++;
+            uint8_t label[4 + 2 * PV_VARINT_MAX];
+            size_t l = 0;
+            label[l++] = 1 << 3 | WIRE_VARINT;
+            l += pv_varint_put(label + l, (uint64_t)t->label_keys[k]);
+            label[l++] = 2 << 3 | WIRE_VARINT;
+            l += pv_varint_put(label + l, labels[k]);
+            message_delimited(m, 3, label, l);
         }
-        a->sample_ptrs[i] = s;
+        put_message(w, PROFILE_SAMPLE);
     }
-    p->n_sample = t->samples.nr;
-    p->sample = a->sample_ptrs;
 }
 
-/* gzip (RFC 1952) of in, as pprof expects on disk. */
-static int gzip(const uint8_t *in, size_t in_len, uint8_t **out, size_t *out_len,
-                const char **why)
+static void put_mappings(writer *w, const pv_pprof_tables *t)
 {
-    if (in_len > UINT_MAX) {
-        *why = "profile larger than zlib takes in one call (4 GiB)";
-        return -1;
+    message *m = &w->scratch;
+    for (size_t i = 0; i < t->mappings.nr && go_on(w); i++) {
+        const uint64_t *k = words(&t->mappings, i);
+        message_field(m, 1, i + 1);
+        message_field(m, 2, k[0]);      /* start, limit, file offset */
+        message_field(m, 3, k[1]);
+        message_field(m, 4, k[2]);
+        message_field(m, 5, k[3]);      /* file name, build-id */
+        message_field(m, 6, k[4]);
+        message_field(m, 7, (k[5] & PV_PPROF_MAPPING_FUNCTIONS) != 0);
+        message_field(m, 8, (k[5] & PV_PPROF_MAPPING_FILENAMES) != 0);
+        message_field(m, 9, (k[5] & PV_PPROF_MAPPING_LINES) != 0);
+        message_field(m, 10, (k[5] & PV_PPROF_MAPPING_INLINES) != 0);
+        put_message(w, PROFILE_MAPPING);
     }
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    /* 15 + 16: a 32 KiB window with the gzip header and trailer */
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        *why = "zlib: deflateInit2 failed";
-        return -1;
-    }
-    uLong bound = deflateBound(&z, (uLong)in_len);
-    uint8_t *buf = pv_malloc(bound ? bound : 1);
-    if (!buf) {
-        deflateEnd(&z);
-        *why = "out of memory";
-        return -1;
-    }
-    z.next_in = (Bytef *)in;
-    z.avail_in = (uInt)in_len;
-    z.next_out = buf;
-    z.avail_out = (uInt)bound;
-    int rc = deflate(&z, Z_FINISH);
-    *out_len = z.total_out;
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) {
-        free(buf);
-        *why = "zlib: deflate did not finish";
-        return -1;
-    }
-    *out = buf;
-    return 0;
 }
 
-int pv_pprof_encode(const pv_pprof_tables *t, uint8_t **out, size_t *out_len, const char **why)
+/* A location key: mapping id, address, then per Line a function id and a
+ * line, as varints (pprof_encode.h). */
+static void put_locations(writer *w, const pv_pprof_tables *t)
+{
+    message *m = &w->scratch;
+    for (size_t i = 0; i < t->locations.nr && go_on(w); i++) {
+        size_t len;
+        const uint8_t *p = pv_key_table_key(&t->locations, i, &len), *end = p + len;
+        uint64_t mapping = 0, address = 0, function, line;
+        if (!pv_varint_get(&p, end, &mapping) || !pv_varint_get(&p, end, &address))
+            p = end;        /* not reached: the builder wrote both */
+        message_field(m, 1, i + 1);
+        message_field(m, 2, mapping);
+        message_field(m, 3, address);
+        while (pv_varint_get(&p, end, &function) && pv_varint_get(&p, end, &line)) {
+            uint8_t body[2 + 2 * PV_VARINT_MAX];
+            size_t n = 0;
+            if (function) {
+                body[n++] = 1 << 3 | WIRE_VARINT;
+                n += pv_varint_put(body + n, function);
+            }
+            if (line) {
+                body[n++] = 2 << 3 | WIRE_VARINT;
+                n += pv_varint_put(body + n, line);
+            }
+            message_delimited(m, 4, body, n);
+        }
+        put_message(w, PROFILE_LOCATION);
+    }
+}
+
+static void put_functions(writer *w, const pv_pprof_tables *t)
+{
+    message *m = &w->scratch;
+    for (size_t i = 0; i < t->functions.nr && go_on(w); i++) {
+        const uint64_t *k = words(&t->functions, i);
+        message_field(m, 1, i + 1);
+        message_field(m, 2, k[0]);      /* name, as system_name too */
+        message_field(m, 3, k[0]);
+        message_field(m, 4, k[1]);
+        put_message(w, PROFILE_FUNCTION);
+    }
+}
+
+static void put_strings(writer *w, const pv_pprof_tables *t)
+{
+    for (size_t i = 0; i < t->strings.nr && go_on(w); i++) {
+        size_t len;
+        const char *s = pv_key_table_key(&t->strings, i, &len);
+        size_t n = strlen(s);
+        put_varint(w, PROFILE_STRING << 3 | WIRE_BYTES);
+        put_varint(w, n);
+        put_bytes(w, s, n);
+    }
+}
+
+static void put_profile(writer *w, const pv_pprof_tables *t)
+{
+    put_value_type(w, PROFILE_SAMPLE_TYPE, t->count_type);
+    put_value_type(w, PROFILE_SAMPLE_TYPE, t->period_type);
+    put_samples(w, t);
+    put_mappings(w, t);
+    put_locations(w, t);
+    put_functions(w, t);
+    put_strings(w, t);
+    put_field(w, PROFILE_DURATION, (uint64_t)t->duration_nanos);
+    put_value_type(w, PROFILE_PERIOD_TYPE, t->period_type);
+    put_field(w, PROFILE_PERIOD, (uint64_t)t->period);
+    if (t->comment) {
+        uint8_t b[PV_VARINT_MAX];
+        message_delimited(&w->scratch, PROFILE_COMMENT, b, pv_varint_put(b, (uint64_t)t->comment));
+        if (w->scratch.failed)
+            w->why = "out of memory";
+        else
+            put_bytes(w, w->scratch.bytes, w->scratch.nr);
+        w->scratch.nr = 0;
+    }
+    /* the period is pprof's default (the last type, said again): perf
+     * report's percentages are of the period */
+    put_field(w, PROFILE_DEFAULT_TYPE, (uint64_t)t->period_type[0]);
+}
+
+int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
+                    size_t *out_len, pv_error *err)
 {
     *out = NULL;
     *out_len = 0;
-    *why = "out of memory";
-    size_t nr_lines = 0;
-    for (size_t i = 0; i < t->locations.nr; i++) {
-        size_t n;
-        words(&t->locations, i, &n);
-        nr_lines += (n - 2) / 2;
+    writer *w = pv_calloc(1, sizeof *w);
+    if (!w)
+        return pv_error_set(err, "out of memory");
+    /* 15 + 16: a 32 KiB window with the gzip header and trailer */
+    if (deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(w);
+        return pv_error_set(err, "zlib: deflateInit2 failed");
     }
-    size_t nr_labels = t->samples.nr * PV_PPROF_SAMPLE_LABEL_WORDS;
-    arena a = {
-        .strings = array(t->strings.nr, sizeof(char *)),
-        .functions = array(t->functions.nr, sizeof(Function)),
-        .function_ptrs = array(t->functions.nr, sizeof(Function *)),
-        .mappings = array(t->mappings.nr, sizeof(Mapping)),
-        .mapping_ptrs = array(t->mappings.nr, sizeof(Mapping *)),
-        .locations = array(t->locations.nr, sizeof(Location)),
-        .location_ptrs = array(t->locations.nr, sizeof(Location *)),
-        .lines = array(nr_lines, sizeof(Line)),
-        .line_ptrs = array(nr_lines, sizeof(Line *)),
-        .samples = array(t->samples.nr, sizeof(Sample)),
-        .sample_ptrs = array(t->samples.nr, sizeof(Sample *)),
-        .values = array(t->samples.nr, 2 * sizeof(int64_t)),
-        .labels = array(nr_labels, sizeof(Label)),
-        .label_ptrs = array(nr_labels, sizeof(Label *)),
-    };
+    w->stop = stop;
+    w->err = err;
+    put_profile(w, t);
     int rc = -1;
-    uint8_t *packed = NULL;
-    if (!a.strings || !a.functions || !a.function_ptrs || !a.mappings || !a.mapping_ptrs ||
-        !a.locations || !a.location_ptrs || !a.lines || !a.line_ptrs || !a.samples ||
-        !a.sample_ptrs || !a.values || !a.labels || !a.label_ptrs)
-        goto done;
-
-    Profile p;
-    perftools__profiles__profile__init(&p);
-    for (size_t i = 0; i < t->strings.nr; i++) {
-        size_t len;
-        a.strings[i] = (char *)pv_key_table_key(&t->strings, i, &len);
+    if (drain(w, Z_FINISH)) {
+        *out = w->out;
+        *out_len = w->z.total_out;
+        w->out = NULL;
+        rc = 0;
+    } else if (err->kind != PV_ERROR_STOPPED) {
+        pv_error_set(err, "%s", w->why);
     }
-    p.n_string_table = t->strings.nr;
-    p.string_table = a.strings;
-
-    ValueType count_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-    ValueType period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-    ValueType event_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-    count_type.type = t->count_type[0];
-    count_type.unit = t->count_type[1];
-    period_type.type = event_type.type = t->period_type[0];
-    period_type.unit = event_type.unit = t->period_type[1];
-    ValueType *sample_types[2] = { &count_type, &period_type };
-    p.n_sample_type = 2;
-    p.sample_type = sample_types;
-    /* the period is pprof's default (the last type, said again): perf
-     * report's percentages are of the period */
-    p.default_sample_type = t->period_type[0];
-    p.period_type = &event_type;
-    p.period = t->period;
-    p.duration_nanos = t->duration_nanos;
-    if (t->comment) {
-        p.n_comment = 1;
-        p.comment = (int64_t *)&t->comment;
-    }
-    fill_functions(t, &a, &p);
-    fill_mappings(t, &a, &p);
-    fill_locations(t, &a, &p);
-    fill_samples(t, &a, &p);
-
-    size_t size = perftools__profiles__profile__get_packed_size(&p);
-    packed = pv_malloc(size ? size : 1);
-    if (!packed)
-        goto done;
-    size_t packed_len = perftools__profiles__profile__pack(&p, packed);
-    rc = gzip(packed, packed_len, out, out_len, why);
-done:
-    free(packed);
-    arena_free(&a);
+    deflateEnd(&w->z);
+    free(w->out);
+    free(w->scratch.bytes);
+    free(w);
     return rc;
 }

@@ -1,20 +1,25 @@
 /*
  * A pprof profile (profile.proto, github.com/google/pprof) written out:
- * the tables analysis/pprof_profile.c builds, serialized with protobuf-c's
- * code generated from src/render/profile.proto and gzip-compressed with
- * zlib, as pprof, Pyroscope, Parca and Grafana read it.
+ * the tables analysis/pprof_profile.c builds, serialized as protobuf-c packs
+ * src/render/profile.proto's messages and gzip-compressed with zlib, as
+ * pprof, Pyroscope, Parca and Grafana read it.
  *
  * Each table is a key table (render/key_table.h) whose keys are the
- * entries' whole content, arrays of uint64 (strings excepted), so that
- * equal entries are one; entry i has id i + 1 (a string: index i):
+ * entries' whole content, so that equal entries are one; entry i has id
+ * i + 1 (a string: index i):
  *   strings    the text with its NUL; string 0 is ""
- *   functions  name, filename (string indexes)
- *   mappings   start, limit, file_offset, filename, build_id (string
- *              indexes), flags (PV_PPROF_MAPPING_*)
- *   locations  mapping id (0: none), address, then per Line a function id
- *              and a line (0: unknown), innermost function first
- *   samples    the labels pid, tid, cpu and comm (string indexes of their
- *              text, 0: not recorded), then location ids, leaf first
+ *   functions  uint64s: name, filename (string indexes)
+ *   mappings   uint64s: start, limit, file_offset, filename, build_id
+ *              (string indexes), flags (PV_PPROF_MAPPING_*)
+ *   locations  varints (render/varint.h): mapping id (0: none), address,
+ *              then per Line a function id and a line (0: unknown),
+ *              innermost function first
+ *   samples    varints: the labels pid, tid, cpu and comm (string indexes
+ *              of their text, 0: not recorded), then location ids, leaf
+ *              first
+ * Locations and samples, the tables that grow with the recording, are
+ * varints: a few bytes a number (a location id as the profile's packed
+ * field holds it) where a uint64 takes eight.
  * Labels are text, numbers included: Pyroscope and Parca index only text
  * labels, and pprof drops a numeric label whose value is 0 (cpu 0, pid 0).
  */
@@ -24,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/pv_error.h"
+#include "base/pv_stop.h"
 #include "render/key_table.h"
 
 enum {
@@ -33,7 +40,7 @@ enum {
     PV_PPROF_MAPPING_INLINES = 8,
 };
 
-/* The words of a sample key before its location ids. */
+/* The varints of a sample key before its location ids. */
 #define PV_PPROF_SAMPLE_LABEL_WORDS 4
 
 typedef struct pv_pprof_tables {
@@ -50,8 +57,11 @@ typedef struct pv_pprof_tables {
 /* Zeroed memory is empty tables. */
 void pv_pprof_tables_free(pv_pprof_tables *t);
 
-/* The profile, gzip-compressed, in *out (malloc'd, *out_len bytes);
- * 0, or -1 when out of memory or zlib fails (*why says which). */
-int pv_pprof_encode(const pv_pprof_tables *t, uint8_t **out, size_t *out_len, const char **why);
+/* The profile, gzip-compressed, in *out (malloc'd, *out_len bytes),
+ * written into the compressor as it is encoded, asking stop (NULL: none)
+ * every few thousand entries; 0, or -1 with err set: out of memory, zlib
+ * failed, or stopped (PV_ERROR_STOPPED). */
+int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
+                    size_t *out_len, pv_error *err);
 
 #endif

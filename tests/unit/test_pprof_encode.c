@@ -2,7 +2,8 @@
  * Unit tests of src/render/key_table.c (interned keys) and
  * src/render/pprof_encode.c (pprof tables to gzip'd profile.proto): the
  * bytes written are gunzipped with zlib and unpacked with protobuf-c's
- * generated reader, and every field checked against the tables.
+ * generated reader, every field checked against the tables, and protobuf-c
+ * packs what it read into the same bytes.
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
@@ -14,6 +15,7 @@
 
 #include "render/key_table.h"
 #include "render/pprof_encode.h"
+#include "render/varint.h"
 #include "unit_check.h"
 
 static void key_table_tests(void)
@@ -49,6 +51,17 @@ static int64_t str(pv_pprof_tables *t, const char *s)
 {
     bool added;
     return pv_key_table_intern(&t->strings, s, strlen(s) + 1, &added);
+}
+
+/* a key of varints (locations, samples: pprof_encode.h) */
+static void add_varints(pv_key_table *table, const uint64_t *words, size_t n)
+{
+    uint8_t key[64 * PV_VARINT_MAX];
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += pv_varint_put(key + len, words[i]);
+    bool added;
+    pv_key_table_intern(table, key, len, &added);
 }
 
 static void add(pv_key_table *table, const uint64_t *words, size_t n)
@@ -97,6 +110,7 @@ static void encode_tests(void)
     t.label_keys[3] = str(&t, "comm");
     t.period = 1000;
     t.duration_nanos = 12345;
+    t.comment = str(&t, "a comment");
     int64_t mix = str(&t, "mix"), hot = str(&t, "hot_a"), file = str(&t, "hot.c");
     int64_t bin = str(&t, "/bin/hot"), id = str(&t, "0123abcd");
     int64_t pid = str(&t, "42"), cpu0 = str(&t, "0"), comm = str(&t, "hot");
@@ -108,12 +122,12 @@ static void encode_tests(void)
     add(&t.mappings, m1, 6);
     /* an inline location: mix at line 12 inlined into hot_a at 21 */
     uint64_t l1[] = { 1, 0x1234, 1, 12, 2, 21 }, l2[] = { 0, 0xdead };
-    add(&t.locations, l1, 6);
-    add(&t.locations, l2, 2);
+    add_varints(&t.locations, l1, 6);
+    add_varints(&t.locations, l2, 2);
     uint64_t s1[] = { (uint64_t)pid, (uint64_t)pid, (uint64_t)cpu0, (uint64_t)comm, 1, 2 };
     uint64_t s2[] = { 0, 0, 0, 0, 2 };
-    add(&t.samples, s1, 6);
-    add(&t.samples, s2, 5);
+    add_varints(&t.samples, s1, 6);
+    add_varints(&t.samples, s2, 5);
     int64_t counts[2] = { 3, 1 }, periods[2] = { 3000, 1000 };
     t.counts = malloc(sizeof counts);
     t.periods = malloc(sizeof periods);
@@ -123,10 +137,10 @@ static void encode_tests(void)
 
     uint8_t *gz = NULL;
     size_t gz_len = 0, len = 0;
-    const char *why = NULL;
-    int rc = pv_pprof_encode(&t, &gz, &gz_len, &why);
+    pv_error err = {0};
+    int rc = pv_pprof_encode(&t, NULL, &gz, &gz_len, &err);
     check(rc == 0 && gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b, "pprof: gzip-compressed",
-          "rc %d, %s", rc, why ? why : "");
+          "rc %d, %s", rc, err.msg);
     uint8_t *raw = rc == 0 ? gunzip(gz, gz_len, &len) : NULL;
     Perftools__Profiles__Profile *p =
         raw ? perftools__profiles__profile__unpack(NULL, len, raw) : NULL;
@@ -139,7 +153,7 @@ static void encode_tests(void)
               p->sample_type[1]->unit == t.period_type[1] &&
               p->default_sample_type == t.period_type[0] && p->period == 1000 &&
               p->period_type && p->period_type->type == t.period_type[0] &&
-              p->duration_nanos == 12345,
+              p->duration_nanos == 12345 && p->n_comment == 1 && p->comment[0] == t.comment,
               "pprof: sample types samples/count and cpu/nanoseconds, the period the default",
               "%zu types", p->n_sample_type);
         check(p->n_mapping == 1 && p->mapping[0]->id == 1 && p->mapping[0]->memory_start == 0x1000 &&
@@ -168,6 +182,14 @@ static void encode_tests(void)
               p->sample[1]->value[1] == 1000 && labels,
               "pprof: samples, leaf first, their values and text labels (none when not recorded)",
               "%zu", p->n_sample);
+        /* the twin: protobuf-c packs what it read into the same bytes */
+        size_t size = perftools__profiles__profile__get_packed_size(p);
+        uint8_t *again = malloc(size ? size : 1);
+        size_t packed = again ? perftools__profiles__profile__pack(p, again) : 0;
+        check(again && packed == len && memcmp(again, raw, len) == 0,
+              "pprof: the bytes are protobuf-c's packing of the same profile",
+              "%zu bytes, protobuf-c %zu", len, packed);
+        free(again);
         perftools__profiles__profile__free_unpacked(p, NULL);
     }
     free(raw);

@@ -250,6 +250,39 @@ static int count_visit(void *ctx, const pv_record *r, const pv_sample *s, pv_err
     return count_sample(c->p, c->cap, c->sym, c->f, r, s, c->with_children, c->sc, err);
 }
 
+/* Each event's total self period, summed as SQL's sum() over the rows
+ * would (the period column is the u64 as a signed 64-bit integer). */
+static bool sum_event_periods(pv_profile *p)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < p->nr_rows; r++)
+        if ((size_t)p->rows[r].attr_index + 1 > n)
+            n = (size_t)p->rows[r].attr_index + 1;
+    if (n == 0)
+        return true;
+    p->event_periods = pv_calloc(n, sizeof *p->event_periods);
+    p->event_overflowed = pv_calloc(n, sizeof *p->event_overflowed);
+    if (!p->event_periods || !p->event_overflowed)
+        return false;
+    p->nr_events = n;
+    for (size_t r = 0; r < p->nr_rows; r++) {
+        size_t e = (size_t)p->rows[r].attr_index;
+        if (__builtin_add_overflow(p->event_periods[e], (int64_t)p->rows[r].self_period,
+                                   &p->event_periods[e]))
+            p->event_overflowed[e] = true;
+    }
+    return true;
+}
+
+int pv_profile_event_period(const pv_profile *p, int attr_index, int64_t *total)
+{
+    *total = 0;
+    if (attr_index < 0 || (size_t)attr_index >= p->nr_events)
+        return 0;
+    *total = p->event_periods[attr_index];
+    return p->event_overflowed[attr_index] ? -1 : 0;
+}
+
 int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
                      pv_error *err)
 {
@@ -270,6 +303,8 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     free(out->name_slots);
     out->name_slots = NULL;
     out->nr_name_slots = 0;
+    if (rc == 0 && !sum_event_periods(out))
+        rc = pv_error_set(err, "%s: out of memory counting the profile", f->path);
     if (rc < 0) {
         pv_profile_free(out);
         return -1;
@@ -285,5 +320,7 @@ void pv_profile_free(pv_profile *p)
     free(p->name_slots);
     free(p->rows);
     free(p->slots);
+    free(p->event_periods);
+    free(p->event_overflowed);
     memset(p, 0, sizeof *p);
 }

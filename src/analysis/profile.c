@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/frame_set.h"
 #include "analysis/sample_pass.h"
 #include "format/perf_abi.h"
 #include "decode/sample.h"
@@ -94,17 +93,12 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     return r;
 }
 
-/* 1: k is new for this sample (now remembered); 0: already counted; -1: out of memory. */
-static int seen_add(pv_frame_set *seen, const key *k)
-{
-    pv_frame_key fk = { k->dso, k->sym, k->addr, k->inlined };
-    return pv_frame_set_add(seen, &fk);
-}
-
-/* Scratch of one pass: the functions counted for the current sample, and
- * its stack. */
+/* Scratch of one pass: the current sample's number (from 1: rows whose
+ * counted_in is it are counted for it already) and its stack.  A row is a
+ * function (its key), as pv_frame_set tells functions apart: an inlined
+ * function's name is interned, so equal names are one pointer. */
 typedef struct scratch {
-    pv_frame_set counted;
+    uint64_t sample;
     pv_sample_stack stack;
 } scratch;
 
@@ -165,12 +159,12 @@ static const char *intern(pv_profile *p, const char *name)
 /* Counts k once for this sample. */
 static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, uint64_t period)
 {
-    int added = seen_add(&sc->counted, k);
-    if (added == 0)
-        return 0;
-    pv_profile_row *row = added > 0 ? row_for(p, k, cap) : NULL;
+    pv_profile_row *row = row_for(p, k, cap);
     if (!row)
         return -1;
+    if (row->counted_in == sc->sample)
+        return 0;
+    row->counted_in = sc->sample;
     row->samples++;
     row->period += period;
     return 0;
@@ -227,9 +221,7 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file 
     row->period += period;
     if (!with_children || !has_thread)
         return 0;
-    pv_frame_set_clear(&sc->counted);
-    if (seen_add(&sc->counted, &own) < 0)
-        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    row->counted_in = ++sc->sample;
     /* the error says why: out of memory, or a deferred chain's index */
     return count_stack(p, cap, sym, f, s, order, sc, period, err) < 0 ? -1 : 0;
 }
@@ -292,10 +284,9 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     scratch *sc = pv_malloc(sizeof *sc);
     if (!sc)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    memset(&sc->counted, 0, sizeof sc->counted);
+    sc->sample = 0;
     counting c = { out, &cap, sym, f, with_children, sc };
     int rc = pv_sample_pass(f, count_visit, &c, err);
-    pv_frame_set_free(&sc->counted);
     free(sc);
     free(out->slots);
     out->slots = NULL;

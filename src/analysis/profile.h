@@ -29,6 +29,8 @@ typedef struct pv_profile_row {
     bool inlined;               /* sym names a function inlined there (debug info) */
     uint64_t self_samples, self_period;
     uint64_t samples, period;   /* children: on the stack, once per sample */
+    uint64_t counted_in;        /* while counting: the last sample (from 1) whose
+                                   children it counts, so each sample counts it once */
 } pv_profile_row;
 
 typedef struct pv_profile {

@@ -26,6 +26,7 @@ struct pv_aspace_process {
     uint64_t *max_end;          /* max of end over maps[0 .. i], when sorted */
     size_t nr, cap, cap_max_end;
     bool sorted;
+    size_t nr_in_order;         /* maps[0 .. nr_in_order) are sorted by (start, seq) */
     size_t last;                /* lookup cache: the map found last */
 };
 
@@ -320,12 +321,15 @@ static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
  * dead ones until the next pruning would let memory grow with the file. */
 static void drop_never_live(pv_aspace *as, pv_aspace_process *p)
 {
-    size_t kept = 0;
+    size_t kept = 0, kept_in_order = 0;
     for (size_t i = 0; i < p->nr; i++)
-        if (p->maps[i].begin_key < p->maps[i].end_key)
+        if (p->maps[i].begin_key < p->maps[i].end_key) {
             p->maps[kept++] = p->maps[i];
+            kept_in_order += i < p->nr_in_order;
+        }
     if (kept == p->nr)
         return;
+    p->nr_in_order = kept_in_order;     /* what is left of a sorted run stays sorted */
     as->held -= p->nr - kept;
     p->nr = kept;
     p->sorted = false;
@@ -478,6 +482,7 @@ static size_t prune_maps(pv_aspace_process *p)
     }
     p->nr = kept;
     p->sorted = false;
+    p->nr_in_order = 0;
     return kept;
 }
 
@@ -540,6 +545,31 @@ static int compare_start(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Sorts maps[0 .. nr) (compare_start), of which the first nr_in_order
+ * are: the maps added since the last sort (a fork's copies, an exec's
+ * few) are sorted and merged in, not the whole process sorted again after
+ * each.  The order is total (seq is unique), so the result is qsort's. */
+static void sort_new_maps(pv_aspace_process *p)
+{
+    size_t a = p->nr_in_order, n = p->nr;
+    pv_map *added = a > 0 && a < n && n - a <= a ? pv_malloc((n - a) * sizeof *added) : NULL;
+    if (!added) {       /* mostly new (or no memory for the merge): sorted whole */
+        qsort(p->maps, n, sizeof *p->maps, compare_start);
+        return;
+    }
+    memcpy(added, p->maps + a, (n - a) * sizeof *added);
+    qsort(added, n - a, sizeof *added, compare_start);
+    /* merge from the top down: the old run moves up only past what is placed */
+    size_t i = a, j = n - a, k = n;
+    while (j > 0) {
+        if (i > 0 && compare_start(&p->maps[i - 1], &added[j - 1]) > 0)
+            p->maps[--k] = p->maps[--i];
+        else
+            p->maps[--k] = added[--j];
+    }
+    free(added);
+}
+
 /* Maps sorted by start, each with the furthest end up to it. */
 static bool sort_maps(pv_aspace_process *p)
 {
@@ -547,8 +577,9 @@ static bool sort_maps(pv_aspace_process *p)
         return true;
     if (!pv_array_grow((void **)&p->max_end, &p->cap_max_end, p->nr ? p->nr : 1, sizeof *p->max_end))
         return false;
-    if (p->nr)
-        qsort(p->maps, p->nr, sizeof *p->maps, compare_start);
+    if (p->nr_in_order < p->nr)
+        sort_new_maps(p);
+    p->nr_in_order = p->nr;
     for (size_t i = 0; i < p->nr; i++)
         p->max_end[i] = i && p->max_end[i - 1] > p->maps[i].end ? p->max_end[i - 1] : p->maps[i].end;
     p->sorted = true;

@@ -9,7 +9,7 @@
 #include "base/pv_alloc.h"
 #include "symbols/sample_stack.h"
 
-#define NO_SLOT SIZE_MAX
+#define NO_SLOT UINT32_MAX
 
 typedef struct key {
     int attr_index;
@@ -42,7 +42,7 @@ static size_t hash(const key *k)
 
 static bool rehash(pv_profile *p, size_t nr_slots)
 {
-    size_t *slots = pv_malloc(nr_slots * sizeof *slots);
+    uint32_t *slots = pv_malloc(nr_slots * sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < nr_slots; i++)
@@ -53,7 +53,7 @@ static bool rehash(pv_profile *p, size_t nr_slots)
         size_t i = hash(&k) & (nr_slots - 1);
         while (slots[i] != NO_SLOT)
             i = (i + 1) & (nr_slots - 1);
-        slots[i] = r;
+        slots[i] = (uint32_t)r;
     }
     free(p->slots);
     p->slots = slots;
@@ -64,7 +64,8 @@ static bool rehash(pv_profile *p, size_t nr_slots)
 /* The row of k, created with zero counts; NULL when out of memory. */
 static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
 {
-    if ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024))
+    if (p->nr_rows >= NO_SLOT - 1 ||
+        ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024)))
         return NULL;
     size_t i = hash(k) & (p->nr_slots - 1);
     while (p->slots[i] != NO_SLOT) {
@@ -89,7 +90,7 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     r->sym = k->sym;
     r->addr = k->addr;
     r->inlined = k->inlined;
-    p->slots[i] = p->nr_rows++;
+    p->slots[i] = (uint32_t)p->nr_rows++;
     return r;
 }
 
@@ -98,7 +99,7 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
  * function (its key), as pv_frame_set tells functions apart: an inlined
  * function's name is interned, so equal names are one pointer. */
 typedef struct scratch {
-    uint64_t sample;
+    uint32_t sample;
     pv_sample_stack stack;
 } scratch;
 
@@ -221,7 +222,13 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file 
     row->period += period;
     if (!with_children || !has_thread)
         return 0;
-    row->counted_in = ++sc->sample;
+    if (++sc->sample == 0) {
+        /* numbered again from 1: no row may look counted for it */
+        for (size_t r = 0; r < p->nr_rows; r++)
+            p->rows[r].counted_in = 0;
+        sc->sample = 1;
+    }
+    row->counted_in = sc->sample;
     /* the error says why: out of memory, or a deferred chain's index */
     return count_stack(p, cap, sym, f, s, order, sc, period, err) < 0 ? -1 : 0;
 }

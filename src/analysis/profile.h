@@ -23,20 +23,20 @@
 
 typedef struct pv_profile_row {
     int attr_index;             /* the event */
+    uint32_t counted_in;        /* while counting: the last sample (numbered from 1,
+                                   again after 2^32 - 1) whose children count it */
     const char *dso;            /* NULL: no map held the address */
     const char *sym;            /* NULL: unresolved, then addr names the row */
     uint64_t addr;              /* unresolved: dso_offset, or the ip without a dso */
     bool inlined;               /* sym names a function inlined there (debug info) */
     uint64_t self_samples, self_period;
     uint64_t samples, period;   /* children: on the stack, once per sample */
-    uint64_t counted_in;        /* while counting: the last sample (from 1) whose
-                                   children it counts, so each sample counts it once */
 } pv_profile_row;
 
 typedef struct pv_profile {
     pv_profile_row *rows;
     size_t nr_rows;
-    size_t *slots;              /* hash of rows, while counting */
+    uint32_t *slots;            /* hash of rows (their indices), while counting */
     size_t nr_slots;
     char **names;               /* inlined functions' names, one copy each */
     size_t nr_names, cap_names;

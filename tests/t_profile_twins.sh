@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# long-running: about two minutes under the sanitizers
 # perf_profile against its slow twins, over every fixture: the rows it
 # counts in one pass (frames deduplicated per sample, its caches and the
 # symbolizer's) equal GROUP BY over perf_samples and perf_callchains

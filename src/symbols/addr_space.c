@@ -27,6 +27,7 @@ struct pv_aspace_process {
     size_t nr, cap, cap_max_end;
     bool sorted;
     size_t nr_in_order;         /* maps[0 .. nr_in_order) are sorted by (start, seq) */
+    bool changed;               /* maps added or ended since the last pruning */
     size_t last;                /* lookup cache: the map found last */
 };
 
@@ -311,6 +312,7 @@ static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
         return false;
     p->maps[p->nr++] = *m;
     p->sorted = false;
+    p->changed = true;
     as->held++;
     return true;
 }
@@ -367,8 +369,10 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     if (!child)
         return false;
     for (size_t i = 0; i < child->nr; i++)      /* the pid's previous owner */
-        if (child->maps[i].end_key == PV_KEY_NEVER)
+        if (child->maps[i].end_key == PV_KEY_NEVER) {
             child->maps[i].end_key = e->key;
+            child->changed = true;
+        }
     drop_never_live(as, child);
     size_t child_index = (size_t)(child - as->processes);
     pv_aspace_process *parent = process_of(as, e->ppid, false);
@@ -491,8 +495,13 @@ static size_t prune_maps(pv_aspace_process *p)
 static void prune(pv_aspace *as)
 {
     size_t held = 0;
-    for (size_t i = 0; i < as->nr_processes; i++)
-        held += prune_maps(&as->processes[i]);
+    for (size_t i = 0; i < as->nr_processes; i++) {
+        pv_aspace_process *p = &as->processes[i];
+        /* one pruned and unchanged since (an exited process's) has nothing
+         * to drop: left as it is, sorted for lookups */
+        held += p->changed ? prune_maps(p) : p->nr;
+        p->changed = false;
+    }
     for (size_t i = 0; i < as->nr_threads; i++) {
         pv_aspace_thread *t = &as->threads[i];
         size_t kept = 0;

@@ -35,10 +35,10 @@ SELECT note FROM (
 SELECT event,
        CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
             ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
-       coalesce(sym, printf('0x%016x', addr)) AS sym,
+       name AS sym,
        samples,
        period,
-       round(100.0 * period / sum(period) OVER (PARTITION BY event), 4) AS percent,
+       round(100.0 * period / event_period, 4) AS percent,
        dso AS dso_path
 FROM perf_profile(@file)
 WHERE samples > 0

@@ -53,12 +53,11 @@ SELECT note FROM (
 ) WHERE note IS NOT NULL;
 
 SELECT event,
-       coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END,
-                printf('0x%016x', addr)) AS sym,
+       name AS sym,
        CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
             ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
        children_samples AS samples,
-       round(100.0 * children_period / sum(period) OVER (PARTITION BY event), 4) AS children,
-       round(100.0 * period / sum(period) OVER (PARTITION BY event), 4) AS self
+       round(100.0 * children_period / event_period, 4) AS children,
+       round(100.0 * period / event_period, 4) AS self
 FROM perf_profile(@file)
 ORDER BY event, children_period DESC, sym;

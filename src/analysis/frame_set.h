@@ -2,8 +2,9 @@
  * The functions already seen on one sample's stack.
  *
  * perf report --children counts a function once per sample however often
- * it recurs on the stack; perf_callchains' repeated column and perf_profile
- * need "was this function seen before in this sample?" for every frame.
+ * it recurs on the stack; perf_callchains' repeated column needs "was
+ * this function seen before in this sample?" for every frame (perf_profile
+ * marks its rows instead: analysis/profile.c).
  * Stacks run to hundreds of frames, so the answer comes from a hash set,
  * emptied in O(1) between samples, not from a scan of the frames so far.
  */

@@ -3,14 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/frame_set.h"
 #include "analysis/sample_pass.h"
 #include "format/perf_abi.h"
 #include "decode/sample.h"
 #include "base/pv_alloc.h"
 #include "symbols/sample_stack.h"
 
-#define NO_SLOT SIZE_MAX
+#define NO_SLOT UINT32_MAX
 
 typedef struct key {
     int attr_index;
@@ -43,7 +42,7 @@ static size_t hash(const key *k)
 
 static bool rehash(pv_profile *p, size_t nr_slots)
 {
-    size_t *slots = pv_malloc(nr_slots * sizeof *slots);
+    uint32_t *slots = pv_malloc(nr_slots * sizeof *slots);
     if (!slots)
         return false;
     for (size_t i = 0; i < nr_slots; i++)
@@ -54,7 +53,7 @@ static bool rehash(pv_profile *p, size_t nr_slots)
         size_t i = hash(&k) & (nr_slots - 1);
         while (slots[i] != NO_SLOT)
             i = (i + 1) & (nr_slots - 1);
-        slots[i] = r;
+        slots[i] = (uint32_t)r;
     }
     free(p->slots);
     p->slots = slots;
@@ -65,7 +64,8 @@ static bool rehash(pv_profile *p, size_t nr_slots)
 /* The row of k, created with zero counts; NULL when out of memory. */
 static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
 {
-    if ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024))
+    if (p->nr_rows >= NO_SLOT - 1 ||
+        ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024)))
         return NULL;
     size_t i = hash(k) & (p->nr_slots - 1);
     while (p->slots[i] != NO_SLOT) {
@@ -90,21 +90,16 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     r->sym = k->sym;
     r->addr = k->addr;
     r->inlined = k->inlined;
-    p->slots[i] = p->nr_rows++;
+    p->slots[i] = (uint32_t)p->nr_rows++;
     return r;
 }
 
-/* 1: k is new for this sample (now remembered); 0: already counted; -1: out of memory. */
-static int seen_add(pv_frame_set *seen, const key *k)
-{
-    pv_frame_key fk = { k->dso, k->sym, k->addr, k->inlined };
-    return pv_frame_set_add(seen, &fk);
-}
-
-/* Scratch of one pass: the functions counted for the current sample, and
- * its stack. */
+/* Scratch of one pass: the current sample's number (from 1: rows whose
+ * counted_in is it are counted for it already) and its stack.  A row is a
+ * function (its key), as pv_frame_set tells functions apart: an inlined
+ * function's name is interned, so equal names are one pointer. */
 typedef struct scratch {
-    pv_frame_set counted;
+    uint32_t sample;
     pv_sample_stack stack;
 } scratch;
 
@@ -165,12 +160,12 @@ static const char *intern(pv_profile *p, const char *name)
 /* Counts k once for this sample. */
 static int count_frame(pv_profile *p, size_t *cap, scratch *sc, const key *k, uint64_t period)
 {
-    int added = seen_add(&sc->counted, k);
-    if (added == 0)
-        return 0;
-    pv_profile_row *row = added > 0 ? row_for(p, k, cap) : NULL;
+    pv_profile_row *row = row_for(p, k, cap);
     if (!row)
         return -1;
+    if (row->counted_in == sc->sample)
+        return 0;
+    row->counted_in = sc->sample;
     row->samples++;
     row->period += period;
     return 0;
@@ -227,9 +222,13 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file 
     row->period += period;
     if (!with_children || !has_thread)
         return 0;
-    pv_frame_set_clear(&sc->counted);
-    if (seen_add(&sc->counted, &own) < 0)
-        return pv_error_set(err, "%s: out of memory counting the profile", f->path);
+    if (++sc->sample == 0) {
+        /* numbered again from 1: no row may look counted for it */
+        for (size_t r = 0; r < p->nr_rows; r++)
+            p->rows[r].counted_in = 0;
+        sc->sample = 1;
+    }
+    row->counted_in = sc->sample;
     /* the error says why: out of memory, or a deferred chain's index */
     return count_stack(p, cap, sym, f, s, order, sc, period, err) < 0 ? -1 : 0;
 }
@@ -250,6 +249,39 @@ static int count_visit(void *ctx, const pv_record *r, const pv_sample *s, pv_err
     return count_sample(c->p, c->cap, c->sym, c->f, r, s, c->with_children, c->sc, err);
 }
 
+/* Each event's total self period, summed as SQL's sum() over the rows
+ * would (the period column is the u64 as a signed 64-bit integer). */
+static bool sum_event_periods(pv_profile *p)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < p->nr_rows; r++)
+        if ((size_t)p->rows[r].attr_index + 1 > n)
+            n = (size_t)p->rows[r].attr_index + 1;
+    if (n == 0)
+        return true;
+    p->event_periods = pv_calloc(n, sizeof *p->event_periods);
+    p->event_overflowed = pv_calloc(n, sizeof *p->event_overflowed);
+    if (!p->event_periods || !p->event_overflowed)
+        return false;
+    p->nr_events = n;
+    for (size_t r = 0; r < p->nr_rows; r++) {
+        size_t e = (size_t)p->rows[r].attr_index;
+        if (__builtin_add_overflow(p->event_periods[e], (int64_t)p->rows[r].self_period,
+                                   &p->event_periods[e]))
+            p->event_overflowed[e] = true;
+    }
+    return true;
+}
+
+int pv_profile_event_period(const pv_profile *p, int attr_index, int64_t *total)
+{
+    *total = 0;
+    if (attr_index < 0 || (size_t)attr_index >= p->nr_events)
+        return 0;
+    *total = p->event_periods[attr_index];
+    return p->event_overflowed[attr_index] ? -1 : 0;
+}
+
 int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
                      pv_error *err)
 {
@@ -259,10 +291,9 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     scratch *sc = pv_malloc(sizeof *sc);
     if (!sc)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
-    memset(&sc->counted, 0, sizeof sc->counted);
+    sc->sample = 0;
     counting c = { out, &cap, sym, f, with_children, sc };
     int rc = pv_sample_pass(f, count_visit, &c, err);
-    pv_frame_set_free(&sc->counted);
     free(sc);
     free(out->slots);
     out->slots = NULL;
@@ -270,6 +301,8 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     free(out->name_slots);
     out->name_slots = NULL;
     out->nr_name_slots = 0;
+    if (rc == 0 && !sum_event_periods(out))
+        rc = pv_error_set(err, "%s: out of memory counting the profile", f->path);
     if (rc < 0) {
         pv_profile_free(out);
         return -1;
@@ -285,5 +318,7 @@ void pv_profile_free(pv_profile *p)
     free(p->name_slots);
     free(p->rows);
     free(p->slots);
+    free(p->event_periods);
+    free(p->event_overflowed);
     memset(p, 0, sizeof *p);
 }

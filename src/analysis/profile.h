@@ -23,6 +23,8 @@
 
 typedef struct pv_profile_row {
     int attr_index;             /* the event */
+    uint32_t counted_in;        /* while counting: the last sample (numbered from 1,
+                                   again after 2^32 - 1) whose children count it */
     const char *dso;            /* NULL: no map held the address */
     const char *sym;            /* NULL: unresolved, then addr names the row */
     uint64_t addr;              /* unresolved: dso_offset, or the ip without a dso */
@@ -34,17 +36,27 @@ typedef struct pv_profile_row {
 typedef struct pv_profile {
     pv_profile_row *rows;
     size_t nr_rows;
-    size_t *slots;              /* hash of rows, while counting */
+    uint32_t *slots;            /* hash of rows (their indices), while counting */
     size_t nr_slots;
     char **names;               /* inlined functions' names, one copy each */
     size_t nr_names, cap_names;
     uint32_t *name_slots;       /* hash of names, while counting */
     size_t nr_name_slots;
+    /* per event (attr index): the sum of its rows' self periods, the
+     * denominator of perf report's percentages, added as SQL's sum() adds
+     * them (signed 64-bit); overflowed: that sum would fail */
+    int64_t *event_periods;
+    bool *event_overflowed;
+    size_t nr_events;
 } pv_profile;
 
 /* Counts every sample of f; with_children also walks the callchains. */
 int pv_profile_build(pv_file *f, pv_symbolizer *s, bool with_children, pv_profile *out,
                      pv_error *err);
 void pv_profile_free(pv_profile *p);
+
+/* The event's total self period (event_periods above) into *total: 0 when
+ * it is known, -1 when the signed 64-bit sum overflowed. */
+int pv_profile_event_period(const pv_profile *p, int attr_index, int64_t *total);
 
 #endif

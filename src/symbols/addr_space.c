@@ -26,6 +26,8 @@ struct pv_aspace_process {
     uint64_t *max_end;          /* max of end over maps[0 .. i], when sorted */
     size_t nr, cap, cap_max_end;
     bool sorted;
+    size_t nr_in_order;         /* maps[0 .. nr_in_order) are sorted by (start, seq) */
+    bool changed;               /* maps added or ended since the last pruning */
     size_t last;                /* lookup cache: the map found last */
 };
 
@@ -310,6 +312,7 @@ static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
         return false;
     p->maps[p->nr++] = *m;
     p->sorted = false;
+    p->changed = true;
     as->held++;
     return true;
 }
@@ -320,12 +323,15 @@ static bool add_map(pv_aspace *as, pv_aspace_process *p, const pv_map *m)
  * dead ones until the next pruning would let memory grow with the file. */
 static void drop_never_live(pv_aspace *as, pv_aspace_process *p)
 {
-    size_t kept = 0;
+    size_t kept = 0, kept_in_order = 0;
     for (size_t i = 0; i < p->nr; i++)
-        if (p->maps[i].begin_key < p->maps[i].end_key)
+        if (p->maps[i].begin_key < p->maps[i].end_key) {
             p->maps[kept++] = p->maps[i];
+            kept_in_order += i < p->nr_in_order;
+        }
     if (kept == p->nr)
         return;
+    p->nr_in_order = kept_in_order;     /* what is left of a sorted run stays sorted */
     as->held -= p->nr - kept;
     p->nr = kept;
     p->sorted = false;
@@ -363,8 +369,10 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     if (!child)
         return false;
     for (size_t i = 0; i < child->nr; i++)      /* the pid's previous owner */
-        if (child->maps[i].end_key == PV_KEY_NEVER)
+        if (child->maps[i].end_key == PV_KEY_NEVER) {
             child->maps[i].end_key = e->key;
+            child->changed = true;
+        }
     drop_never_live(as, child);
     size_t child_index = (size_t)(child - as->processes);
     pv_aspace_process *parent = process_of(as, e->ppid, false);
@@ -478,6 +486,7 @@ static size_t prune_maps(pv_aspace_process *p)
     }
     p->nr = kept;
     p->sorted = false;
+    p->nr_in_order = 0;
     return kept;
 }
 
@@ -486,8 +495,13 @@ static size_t prune_maps(pv_aspace_process *p)
 static void prune(pv_aspace *as)
 {
     size_t held = 0;
-    for (size_t i = 0; i < as->nr_processes; i++)
-        held += prune_maps(&as->processes[i]);
+    for (size_t i = 0; i < as->nr_processes; i++) {
+        pv_aspace_process *p = &as->processes[i];
+        /* one pruned and unchanged since (an exited process's) has nothing
+         * to drop: left as it is, sorted for lookups */
+        held += p->changed ? prune_maps(p) : p->nr;
+        p->changed = false;
+    }
     for (size_t i = 0; i < as->nr_threads; i++) {
         pv_aspace_thread *t = &as->threads[i];
         size_t kept = 0;
@@ -540,6 +554,31 @@ static int compare_start(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Sorts maps[0 .. nr) (compare_start), of which the first nr_in_order
+ * are: the maps added since the last sort (a fork's copies, an exec's
+ * few) are sorted and merged in, not the whole process sorted again after
+ * each.  The order is total (seq is unique), so the result is qsort's. */
+static void sort_new_maps(pv_aspace_process *p)
+{
+    size_t a = p->nr_in_order, n = p->nr;
+    pv_map *added = a > 0 && a < n && n - a <= a ? pv_malloc((n - a) * sizeof *added) : NULL;
+    if (!added) {       /* mostly new (or no memory for the merge): sorted whole */
+        qsort(p->maps, n, sizeof *p->maps, compare_start);
+        return;
+    }
+    memcpy(added, p->maps + a, (n - a) * sizeof *added);
+    qsort(added, n - a, sizeof *added, compare_start);
+    /* merge from the top down: the old run moves up only past what is placed */
+    size_t i = a, j = n - a, k = n;
+    while (j > 0) {
+        if (i > 0 && compare_start(&p->maps[i - 1], &added[j - 1]) > 0)
+            p->maps[--k] = p->maps[--i];
+        else
+            p->maps[--k] = added[--j];
+    }
+    free(added);
+}
+
 /* Maps sorted by start, each with the furthest end up to it. */
 static bool sort_maps(pv_aspace_process *p)
 {
@@ -547,8 +586,9 @@ static bool sort_maps(pv_aspace_process *p)
         return true;
     if (!pv_array_grow((void **)&p->max_end, &p->cap_max_end, p->nr ? p->nr : 1, sizeof *p->max_end))
         return false;
-    if (p->nr)
-        qsort(p->maps, p->nr, sizeof *p->maps, compare_start);
+    if (p->nr_in_order < p->nr)
+        sort_new_maps(p);
+    p->nr_in_order = p->nr;
     for (size_t i = 0; i < p->nr; i++)
         p->max_end[i] = i && p->max_end[i - 1] > p->maps[i].end ? p->max_end[i - 1] : p->maps[i].end;
     p->sorted = true;

@@ -351,8 +351,57 @@ static void test_repeated_events_held_once(void)
     pv_aspace_free(&as);
 }
 
+/* Feeds the same maps and forks to two address spaces: one looked up
+ * after every event (each lookup sorts only the maps added since the last
+ * and merges them in), one only at the end (one whole sort, the slow
+ * twin); every lookup over a grid of addresses and keys must agree. */
+static void feed_mixed(pv_aspace *as, bool lookup_each, unsigned seed)
+{
+    uint64_t key = 1;
+    for (int i = 0; i < 600; i++, key++) {
+        seed = seed * 1103515245u + 12345u;
+        int32_t pid = 100 + (int32_t)((seed >> 16) % 6);
+        if ((seed >> 8) % 9 == 0) {
+            int32_t child = 200 + (int32_t)((seed >> 12) % 40);
+            pv_aspace_add_fork(as, key, child, pid, child, pid);
+        } else {
+            uint64_t start = 0x400000 + ((seed >> 4) % 64) * 0x1000;
+            uint64_t len = (1 + (seed >> 20) % 8) * 0x1000;
+            pv_aspace_add_mmap(as, key, pid, start, len, 0, (uint32_t)i);
+        }
+        pv_aspace_apply(as, key);
+        if (lookup_each)
+            (void)dso_at(as, pid, 0x400000 + ((seed >> 3) % 80) * 0x1000, key);
+    }
+}
+
+static void test_merge_twin(void)
+{
+    long mismatches = 0, found = 0;
+    for (unsigned seed = 1; seed <= 5; seed++) {
+        pv_aspace merged, sorted;
+        pv_aspace_init(&merged);
+        pv_aspace_init(&sorted);
+        feed_mixed(&merged, true, seed);
+        feed_mixed(&sorted, false, seed);
+        for (int32_t pid = 100; pid < 240; pid++)
+            for (uint64_t key = 0; key <= 601; key += 7)
+                for (uint64_t addr = 0x3ff000; addr < 0x450000; addr += 0x800) {
+                    long a = dso_at(&merged, pid, addr, key), b = dso_at(&sorted, pid, addr, key);
+                    mismatches += a != b;
+                    found += a >= 0;
+                }
+        pv_aspace_free(&merged);
+        pv_aspace_free(&sorted);
+    }
+    check(mismatches == 0 && found > 1000,
+          "maps merged into the sorted run as lookups come find what one whole sort finds",
+          "%ld lookups differ, %ld found", mismatches, found);
+}
+
 int main(void)
 {
+    test_merge_twin();
     test_apply_in_steps();
     test_repeated_events_held_once();
     test_empty();

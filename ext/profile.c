@@ -225,12 +225,17 @@ static int compare_key(const pv_profile_row *x, const pv_profile_row *y, int col
     TextView a, b;
     switch (column) {
     case COL_EVENT:
+        if (x->attr_index == y->attr_index)
+            return 0;
         return compare_text(pv_file_event_name(file, (size_t)x->attr_index),
                             pv_file_event_name(file, (size_t)y->attr_index));
     case COL_PERIOD: return compare_int(x->self_period, y->self_period);
     case COL_CHILDREN_PERIOD: return compare_int(x->period, y->period);
     case COL_DSO: return compare_text(x->dso, y->dso);
     case COL_NAME:
+        /* two addresses: fixed-width hex orders as the numbers do */
+        if (!x->sym && !y->sym)
+            return x->addr < y->addr ? -1 : x->addr > y->addr;
         a = name_view(x, x_buf);
         b = name_view(y, y_buf);
         return compare_views(&a, &b);

@@ -6,7 +6,8 @@
 # (repeated = 0), and its name and event_period columns equal the SQL they
 # replace in sql/flat_profile.sql and sql/inclusive_profile.sql
 # (coalesce(sym || ' (inlined)', printf('0x%016x', addr)) and
-# sum(period) OVER (PARTITION BY event)).
+# sum(period) OVER (PARTITION BY event)); its own sorted orders equal
+# SQLite's sort of the same ORDER BY, and the ready queries sort nothing.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"

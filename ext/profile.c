@@ -17,9 +17,16 @@
  * event's total period, the denominator of perf report's percentages.  A
  * report needs no window function or printf over its rows, which cost more
  * than the profile itself where unresolved frames give 200k rows.
+ * dso_name: the dso as the ready queries show it (the file name; "[JIT]
+ * tid PID" for /tmp/perf-PID.map; "[unknown]" without a map).
+ *
+ * The rows come sorted (a qsort in first()) when the query's ORDER BY is
+ * one of profile_orders, so SQLite sorts nothing: the ready queries' orders.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "format/event_names.h"
 #include "analysis/profile.h"
@@ -37,14 +44,26 @@
     X(CHILDREN_PERIOD, children_period, INTEGER) \
     X(INLINED, inlined, INTEGER) \
     X(NAME, name, TEXT) \
-    X(EVENT_PERIOD, event_period, INTEGER)
+    X(EVENT_PERIOD, event_period, INTEGER) \
+    X(DSO_NAME, dso_name, TEXT)
 enum { PROFILE_COLUMNS(PV_COLUMN_ENUM) };
+
+/* sql/inclusive_profile.sql's and sql/flat_profile.sql's ORDER BY, and
+ * their first two keys or more. */
+static const PvRowOrder profile_orders[] = {
+    { 5, 2, { { COL_EVENT, false }, { COL_CHILDREN_PERIOD, true }, { COL_NAME, false },
+              { COL_DSO_NAME, false }, { COL_DSO, false } } },
+    { 5, 2, { { COL_EVENT, false }, { COL_PERIOD, true }, { COL_DSO_NAME, false },
+              { COL_NAME, false }, { COL_DSO, false } } },
+};
 
 typedef struct ProfileState {
     pv_symbolizer *symbolizer;
     pv_profile profile;
     size_t at;
 } ProfileState;
+
+static void sort_rows(pv_profile *p, pv_file *file, const PvRowOrder *order);
 
 static int profile_first(PvCursor *cur, pv_error *err)
 {
@@ -55,6 +74,8 @@ static int profile_first(PvCursor *cur, pv_error *err)
                     pv_column_used(cur, COL_CHILDREN_PERIOD);
     if (pv_profile_build(cur->file, st->symbolizer, children, &st->profile, err))
         return -1;
+    if (cur->row_order > 0 && cur->row_order <= (sizeof profile_orders / sizeof profile_orders[0]))
+        sort_rows(&st->profile, cur->file, &profile_orders[cur->row_order - 1]);
     st->at = 0;
     cur->rowid = 0;
     cur->eof = st->profile.nr_rows == 0;
@@ -79,23 +100,182 @@ static void profile_reset(PvCursor *cur)
     st->symbolizer = NULL;
 }
 
-/* What coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END,
- * printf('0x%016x', addr)) gives. */
-static void result_name(sqlite3_context *ctx, const pv_profile_row *r)
+/* A text value as SQLite compares it, without building it: head then
+ * body; null: SQL NULL. */
+typedef struct TextView {
+    const char *head, *body;
+    size_t head_len, body_len;
+    bool null;
+} TextView;
+
+enum { ADDR_TEXT_SIZE = 24 };
+
+static TextView text_view(const char *text)
 {
-    char text[32];
+    return text ? (TextView){ text, "", strlen(text), 0, false } : (TextView){ .null = true };
+}
+
+/* name: what coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE ''
+ * END, printf('0x%016x', addr)) gives; buf holds the address's text. */
+static TextView name_view(const pv_profile_row *r, char buf[ADDR_TEXT_SIZE])
+{
     if (!r->sym) {
-        snprintf(text, sizeof text, "0x%016" PRIx64, r->addr);
-        sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
-    } else if (r->inlined) {
-        char *joined = sqlite3_mprintf("%s (inlined)", r->sym);
-        if (joined)
-            sqlite3_result_text(ctx, joined, -1, sqlite3_free);
-        else
-            sqlite3_result_error_nomem(ctx);
-    } else {
-        sqlite3_result_text(ctx, r->sym, -1, SQLITE_TRANSIENT);
+        snprintf(buf, ADDR_TEXT_SIZE, "0x%016" PRIx64, r->addr);
+        return text_view(buf);
     }
+    TextView v = text_view(r->sym);
+    if (r->inlined) {
+        v.body = " (inlined)";
+        v.body_len = strlen(v.body);
+    }
+    return v;
+}
+
+/* dso_name: what the ready queries' CASE WHEN dso GLOB
+ * '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
+ * ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''),
+ * '[unknown]') END gives: the text after the last '/'. */
+static TextView dso_name_view(const char *dso)
+{
+    if (!dso)
+        return text_view("[unknown]");
+    size_t len = strlen(dso);
+    if (len >= 15 && memcmp(dso, "/tmp/perf-", 10) == 0 && dso[10] >= '0' && dso[10] <= '9' &&
+        memcmp(dso + len - 4, ".map", 4) == 0)
+        return (TextView){ "[JIT] tid ", dso + 10, 10, len - 14, false };
+    const char *slash = strrchr(dso, '/');
+    return text_view(slash ? slash + 1 : dso);
+}
+
+static void view_at(const TextView *v, size_t i, const char **at, size_t *left)
+{
+    if (i < v->head_len) {
+        *at = v->head + i;
+        *left = v->head_len - i;
+    } else {
+        *at = v->body + (i - v->head_len);
+        *left = v->body_len - (i - v->head_len);
+    }
+}
+
+/* As SQLite orders text by BINARY: NULL first, then memcmp, then the
+ * shorter first. */
+static int compare_views(const TextView *x, const TextView *y)
+{
+    if (x->null || y->null)
+        return (int)y->null - (int)x->null;
+    size_t x_len = x->head_len + x->body_len, y_len = y->head_len + y->body_len;
+    size_t n = x_len < y_len ? x_len : y_len;
+    for (size_t i = 0; i < n;) {
+        const char *xp, *yp;
+        size_t x_left, y_left;
+        view_at(x, i, &xp, &x_left);
+        view_at(y, i, &yp, &y_left);
+        size_t m = x_left < y_left ? x_left : y_left;
+        if (m > n - i)
+            m = n - i;
+        int c = memcmp(xp, yp, m);
+        if (c)
+            return c;
+        i += m;
+    }
+    return x_len < y_len ? -1 : x_len > y_len;
+}
+
+static void result_view(sqlite3_context *ctx, const TextView *v)
+{
+    if (v->null)
+        return;
+    if (!v->body_len) {
+        sqlite3_result_text64(ctx, v->head, v->head_len, SQLITE_TRANSIENT, SQLITE_UTF8);
+        return;
+    }
+    char *joined = sqlite3_malloc64(v->head_len + v->body_len + 1);
+    if (!joined) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    memcpy(joined, v->head, v->head_len);
+    memcpy(joined + v->head_len, v->body, v->body_len);
+    sqlite3_result_text64(ctx, joined, v->head_len + v->body_len, sqlite3_free, SQLITE_UTF8);
+}
+
+/* As SQLite orders integers (the columns give the counts as signed). */
+static int compare_int(uint64_t x, uint64_t y)
+{
+    int64_t a = (int64_t)x, b = (int64_t)y;
+    return a < b ? -1 : a > b;
+}
+
+static int compare_text(const char *x, const char *y)
+{
+    TextView a = text_view(x), b = text_view(y);
+    return compare_views(&a, &b);
+}
+
+typedef struct SortContext {
+    pv_file *file;
+    const PvRowOrder *order;
+} SortContext;
+
+static int compare_key(const pv_profile_row *x, const pv_profile_row *y, int column,
+                       pv_file *file)
+{
+    char x_buf[ADDR_TEXT_SIZE], y_buf[ADDR_TEXT_SIZE];
+    TextView a, b;
+    switch (column) {
+    case COL_EVENT:
+        if (x->attr_index == y->attr_index)
+            return 0;
+        return compare_text(pv_file_event_name(file, (size_t)x->attr_index),
+                            pv_file_event_name(file, (size_t)y->attr_index));
+    case COL_PERIOD: return compare_int(x->self_period, y->self_period);
+    case COL_CHILDREN_PERIOD: return compare_int(x->period, y->period);
+    case COL_DSO: return compare_text(x->dso, y->dso);
+    case COL_NAME:
+        /* two addresses: fixed-width hex orders as the numbers do */
+        if (!x->sym && !y->sym)
+            return x->addr < y->addr ? -1 : x->addr > y->addr;
+        a = name_view(x, x_buf);
+        b = name_view(y, y_buf);
+        return compare_views(&a, &b);
+    case COL_DSO_NAME:
+        a = dso_name_view(x->dso);
+        b = dso_name_view(y->dso);
+        return compare_views(&a, &b);
+    default: return 0;
+    }
+}
+
+/* The order's keys, then the row's identity and counts: a total order,
+ * so equal keys come in one order whatever the hash table's. */
+static int compare_rows(const void *xp, const void *yp, void *arg)
+{
+    const pv_profile_row *x = xp, *y = yp;
+    const SortContext *sc = arg;
+    for (unsigned i = 0; i < sc->order->nr_keys; i++) {
+        int c = compare_key(x, y, sc->order->keys[i].column, sc->file);
+        if (c)
+            return sc->order->keys[i].desc ? -c : c;
+    }
+    int c = x->attr_index < y->attr_index ? -1 : x->attr_index > y->attr_index;
+    if (!c) c = compare_text(x->dso, y->dso);
+    if (!c) c = compare_text(x->sym, y->sym);
+    if (!c) c = (int)x->inlined - (int)y->inlined;
+    if (!c) c = x->addr < y->addr ? -1 : x->addr > y->addr;
+    if (!c) c = compare_int(x->self_period, y->self_period);
+    if (!c) c = compare_int(x->period, y->period);
+    if (!c) c = compare_int(x->self_samples, y->self_samples);
+    if (!c) c = compare_int(x->samples, y->samples);
+    return c;
+}
+
+/* In the order's keys, as SQLite's ORDER BY would have them (ties, which
+ * SQL leaves in any order, in one). */
+static void sort_rows(pv_profile *p, pv_file *file, const PvRowOrder *order)
+{
+    SortContext sc = { file, order };
+    qsort_r(p->rows, p->nr_rows, sizeof *p->rows, compare_rows, &sc);
 }
 
 static int profile_column(PvCursor *cur, sqlite3_context *ctx, int i)
@@ -121,9 +301,17 @@ static int profile_column(PvCursor *cur, sqlite3_context *ctx, int i)
     case COL_CHILDREN_SAMPLES: sqlite3_result_int64(ctx, (sqlite3_int64)r->samples); break;
     case COL_CHILDREN_PERIOD: pv_result_u64(ctx, r->period); break;
     case COL_INLINED: sqlite3_result_int(ctx, r->inlined); break;
-    case COL_NAME:
-        result_name(ctx, r);
+    case COL_NAME: {
+        char buf[ADDR_TEXT_SIZE];
+        TextView v = name_view(r, buf);
+        result_view(ctx, &v);
         break;
+    }
+    case COL_DSO_NAME: {
+        TextView v = dso_name_view(r->dso);
+        result_view(ctx, &v);
+        break;
+    }
     case COL_EVENT_PERIOD: {
         int64_t total;
         /* as sum(period) OVER (PARTITION BY event) would end */
@@ -145,4 +333,6 @@ const PvTableDef pv_profile_table = {
     .next = profile_next,
     .column = profile_column,
     .reset = profile_reset,
+    .row_orders = profile_orders,
+    .nr_row_orders = (sizeof profile_orders / sizeof profile_orders[0]),
 };

@@ -79,7 +79,23 @@ typedef struct PvCursor {
     size_t entry;
     uint64_t repeat;
     int8_t cell_of[64];         /* column -> cell of groups, -1: not read */
+    /* The table's own order the rows are asked in (PvTableDef.row_orders):
+     * 1 + its index, 0: none. */
+    unsigned row_order;
 } PvCursor;
+
+/* An order a table's first() can hand its rows out in: its keys, as an
+ * ORDER BY on those columns (BINARY collation, NULLs first) sorts them.  A
+ * query whose ORDER BY is the first min_keys or more of them, each in the
+ * same direction, has it consumed (vtab_plan.c). */
+enum { PV_ROW_ORDER_MAX_KEYS = 8 };
+typedef struct PvRowOrder {
+    unsigned nr_keys, min_keys;
+    struct {
+        int column;
+        bool desc;
+    } keys[PV_ROW_ORDER_MAX_KEYS];
+} PvRowOrder;
 
 struct PvTableDef {
     const char *name;
@@ -130,6 +146,10 @@ struct PvTableDef {
      * reads them has its rows scanned in perf's order (PV_ORDER_PERF),
      * whatever its ORDER BY or GROUP BY (vtab_plan.c). */
     uint64_t replayed_columns;
+    /* The orders first() can sort the rows in (PvCursor.row_order says
+     * which is asked for); at most 7. */
+    const PvRowOrder *row_orders;
+    unsigned nr_row_orders;
 };
 
 /* Whether a query reading columns (bit i: column i) reads values replayed

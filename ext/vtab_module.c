@@ -145,6 +145,7 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
     }
     cur->columns_used = plan.columns_used;
     cur->order = plan.order;
+    cur->row_order = plan.row_order;
     if (pv_vtab_read_constraints(cur, &plan, &err))
         return pv_vtab_cursor_error(cur, &err);
     if (cur->by_ordinal)
@@ -153,11 +154,12 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
     if (pv_path_expand(tab->db, path, stop, &cur->paths, &err))
         return pv_vtab_cursor_error(cur, &err);
     if (cur->paths.nr > 0) {
-        if (plan.order_consumed && cur->paths.nr > 1) {
+        if ((plan.order_consumed || plan.row_order) && cur->paths.nr > 1) {
             pv_error_set(&err, "%s: ORDER BY %s over the files of a pattern (%s) needs the "
                          "pattern written in the query, not bound: then SQLite sorts the rows "
                          "of all the files (a list of paths likewise)", tab->def->name,
-                         plan.order == PV_ORDER_TIME ? "time" : "record", path);
+                         plan.row_order ? "its columns"
+                         : plan.order == PV_ORDER_TIME ? "time" : "record", path);
             return pv_vtab_cursor_error(cur, &err);
         }
         path = cur->paths.paths[cur->next_path++];

@@ -89,6 +89,28 @@ static bool consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_
     return !may_be_pattern(tab, info, path_constraint);
 }
 
+/* Which of the table's own orders (PvTableDef.row_orders) the query's
+ * ORDER BY is, as 1 + its index; 0: none.  Not over a pattern's files: each
+ * file's rows come sorted, not all of them together. */
+static unsigned table_row_order(const PvTab *tab, sqlite3_index_info *info,
+                                int path_constraint)
+{
+    const PvTableDef *def = tab->def;
+    unsigned n = info->nOrderBy > 0 ? (unsigned)info->nOrderBy : 0;
+    for (unsigned k = 0; n > 0 && k < def->nr_row_orders && k < 7; k++) {
+        const PvRowOrder *o = &def->row_orders[k];
+        if (n < o->min_keys || n > o->nr_keys)
+            continue;
+        bool same = true;
+        for (unsigned i = 0; same && i < n; i++)
+            same = info->aOrderBy[i].iColumn == o->keys[i].column &&
+                   (info->aOrderBy[i].desc != 0) == o->keys[i].desc;
+        if (same)
+            return may_be_pattern(tab, info, path_constraint) ? 0 : k + 1;
+    }
+    return 0;
+}
+
 /* The keys of a grouped scan (plan->keys), when the query only needs the
  * rows grouped by columns whose values the table can give
  * (PvTableDef.value), and reads no other kind; else false. */
@@ -131,6 +153,7 @@ enum {
     IDX_PATH = 1,
     IDX_ORDER_TIME = 1 << 8, IDX_ORDER_FILE = 1 << 9, IDX_ORDER_CONSUMED = 1 << 10,
     IDX_ORDINAL = 1 << 11, IDX_GROUPED = 1 << 12,
+    IDX_ROW_ORDER_SHIFT = 13, IDX_ROW_ORDER_MASK = 7 << IDX_ROW_ORDER_SHIFT,
 };
 
 /* The plan as SQLite keeps it: idxNum and idxStr (pv_plan_decode reads
@@ -151,6 +174,7 @@ static int plan_encode(const PvPlan *plan, sqlite3_index_info *info)
         idx |= IDX_ORDINAL;
     if (plan->grouped)
         idx |= IDX_GROUPED;
+    idx |= (int)(plan->row_order << IDX_ROW_ORDER_SHIFT) & IDX_ROW_ORDER_MASK;
     info->idxNum = idx;
     char *str = sqlite3_mprintf("%llx", (unsigned long long)plan->columns_used);
     if (plan->grouped) {
@@ -258,6 +282,8 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
         plan.order = order;
         plan.order_consumed = true;
         info->orderByConsumed = 1;
+    } else if ((plan.row_order = table_row_order(tab, info, path_constraint)) != 0) {
+        info->orderByConsumed = 1;
     } else if (info->nOrderBy > 0 && tab->ordered_rows &&
                !pv_reads_replayed(tab->def, (uint64_t)info->colUsed)) {
         /* SQLite sorts (or groups) the rows itself: the order they come
@@ -303,6 +329,9 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
  *          hands them out sorted by the keys, so SQLite's sorter never
  *          sees a row.  With rows equal in every column read stored
  *          once, what is held grows with the distinct rows.
+ *   bits 13-15  1 + the index of the table's own order the ORDER BY is
+ *          (PvTableDef.row_orders; consumed): first() sorts the rows so
+ *          (0: none).
  * idxStr: hex of colUsed, so the cursor decodes only the columns read;
  * for a grouped scan, then ":" and the key columns, each in hex and
  * followed by "+" (ascending) or "-" (descending).
@@ -332,6 +361,7 @@ void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **ar
     plan->order = (idxNum & IDX_ORDER_TIME) ? PV_ORDER_TIME
                 : (idxNum & IDX_ORDER_FILE) ? PV_ORDER_FILE : PV_ORDER_PERF;
     plan->order_consumed = (idxNum & IDX_ORDER_CONSUMED) != 0;
+    plan->row_order = (unsigned)(idxNum & IDX_ROW_ORDER_MASK) >> IDX_ROW_ORDER_SHIFT;
     plan->columns_used = idxStr ? strtoull(idxStr, NULL, 16) : ~(uint64_t)0;
     const char *keys = idxStr ? strchr(idxStr, ':') : NULL;
     plan->grouped = (idxNum & IDX_GROUPED) && keys;

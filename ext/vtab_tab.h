@@ -66,6 +66,8 @@ typedef struct PvPlan {
     /* The order rows come in, and whether it is the query's ORDER BY. */
     pv_record_order order;
     bool order_consumed;
+    /* The table's own order (PvCursor.row_order), consumed; 0: none. */
+    unsigned row_order;
     /* The columns read (bit i: column i; 63: any beyond): the cursor
      * decodes only those.  ~0 when the plan does not say. */
     uint64_t columns_used;

@@ -33,8 +33,7 @@ SELECT note FROM (
 ) WHERE note IS NOT NULL;
 
 SELECT event,
-       CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
-            ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
+       dso_name AS dso,
        name AS sym,
        samples,
        period,
@@ -42,4 +41,6 @@ SELECT event,
        dso AS dso_path
 FROM perf_profile(@file)
 WHERE samples > 0
-ORDER BY event, period DESC, dso, sym;
+-- perf_profile's own order (no sort in SQLite); dso_path orders the rows
+-- equal in the rest
+ORDER BY event, period DESC, dso_name, name, dso_path;

@@ -54,10 +54,11 @@ SELECT note FROM (
 
 SELECT event,
        name AS sym,
-       CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
-            ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END AS dso,
+       dso_name AS dso,
        children_samples AS samples,
        round(100.0 * children_period / event_period, 4) AS children,
        round(100.0 * period / event_period, 4) AS self
 FROM perf_profile(@file)
-ORDER BY event, children_period DESC, sym;
+-- perf_profile's own order (no sort in SQLite); the dso's path orders
+-- the rows equal in the rest
+ORDER BY event, children_period DESC, name, dso_name, perf_profile.dso;

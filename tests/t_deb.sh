@@ -74,7 +74,7 @@ fi
 # the shell
 depends=$(dpkg-deb -f "$deb" Depends)
 missing=
-for p in libsqlite3-0 sqlite3 libzstd1 libelf1 libdw1 libtraceevent1 libprotobuf-c1 zlib1g; do
+for p in libsqlite3-0 sqlite3 libzstd1 libelf1 libdw1 libtraceevent1 zlib1g; do
     grep -qE "(^|, )$p( |,|$)" <<<"$depends" || missing+=" $p"
 done
 check "the package depends on SQLite, the shell and every library the extension links ($depends)" \

@@ -63,14 +63,14 @@ check "an integer sum past 64 bits is an error, as sum()'s" \
 check "a value but no key is an error" "$(sql "SELECT perf_sum_by(1)")" \
     "Error: perf_sum_by: give 1 to 64 keys, then the value to sum"
 
-# The README's inclusive profile by hand, as written (its 'perf.data' made
+# docs/speed.md's inclusive profile by hand, as written (its 'perf.data' made
 # the fixture's path, and its LIMIT dropped): per function, the period and
 # samples perf_profile's children columns give (named functions), which t_symbols checks
 # against perf report --children.
 readme_sql=$(awk '/^SELECT g.value->>0 AS sym, g.value->>1 AS dso, g.value->>2 AS period, g.value->>3 AS samples$/ { on = 1 }
-                  on { print } on && /;$/ { exit }' README.md)
+                  on { print } on && /;$/ { exit }' docs/speed.md)
 if [ -z "$readme_sql" ]; then
-    not_ok "README's perf_sum_by example" "no such sql block in README.md"
+    not_ok "docs/speed.md's perf_sum_by example" "no such sql block in docs/speed.md"
 else
     for f in tests/fixtures/example.data tests/fixtures/fp.data; do
         sql_f=${readme_sql//\'perf.data\'/\'$f\'}
@@ -82,7 +82,7 @@ else
         want=$(sqlrun -n NULL "$syms" "SELECT sym, dso, children_period, children_samples
                                        FROM perf_profile('$f') WHERE children_samples > 0 AND sym IS NOT NULL" |
                tail -n +2 | sort)
-        check "README's perf_sum_by example on $f: perf_profile's children period and samples for all $(wc -l <<<"$want") named functions" \
+        check "docs/speed.md's perf_sum_by example on $f: perf_profile's children period and samples for all $(wc -l <<<"$want") named functions" \
             "$got" "$want"
     done
 fi

@@ -208,7 +208,7 @@ def first_row_ms(path, table, repeat=5):
 
 # Tables whose rows are totals or findings over the whole file: their first row is the
 # end of a full pass by nature.
-AGGREGATES = {'perf_profile', 'perf_diagnostics'}
+AGGREGATES = {'perf_profile', 'perf_diagnostics', 'perf_folded_stacks'}
 
 
 def slowest_first_row(path, repeat=5):

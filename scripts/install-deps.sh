@@ -14,8 +14,8 @@
 #                        to name the fields of tracepoint samples
 #   libprotobuf-c-dev protobuf-c-compiler
 #                        perf_pprof's protobuf: protoc-c generates C from
-#                        src/render/profile.proto at build time, libprotobuf-c
-#                        packs it (README "pprof")
+#                        src/render/profile.proto at build time, with which
+#                        the unit test reads back what the encoder wrote
 #   zlib1g-dev           perf_pprof gzips the profile, as pprof expects on disk
 #   golang-go            `go tool pprof`, which tests/t_pprof.sh reads the
 #                        profiles with

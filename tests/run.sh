@@ -149,6 +149,13 @@ run_scripts() {  # script...: each in every flavour that runs it
             if [ "$flavour" = build/san ] && grep -q '^# plain-only' "$script"; then
                 continue
             fi
+            # "# sanitized-only": its checks (no crash, hang or sanitizer
+            # report) are the plain pass's and more; plain runs it only
+            # when the sanitizer pass is not run
+            if [ "$flavour" = build ] && [[ " $flavours " == *" build/san "* ]] &&
+                grep -q '^# sanitized-only' "$script"; then
+                continue
+            fi
             export PV_BUILD=$PWD/$flavour PV_SQLRUN=$PWD/$flavour/sqlrun
             run_one "$flavour_label $(basename "$script")" bash "$script"
         done

@@ -48,11 +48,21 @@ queries_compressed=(
 sample_columns=$("$sqlrun" "SELECT group_concat(quote(name), ', ') FROM pragma_table_info('perf_samples') WHERE name <> 'file_offset'" | tr "'" '"')
 queries_compressed[0]=${queries_compressed[0]/\* EXCEPT_FILE_OFFSET/$sample_columns}
 
-# compare LABEL LITTLE BIG [compressed]: one check per table
+# Under the sanitizers (which look for memory errors, not other rows), the
+# copies made at test time are compared on perf_samples and perf_records
+# only, which decode every record; the plain pass compares every table.
+sanitized=false
+[[ ${PV_BUILD:-} == */san ]] && sanitized=true
+
+# compare LABEL LITTLE BIG [compressed [few]]: one check per table
 compare() {
     local label=$1 le=$2 be=$3 entry table q n_le
     local -a list=("${queries[@]}")
     [ "${4:-}" = compressed ] && list=("${queries_compressed[@]}")
+    if [ "${5:-}" = few ]; then  # perf_samples and perf_records
+        list=("${queries[0]}" "${queries[3]}")
+        [ "${4:-}" = compressed ] && list=("${queries_compressed[@]:0:2}")
+    fi
     for entry in "${list[@]}"; do
         table=${entry%%|*}
         q=${entry#*|}
@@ -86,7 +96,8 @@ for be in "$fixtures"/big_endian/*.data; do
     else
         not_ok "big_endian/$name: magic" "got '$magic'"
     fi
-    if $have_python; then
+    # the tool's output does not depend on the build: the plain pass checks it
+    if $have_python && ! $sanitized; then
         if python3 "$tool" "$le" "$tmp/regen.data" 2>"$tmp/tool.err" && cmp -s "$tmp/regen.data" "$be"; then
             ok "big_endian/$name: perf_to_big_endian.py reproduces it"
         else
@@ -159,7 +170,7 @@ for entry in "${more[@]}"; do
     IFS='|' read -r label le how <<<"$entry"
     be=$tmp/be.data
     if python3 "$tool" "$le" "$be" 2>"$tmp/tool.err"; then
-        compare "$label (converted)" "$le" "$be" "$how"
+        compare "$label (converted)" "$le" "$be" "${how:--}" "$($sanitized && echo few)"
     else
         not_ok "$label: perf_to_big_endian.py converts it" "$(head -c 200 "$tmp/tool.err")"
     fi

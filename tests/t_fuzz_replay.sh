@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sanitized-only
 # Replays the fuzz seed corpus (tests/fuzz/make_seeds.sh: fixtures, damaged
 # copies, ../shared/corpus with its fuzz reproducers) and every file of
 # tests/fuzz/regressions/ through both fuzz targets, built with a plain

@@ -3,7 +3,8 @@
 # The runner keeps each test from the machine's state and from the tests
 # before it (tests/lib/isolate.sh).  Two probe tests run in order through
 # tests/run.sh: the first leaves a file in /tmp and one in its HOME, the
-# second looks for them.  With isolation the second finds neither; run again
+# second looks for them (and a third, marked # sanitized-only, must run in
+# one pass only).  With isolation the second finds neither; run again
 # with PV_ISOLATE=home (HOME only), it must find the /tmp file, which shows
 # that the probe can see a leak.
 set -u
@@ -72,3 +73,19 @@ if [ "$mode" = tmpfs ]; then
 else
     ok "a file the test before left in /tmp is not visible to the next # SKIP no private /tmp here (${mode#home: })"
 fi
+
+# "# sanitized-only": the sanitized pass runs the script and the plain pass
+# does not, unless the run has no sanitized pass
+cat >"$work/t_3_flavour.sh" <<'EOF2'
+# sanitized-only
+echo "ok - flavour: ran with $(basename "$PV_BUILD")"
+EOF2
+for flavours in "build/san build" "build"; do
+    env PV_TESTS="$work/t_3_flavour.sh" PV_FLAVOURS="$flavours" PV_JOBS=1 CI=false \
+        timeout 120 bash tests/run.sh >"$work/flavours" 2>&1
+    want="san"
+    [ "$flavours" = build ] && want="plain"
+    ran=$(sed -n 's/^# time \([a-z]*\) t_3_flavour.sh .*/\1/p' "$work/flavours" | tr '\n' ' ')
+    check "a # sanitized-only script with PV_FLAVOURS='$flavours' runs in: $want" \
+        "$ran$(tail -n 1 "$work/flavours")" "$want 1 passed, 0 failed, 0 skipped"
+done

@@ -41,6 +41,7 @@ failed=0
 skipped=0
 ci=${CI:-false}
 : >"$log/times"
+: >"$log/cpu"
 
 now() { date +%s.%N; }
 
@@ -66,13 +67,19 @@ start_job() {  # label, command...
         status=$?
         end=$(now)
         awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }' >"$dir/seconds"
+        # the processor time of the test and what it waited for (user +
+        # system): unlike the wall time, not stretched by a loaded machine
+        # (the builtin, redirected: in a pipe it would count a new subshell's)
+        times >"$dir/times"
+        awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); cpu += t[1] * 60 + t[2] }
+                       printf "%.1f", cpu }' "$dir/times" >"$dir/cpu"
         echo "$status" >"$dir/status.tmp" && mv "$dir/status.tmp" "$dir/status"
     ) &
     running=$((running + 1))
 }
 
 report_job() {  # job folder
-    local dir=$1 label status seconds out="$1/out"
+    local dir=$1 label status seconds cpu out="$1/out"
     label=$(cat "$dir/label")
     status=$(cat "$dir/status")
     seconds=$(cat "$dir/seconds")
@@ -96,8 +103,10 @@ report_job() {  # job folder
         sed 's/^/    /' "$dir/err" | tail -n 20
         nok=$((nok + 1))
     fi
-    echo "# time $label ${seconds}s"
+    cpu=$(cat "$dir/cpu")
+    echo "# time $label ${seconds}s (processor ${cpu}s)"
     echo "$seconds $label" >>"$log/times"
+    echo "$cpu" >>"$log/cpu"
     passed=$((passed + ok))
     failed=$((failed + nok))
     skipped=$((skipped + skip))
@@ -177,6 +186,7 @@ wait
 report_finished
 echo "# slowest test files:"
 sort -rn "$log/times" | head -n 10 | sed 's/^\([^ ]*\) \(.*\)/#   \1s \2/'
-awk -v s="$suite_start" -v e="$(now)" 'BEGIN { printf "# whole suite: %.0fs\n", e - s }'
+awk -v s="$suite_start" -v e="$(now)" -v jobs="$jobs_max" '{ cpu += $1 }
+    END { printf "# whole suite: %.0fs; processor time %.0fs (%.0fs over %d jobs)\n", e - s, cpu, cpu / jobs, jobs }' "$log/cpu"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

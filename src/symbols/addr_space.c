@@ -423,7 +423,7 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     if (!child)
         return false;
     /* a map of the child's ending after the fork: the fork is replayed late */
-    bool late = false;
+    bool late = as->renumber_forks;
     for (size_t i = 0; i < child->nr; i++) {    /* the pid's previous owner */
         late |= child->maps[i].end_key != PV_KEY_NEVER && child->maps[i].end_key > e->key;
         if (child->maps[i].end_key == PV_KEY_NEVER) {

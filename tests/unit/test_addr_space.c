@@ -399,9 +399,40 @@ static void test_merge_twin(void)
           "%ld lookups differ, %ld found", mismatches, found);
 }
 
+/* A fork's copies keep the parent's seqs, taken sorted; the twin gives
+ * them new ones in the parent's order of replay and sorts them: the same
+ * feeds (overlapping maps, forks of forks, reused pids) must answer
+ * every lookup alike. */
+static void test_fork_copies_twin(void)
+{
+    long mismatches = 0, found = 0, children = 0;
+    for (unsigned seed = 11; seed <= 16; seed++) {
+        pv_aspace kept, renumbered;
+        pv_aspace_init(&kept);
+        pv_aspace_init(&renumbered);
+        renumbered.renumber_forks = true;
+        feed_mixed(&kept, seed & 1, seed);
+        feed_mixed(&renumbered, seed & 1, seed);
+        for (int32_t pid = 100; pid < 240; pid++)
+            for (uint64_t key = 0; key <= 601; key += 7)
+                for (uint64_t addr = 0x3ff000; addr < 0x450000; addr += 0x800) {
+                    long a = dso_at(&kept, pid, addr, key), b = dso_at(&renumbered, pid, addr, key);
+                    mismatches += a != b;
+                    found += a >= 0;
+                    children += a >= 0 && pid >= 200;
+                }
+        pv_aspace_free(&kept);
+        pv_aspace_free(&renumbered);
+    }
+    check(mismatches == 0 && found > 1000 && children > 100,
+          "a fork's copies keeping their seqs find what renumbered copies find",
+          "%ld lookups differ, %ld found, %ld in children", mismatches, found, children);
+}
+
 int main(void)
 {
     test_merge_twin();
+    test_fork_copies_twin();
     test_apply_in_steps();
     test_repeated_events_held_once();
     test_empty();

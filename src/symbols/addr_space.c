@@ -661,7 +661,8 @@ static pv_aspace_process *find_process(pv_aspace *as, int32_t pid)
         p = &as->processes[*last];
     else if ((p = process_of(as, pid, false)) != NULL)
         *last = (size_t)(p - as->processes);
-    if (!p || !sort_maps(p))
+    /* sorted already, mostly: no call per lookup */
+    if (!p || (!p->sorted && !sort_maps(p)))
         return NULL;
     return p;
 }

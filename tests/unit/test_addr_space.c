@@ -429,8 +429,42 @@ static void test_fork_copies_twin(void)
           "%ld lookups differ, %ld found, %ld in children", mismatches, found, children);
 }
 
+/* Lookups through the stride index find what a bisection of the whole
+ * table finds, at every symbol's edges and between them, in tables of
+ * every size around the stride's multiples. */
+static void test_symtab_index_twin(void)
+{
+    long mismatches = 0, found = 0, indexed = 0;
+    unsigned seed = 7;
+    for (size_t nr = 1; nr <= 5 * PV_SYMTAB_STRIDE + 3; nr += 3) {
+        pv_symtab t;
+        pv_symtab_init(&t);
+        uint64_t at = 0x1000;
+        for (size_t i = 0; i < nr; i++) {
+            seed = seed * 1103515245u + 12345u;
+            at += (seed >> 16) % 64;        /* some symbols share a start */
+            uint64_t size = (seed >> 8) % 3 == 0 ? 0 : (seed >> 20) % 96;
+            char name[16];
+            snprintf(name, sizeof name, "f%zu", i);
+            pv_symtab_add(&t, at, size, PV_BIND_GLOBAL, name, strlen(name), false);
+        }
+        check(pv_symtab_finish(&t, false), "finish a table", "failed");
+        indexed += t.index != NULL;
+        for (uint64_t addr = 0xf00; addr < at + 0x200; addr++) {
+            const pv_symbol *a = pv_symtab_find(&t, addr), *b = pv_symtab_find_bisecting(&t, addr);
+            mismatches += a != b;
+            found += a != NULL;
+        }
+        pv_symtab_free(&t);
+    }
+    check(mismatches == 0 && found > 10000 && indexed > 10,
+          "symbol lookups through the stride index find what bisecting the table finds",
+          "%ld differ, %ld found, %ld tables indexed", mismatches, found, indexed);
+}
+
 int main(void)
 {
+    test_symtab_index_twin();
     test_merge_twin();
     test_fork_copies_twin();
     test_apply_in_steps();

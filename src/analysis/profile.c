@@ -293,7 +293,10 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     sc->sample = 0;
     counting c = { out, &cap, sym, f, with_children, sc };
-    int rc = pv_sample_pass(f, count_visit, &c, err);
+    /* without children no callchain is read: the fixed fields are enough,
+     * as for perf_samples' symbol columns */
+    int rc = with_children ? pv_sample_pass(f, count_visit, &c, err)
+                           : pv_sample_pass_fixed(f, count_visit, &c, err);
     free(sc);
     free(out->slots);
     out->slots = NULL;

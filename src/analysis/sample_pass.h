@@ -18,4 +18,10 @@ typedef int (*pv_sample_visit)(void *ctx, const pv_record *r, const pv_sample *s
  * err set (a damaged record, or the callback's error). */
 int pv_sample_pass(pv_file *f, pv_sample_visit visit, void *ctx, pv_error *err);
 
+/* The same with each sample decoded as far as its fixed fields
+ * (pv_sample_decode_fixed: event, ip, pid/tid, time, period...), as
+ * perf_samples decodes it for those columns and the symbols: for a pass
+ * that reads no callchain, branch stack or registers. */
+int pv_sample_pass_fixed(pv_file *f, pv_sample_visit visit, void *ctx, pv_error *err);
+
 #endif

@@ -363,26 +363,12 @@ static int compare_seq(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
+/* The parent's live maps copied to the child, with new seqs in the order
+ * of the old ones, all after every map replayed so far. */
+static bool copy_maps_renumbered(pv_aspace *as, pv_aspace_process *child,
+                                 const pv_aspace_process *parent, const pv_aspace_event *e,
+                                 size_t n)
 {
-    pv_aspace_process *child = process_of(as, e->pid, true);
-    if (!child)
-        return false;
-    for (size_t i = 0; i < child->nr; i++)      /* the pid's previous owner */
-        if (child->maps[i].end_key == PV_KEY_NEVER) {
-            child->maps[i].end_key = e->key;
-            child->changed = true;
-        }
-    drop_never_live(as, child);
-    size_t child_index = (size_t)(child - as->processes);
-    pv_aspace_process *parent = process_of(as, e->ppid, false);
-    if (!parent)
-        return true;
-    size_t n = 0;
-    for (size_t i = 0; i < parent->nr; i++)
-        n += parent->maps[i].end_key == PV_KEY_NEVER;
-    if (n == 0)
-        return true;
     pv_map *copies = pv_malloc(n * sizeof *copies);
     if (!copies)
         return false;
@@ -392,7 +378,6 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
             copies[n++] = parent->maps[i];
     /* the copies keep their order of replay, all after the parent's */
     qsort(copies, n, sizeof *copies, compare_seq);
-    child = &as->processes[child_index];
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
         copies[i].pid = e->pid;
@@ -403,6 +388,62 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     }
     free(copies);
     return ok;
+}
+
+static bool sort_maps(pv_aspace_process *p);
+
+/* The same copies keeping their seqs, which answers every lookup alike
+ * when the child holds no map live past the fork (a fork replayed in
+ * order): its maps live from the fork on are the copies and its own
+ * later ones, which are replayed later, so the copies order among
+ * themselves as in the parent, and before those, either way.  Taken in
+ * the parent's sorted order they come sorted: no sort per fork, nor at
+ * the child's first lookup. */
+static bool copy_maps_sorted(pv_aspace *as, pv_aspace_process *child,
+                             const pv_aspace_process *parent, const pv_aspace_event *e, size_t n)
+{
+    if (!pv_array_grow((void **)&child->maps, &child->cap, child->nr + n, sizeof *child->maps))
+        return false;
+    for (size_t i = 0; i < parent->nr; i++)
+        if (parent->maps[i].end_key == PV_KEY_NEVER) {
+            pv_map copy = parent->maps[i];
+            copy.pid = e->pid;
+            copy.begin_key = e->key;
+            child->maps[child->nr++] = copy;
+        }
+    child->sorted = false;
+    child->changed = true;
+    as->held += n;
+    return true;
+}
+
+static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
+{
+    pv_aspace_process *child = process_of(as, e->pid, true);
+    if (!child)
+        return false;
+    /* a map of the child's ending after the fork: the fork is replayed late */
+    bool late = as->renumber_forks;
+    for (size_t i = 0; i < child->nr; i++) {    /* the pid's previous owner */
+        late |= child->maps[i].end_key != PV_KEY_NEVER && child->maps[i].end_key > e->key;
+        if (child->maps[i].end_key == PV_KEY_NEVER) {
+            child->maps[i].end_key = e->key;
+            child->changed = true;
+        }
+    }
+    drop_never_live(as, child);
+    pv_aspace_process *parent = process_of(as, e->ppid, false);
+    if (!parent)
+        return true;
+    if (!late && !sort_maps(parent))
+        return false;
+    size_t n = 0;
+    for (size_t i = 0; i < parent->nr; i++)
+        n += parent->maps[i].end_key == PV_KEY_NEVER;
+    if (n == 0)
+        return true;
+    return late ? copy_maps_renumbered(as, child, parent, e, n)
+                : copy_maps_sorted(as, child, parent, e, n);
 }
 
 /* The name thread tid had at key: NO_NAME when none. */
@@ -554,20 +595,35 @@ static int compare_start(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static bool run_sorted(const pv_map *maps, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (compare_start(&maps[i - 1], &maps[i]) > 0)
+            return false;
+    return true;
+}
+
 /* Sorts maps[0 .. nr) (compare_start), of which the first nr_in_order
  * are: the maps added since the last sort (a fork's copies, an exec's
  * few) are sorted and merged in, not the whole process sorted again after
- * each.  The order is total (seq is unique), so the result is qsort's. */
+ * each; a run added in order (a fork's copies) is not sorted again.  Maps
+ * live at the same key differ in seq, and which of two that never are
+ * (a pid's previous owner's and a fork's copy of the same map) comes
+ * first changes no lookup, so the result answers as qsort's. */
 static void sort_new_maps(pv_aspace_process *p)
 {
     size_t a = p->nr_in_order, n = p->nr;
+    bool added_sorted = run_sorted(p->maps + a, n - a);
+    if (added_sorted && (a == 0 || compare_start(&p->maps[a - 1], &p->maps[a]) <= 0))
+        return;         /* the new run follows the old one */
     pv_map *added = a > 0 && a < n && n - a <= a ? pv_malloc((n - a) * sizeof *added) : NULL;
     if (!added) {       /* mostly new (or no memory for the merge): sorted whole */
         qsort(p->maps, n, sizeof *p->maps, compare_start);
         return;
     }
     memcpy(added, p->maps + a, (n - a) * sizeof *added);
-    qsort(added, n - a, sizeof *added, compare_start);
+    if (!added_sorted)
+        qsort(added, n - a, sizeof *added, compare_start);
     /* merge from the top down: the old run moves up only past what is placed */
     size_t i = a, j = n - a, k = n;
     while (j > 0) {
@@ -605,7 +661,8 @@ static pv_aspace_process *find_process(pv_aspace *as, int32_t pid)
         p = &as->processes[*last];
     else if ((p = process_of(as, pid, false)) != NULL)
         *last = (size_t)(p - as->processes);
-    if (!p || !sort_maps(p))
+    /* sorted already, mostly: no call per lookup */
+    if (!p || (!p->sorted && !sort_maps(p)))
         return NULL;
     return p;
 }

@@ -83,6 +83,8 @@ typedef struct pv_aspace {
     pv_id_table thread_ids;
     size_t held, prune_at;      /* maps and names held; the next pruning */
     size_t last_process, last_kernel;   /* lookup caches */
+    bool renumber_forks;        /* tests: each fork's copies get new seqs, the slow twin
+                                   of copies that keep theirs */
 } pv_aspace;
 
 void pv_aspace_init(pv_aspace *as);

@@ -38,7 +38,13 @@ typedef struct pv_symtab {
     char *names;
     size_t names_len, names_cap;
     bool failed;            /* out of memory */
+    /* after finishing: every PV_SYMTAB_STRIDE-th symbol's start (NULL: none,
+     * lookups bisect the whole table) */
+    uint64_t *index;
+    size_t nr_index;
 } pv_symtab;
+
+#define PV_SYMTAB_STRIDE 16
 
 void pv_symtab_init(pv_symtab *t);
 void pv_symtab_free(pv_symtab *t);
@@ -47,6 +53,9 @@ void pv_symtab_add(pv_symtab *t, uint64_t start, uint64_t size, uint8_t binding,
 /* Sorts and applies the rules above; false when out of memory. */
 bool pv_symtab_finish(pv_symtab *t, bool kallsyms);
 const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr);
+/* The same found by bisecting the whole table, without the index: the
+ * twin tests compare pv_symtab_find with. */
+const pv_symbol *pv_symtab_find_bisecting(const pv_symtab *t, uint64_t addr);
 
 static inline const char *pv_symbol_name(const pv_symtab *t, const pv_symbol *s)
 {

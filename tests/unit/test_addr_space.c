@@ -399,9 +399,74 @@ static void test_merge_twin(void)
           "%ld lookups differ, %ld found", mismatches, found);
 }
 
+/* A fork's copies keep the parent's seqs, taken sorted; the twin gives
+ * them new ones in the parent's order of replay and sorts them: the same
+ * feeds (overlapping maps, forks of forks, reused pids) must answer
+ * every lookup alike. */
+static void test_fork_copies_twin(void)
+{
+    long mismatches = 0, found = 0, children = 0;
+    for (unsigned seed = 11; seed <= 16; seed++) {
+        pv_aspace kept, renumbered;
+        pv_aspace_init(&kept);
+        pv_aspace_init(&renumbered);
+        renumbered.renumber_forks = true;
+        feed_mixed(&kept, seed & 1, seed);
+        feed_mixed(&renumbered, seed & 1, seed);
+        for (int32_t pid = 100; pid < 240; pid++)
+            for (uint64_t key = 0; key <= 601; key += 7)
+                for (uint64_t addr = 0x3ff000; addr < 0x450000; addr += 0x800) {
+                    long a = dso_at(&kept, pid, addr, key), b = dso_at(&renumbered, pid, addr, key);
+                    mismatches += a != b;
+                    found += a >= 0;
+                    children += a >= 0 && pid >= 200;
+                }
+        pv_aspace_free(&kept);
+        pv_aspace_free(&renumbered);
+    }
+    check(mismatches == 0 && found > 1000 && children > 100,
+          "a fork's copies keeping their seqs find what renumbered copies find",
+          "%ld lookups differ, %ld found, %ld in children", mismatches, found, children);
+}
+
+/* Lookups through the stride index find what a bisection of the whole
+ * table finds, at every symbol's edges and between them, in tables of
+ * every size around the stride's multiples. */
+static void test_symtab_index_twin(void)
+{
+    long mismatches = 0, found = 0, indexed = 0;
+    unsigned seed = 7;
+    for (size_t nr = 1; nr <= 5 * PV_SYMTAB_STRIDE + 3; nr += 3) {
+        pv_symtab t;
+        pv_symtab_init(&t);
+        uint64_t at = 0x1000;
+        for (size_t i = 0; i < nr; i++) {
+            seed = seed * 1103515245u + 12345u;
+            at += (seed >> 16) % 64;        /* some symbols share a start */
+            uint64_t size = (seed >> 8) % 3 == 0 ? 0 : (seed >> 20) % 96;
+            char name[16];
+            snprintf(name, sizeof name, "f%zu", i);
+            pv_symtab_add(&t, at, size, PV_BIND_GLOBAL, name, strlen(name), false);
+        }
+        check(pv_symtab_finish(&t, false), "finish a table", "failed");
+        indexed += t.index != NULL;
+        for (uint64_t addr = 0xf00; addr < at + 0x200; addr++) {
+            const pv_symbol *a = pv_symtab_find(&t, addr), *b = pv_symtab_find_bisecting(&t, addr);
+            mismatches += a != b;
+            found += a != NULL;
+        }
+        pv_symtab_free(&t);
+    }
+    check(mismatches == 0 && found > 10000 && indexed > 10,
+          "symbol lookups through the stride index find what bisecting the table finds",
+          "%ld differ, %ld found, %ld tables indexed", mismatches, found, indexed);
+}
+
 int main(void)
 {
+    test_symtab_index_twin();
     test_merge_twin();
+    test_fork_copies_twin();
     test_apply_in_steps();
     test_repeated_events_held_once();
     test_empty();

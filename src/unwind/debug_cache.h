@@ -65,6 +65,14 @@ void pv_debug_cache_recheck(pv_debug_cache *c);
 struct Dwfl_Module;
 struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path);
 
+/* The line tables of the ELF file at path (line_table.h), built now if
+ * the cache lacks them, in a libdwfl session of their own that is ended
+ * at once: the file's session (pv_debug_cache_module) is not opened for
+ * them.  NULL when memory ran out (counted, base/pv_alloc.h; the next ask
+ * builds them again).  Valid until the next call or pv_debug_cache_free. */
+struct pv_line_table;
+const struct pv_line_table *pv_debug_cache_lines(pv_debug_cache *c, const char *path);
+
 /* Drops the session of path (a lookup in it ran out of memory inside
  * libdw, which may have left its tables short): the next asks for the
  * file open it afresh. */

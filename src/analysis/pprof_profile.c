@@ -478,6 +478,12 @@ int pv_pprof_finish(pv_pprof_builder *b, pv_pprof_tables *out, pv_error *err)
     t->mappings = flagged;
     if (rc < 0)
         return pv_error_set(err, "out of memory building the pprof profile");
+    /* complete: the encoder only reads the keys, so the lookup slots (a
+     * quarter of the samples' and locations' memory) go before it runs */
+    pv_key_table *tables[] = { &t->strings, &t->functions, &t->mappings, &t->locations,
+                               &t->samples };
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        pv_key_table_drop_lookup(tables[i]);
     *out = *t;
     memset(t, 0, sizeof *t);
     return 0;

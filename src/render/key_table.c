@@ -16,9 +16,18 @@ void pv_key_table_free(pv_key_table *t)
     memset(t, 0, sizeof *t);
 }
 
+void pv_key_table_drop_lookup(pv_key_table *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->nr_slots = 0;
+}
+
 static bool grow_slots(pv_key_table *t)
 {
     size_t n = t->nr_slots ? t->nr_slots * 2 : 256;
+    while ((t->nr + 1) * 4 > n * 3)     /* after pv_key_table_drop_lookup */
+        n *= 2;
     uint32_t *slots = pv_calloc(n, sizeof *slots);
     if (!slots)
         return false;

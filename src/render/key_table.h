@@ -30,6 +30,10 @@ typedef struct pv_key_table {
 /* Zeroed memory is an empty table. */
 void pv_key_table_free(pv_key_table *t);
 
+/* Frees the table's lookup slots: its keys stay readable, in order; an
+ * intern after it rebuilds them.  For a table that is complete. */
+void pv_key_table_drop_lookup(pv_key_table *t);
+
 /* The number of the key of len bytes at key, added when new (*added
  * true); -1 when out of memory. */
 int64_t pv_key_table_intern(pv_key_table *t, const void *key, size_t len, bool *added);

@@ -2,6 +2,8 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <errno.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -156,8 +158,9 @@ static bool copy_unit(pv_line_table *t, Dwarf *dw, line_unit *u)
     Dwarf_Die die;
     Dwarf_Lines *lines;
     size_t nr_lines;
+    pv_libdw_memory_begin();
     if (!dwarf_offdie(dw, u->die_offset, &die) || dwarf_getsrclines(&die, &lines, &nr_lines) != 0)
-        return true;
+        return !pv_libdw_out_of_memory();   /* memory: not taken for a unit without lines */
     Dwarf_Attribute attr;
     const char *comp_dir = dwarf_formstring(dwarf_attr(&die, DW_AT_comp_dir, &attr));
     if (comp_dir && !*comp_dir)
@@ -208,7 +211,10 @@ static bool read_runs(pv_line_table *t, Dwarf *dw)
 {
     Dwarf_Aranges *aranges;
     size_t nr;
-    if (dwarf_getaranges(dw, &aranges, &nr) != 0 || nr == 0)
+    pv_libdw_memory_begin();
+    if (dwarf_getaranges(dw, &aranges, &nr) != 0)
+        return !pv_libdw_out_of_memory();
+    if (nr == 0)
         return true;
     t->runs = pv_calloc(nr, sizeof *t->runs);
     if (!t->runs)
@@ -246,12 +252,40 @@ static void trim(void **array, size_t *cap, size_t nr, size_t size)
     }
 }
 
+/* Whether libdwfl found no DWARF for want of memory, or because libelf
+ * could not read the file (its last error, read and cleared, in the C
+ * locale): the file is a sealed snapshot (elf_snapshot.h), which only
+ * memory running out (a mapping refused) keeps it from reading.  Taken
+ * for no debug info, it would be lines lost without a word. */
+static bool snapshot_unread(void)
+{
+    int error = dwfl_errno();
+    if (!error)
+        return false;
+    locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    locale_t before = c ? uselocale(c) : (locale_t)0;
+    const char *message = dwfl_errmsg(error);
+    bool unread = message && (strstr(message, "cannot read data") || strstr(message, "out of memory") ||
+                              strstr(message, "Cannot allocate memory"));
+    if (c) {
+        uselocale(before);
+        freelocale(c);
+    }
+    return unread;
+}
+
 static bool fill(pv_line_table *t, Dwfl_Module *mod)
 {
     Dwarf_Addr debug_bias, main_bias;
+    pv_libdw_memory_begin();
     Dwarf *dw = dwfl_module_getdwarf(mod, &debug_bias);
+    /* asked even when it succeeded: libdw opens a file whose compressed
+     * .debug_line it could not inflate as if it had none */
+    bool unread = !dw && snapshot_unread();     /* first: it takes libdwfl's error */
+    if (unread || pv_libdw_out_of_memory())
+        return false;
     if (!dw || !dwfl_module_getelf(mod, &main_bias))
-        return true;
+        return true;    /* no debug info */
     /* libdwfl takes pc - debug bias + main bias to the aranges, pc - debug
      * bias to the rows */
     t->unit_bias = debug_bias - main_bias;
@@ -276,21 +310,26 @@ int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path, pv_li
     pv_line_table *t = pv_calloc(1, sizeof *t);
     if (!t)
         return -1;
+    /* each libdw call that fails is asked whether memory was why: a
+     * table short of units for want of memory is no table */
     pv_libdw_memory_begin();
-    bool ok = true;
+    bool ok = false;
     Dwfl *dwfl = dwfl_begin(callbacks);
     if (dwfl) {
         char why[256];
         int fd = pv_elf_snapshot(path, -1, why, sizeof why);
+        ok = fd >= 0 || errno != ENOMEM;
         dwfl_report_begin(dwfl);
         Dwfl_Module *mod = fd >= 0 ? dwfl_report_elf(dwfl, path, path, fd, 0, true) : NULL;
         dwfl_report_end(dwfl, NULL, NULL);
-        if (!mod && fd >= 0)
+        if (!mod && fd >= 0) {
+            ok = !pv_libdw_out_of_memory();
             close(fd);
-        ok = !mod || fill(t, mod);
+        }
+        ok = ok && (!mod || fill(t, mod));
         dwfl_end(dwfl);
     }
-    if (!ok || pv_libdw_out_of_memory()) {
+    if (!ok) {
         pv_line_table_free(t);
         return -1;
     }

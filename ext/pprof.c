@@ -154,7 +154,7 @@ static void pprof_function_body(sqlite3_context *ctx, int argc, sqlite3_value **
         uint8_t *blob = NULL;
         size_t len = 0;
         pv_error encode_err = {0};
-        if (pv_pprof_encode(&tables, stop, &blob, &len, &encode_err) == 0) {
+        if (pv_pprof_encode_consuming(&tables, stop, &blob, &len, &encode_err) == 0) {
             /* malloc'd: SQLite takes it over and frees it */
             sqlite3_result_blob64(ctx, blob, len, free);
         } else {

@@ -11,13 +11,23 @@ void pv_key_table_free(pv_key_table *t)
 {
     free(t->bytes);
     free(t->starts);
+    free(t->wraps);
     free(t->slots);
     memset(t, 0, sizeof *t);
+}
+
+void pv_key_table_drop_lookup(pv_key_table *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->nr_slots = 0;
 }
 
 static bool grow_slots(pv_key_table *t)
 {
     size_t n = t->nr_slots ? t->nr_slots * 2 : 256;
+    while ((t->nr + 1) * 4 > n * 3)     /* after pv_key_table_drop_lookup */
+        n *= 2;
     uint32_t *slots = pv_calloc(n, sizeof *slots);
     if (!slots)
         return false;
@@ -41,7 +51,7 @@ int64_t pv_key_table_intern(pv_key_table *t, const void *key, size_t len, bool *
     /* numbers are stored as uint32 + 1 in the slots */
     if (t->nr >= UINT32_MAX - 1)
         return -1;
-    if ((t->nr + 1) * 2 > t->nr_slots && !grow_slots(t))
+    if ((t->nr + 1) * 4 > t->nr_slots * 3 && !grow_slots(t))
         return -1;
     size_t j = pv_hash_bytes(0, key, len) & (t->nr_slots - 1);
     for (; t->slots[j]; j = (j + 1) & (t->nr_slots - 1)) {
@@ -60,8 +70,16 @@ int64_t pv_key_table_intern(pv_key_table *t, const void *key, size_t len, bool *
         t->starts[0] = 0;
     if (len)
         memcpy(t->bytes + t->nr_bytes, key, len);
+    /* the end of this key is start(nr + 1): each 4 GiB it passes is a wrap there */
+    uint64_t end = (uint64_t)t->nr_bytes + len;
+    size_t wraps = (size_t)(end >> 32);
+    if (wraps > t->nr_wraps &&
+        !pv_array_grow((void **)&t->wraps, &t->cap_wraps, wraps, sizeof *t->wraps))
+        return -1;
+    while (t->nr_wraps < wraps)
+        t->wraps[t->nr_wraps++] = t->nr + 1;
     t->nr_bytes += len;
-    t->starts[t->nr + 1] = t->nr_bytes;
+    t->starts[t->nr + 1] = (uint32_t)end;
     t->slots[j] = (uint32_t)(t->nr + 1);
     *added = true;
     return (int64_t)t->nr++;

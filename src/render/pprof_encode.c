@@ -310,13 +310,24 @@ static void put_strings(writer *w, const pv_pprof_tables *t)
     }
 }
 
-static void put_profile(writer *w, const pv_pprof_tables *t)
+/* Writes t; owned (NULL, or t itself) has each table freed once written:
+ * its memory goes back before the output grows with the next. */
+static void put_profile(writer *w, const pv_pprof_tables *t, pv_pprof_tables *owned)
 {
     put_value_type(w, PROFILE_SAMPLE_TYPE, t->count_type);
     put_value_type(w, PROFILE_SAMPLE_TYPE, t->period_type);
     put_samples(w, t);
+    if (owned) {
+        pv_key_table_free(&owned->samples);
+        free(owned->counts);
+        free(owned->periods);
+        owned->counts = owned->periods = NULL;
+        owned->cap_counts = owned->cap_periods = 0;
+    }
     put_mappings(w, t);
     put_locations(w, t);
+    if (owned)
+        pv_key_table_free(&owned->locations);
     put_functions(w, t);
     put_strings(w, t);
     put_field(w, PROFILE_DURATION, (uint64_t)t->duration_nanos);
@@ -336,8 +347,8 @@ static void put_profile(writer *w, const pv_pprof_tables *t)
     put_field(w, PROFILE_DEFAULT_TYPE, (uint64_t)t->period_type[0]);
 }
 
-int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
-                    size_t *out_len, pv_error *err)
+static int encode(const pv_pprof_tables *t, pv_pprof_tables *owned, const pv_stop *stop,
+                  uint8_t **out, size_t *out_len, pv_error *err)
 {
     *out = NULL;
     *out_len = 0;
@@ -351,7 +362,7 @@ int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out
     }
     w->stop = stop;
     w->err = err;
-    put_profile(w, t);
+    put_profile(w, t, owned);
     int rc = -1;
     if (drain(w, Z_FINISH)) {
         *out = w->out;
@@ -365,5 +376,19 @@ int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out
     free(w->out);
     free(w->scratch.bytes);
     free(w);
+    return rc;
+}
+
+int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
+                    size_t *out_len, pv_error *err)
+{
+    return encode(t, NULL, stop, out, out_len, err);
+}
+
+int pv_pprof_encode_consuming(pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
+                              size_t *out_len, pv_error *err)
+{
+    int rc = encode(t, t, stop, out, out_len, err);
+    pv_pprof_tables_free(t);
     return rc;
 }

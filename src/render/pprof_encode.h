@@ -64,4 +64,10 @@ void pv_pprof_tables_free(pv_pprof_tables *t);
 int pv_pprof_encode(const pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
                     size_t *out_len, pv_error *err);
 
+/* As pv_pprof_encode, freeing each table once it is written (the samples,
+ * the largest, before the output grows with the rest): a profile's peak
+ * memory is its tables or its output, not both.  t is empty after. */
+int pv_pprof_encode_consuming(pv_pprof_tables *t, const pv_stop *stop, uint8_t **out,
+                              size_t *out_len, pv_error *err);
+
 #endif

@@ -1,5 +1,6 @@
 #include "symbols/symbolizer_internal.h"
 
+#include "unwind/line_table.h"
 #include "unwind/source_lines.h"
 #include "base/pv_alloc.h"
 #include "unwind/libdw_memory.h"
@@ -40,6 +41,11 @@ bool pv_symbolizer_source_line(pv_symbolizer *s, int32_t pid, uint64_t key, unsi
      * memory (its malloc's ENOMEM), the tables it keeps may be short, so
      * the lookup fails the query (base/pv_alloc.h) and the file is read
      * afresh next time */
+    /* the code's own line, from the compact tables (unwind/line_table.h):
+     * libdw's memory for them is gone once they are copied */
+    if (level == 0)
+        return pv_line_table_find(pv_debug_cache_lines(pv_sym_debug_cache(s), d->runtime_path),
+                                  file_addr, file, file_size, line);
     pv_libdw_memory_begin();
     struct Dwfl_Module *mod = pv_debug_cache_module(pv_sym_debug_cache(s), d->runtime_path);
     bool found = pv_source_line_at(mod, file_addr, level, file, file_size, line);

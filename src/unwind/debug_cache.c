@@ -10,14 +10,19 @@
 
 #include "unwind/elf_snapshot.h"
 #include "unwind/inline_frames.h"
+#include "unwind/line_table.h"
 #include "base/pv_alloc.h"
 
-/* One file: its libdwfl session, or the memory that it is no ELF file. */
+/* One file: its libdwfl session (or the memory that it is no ELF file)
+ * and its line tables, each made the first time it is asked for. */
 typedef struct debug_file {
     char *path;
+    bool exists;                        /* it was there when opened */
     uint64_t dev, ino, size, mtime_ns;  /* identity on disk when opened */
+    bool session_opened;
     Dwfl *dwfl;
-    Dwfl_Module *mod;                   /* NULL: not an ELF file */
+    Dwfl_Module *mod;                   /* NULL: not an ELF file (or no session yet) */
+    pv_line_table *lines;               /* NULL: not built yet */
     uint64_t last_use;
     uint64_t checked;                   /* the generation it was last checked in */
 } debug_file;
@@ -59,6 +64,7 @@ static void close_file(pv_debug_cache *c, debug_file *f)
         pv_inline_release(f->dwfl);
         dwfl_end(f->dwfl);
     }
+    pv_line_table_free(f->lines);
     free(f->path);
     if (c->last == f)
         c->last = NULL;
@@ -106,7 +112,7 @@ static bool unchanged(const debug_file *f)
 {
     uint64_t dev, ino, size, mtime_ns;
     if (!identity(f->path, &dev, &ino, &size, &mtime_ns))
-        return !f->mod;     /* still gone, still no ELF */
+        return !f->exists;  /* still gone */
     return dev == f->dev && ino == f->ino && size == f->size && mtime_ns == f->mtime_ns;
 }
 
@@ -135,20 +141,28 @@ static debug_file *make_room(pv_debug_cache *c)
     return victim;
 }
 
-/* Opens path into the empty slot f: a session with the file as its one
- * module, at its own addresses. */
+/* Takes path into the empty slot f, its identity on disk read. */
 static bool open_file(pv_debug_cache *c, debug_file *f, const char *path)
 {
     if (!(f->path = pv_strdup(path)))
         return false;
     c->stats.opened++;
-    if (!identity(path, &f->dev, &f->ino, &f->size, &f->mtime_ns))
-        return true;
+    f->exists = identity(path, &f->dev, &f->ino, &f->size, &f->mtime_ns);
+    return true;
+}
+
+/* Opens f's session: the file as its one module, at its own addresses. */
+static void open_session(pv_debug_cache *c, debug_file *f)
+{
+    f->session_opened = true;
+    if (!f->exists)
+        return;
+    const char *path = f->path;
     errno = 0;
     f->dwfl = dwfl_begin(&c->callbacks);
     if (!f->dwfl) {
         pv_alloc_check_errno();
-        return true;
+        return;
     }
     /* libdwfl maps what it is given: a snapshot (unwind/elf_snapshot.h) */
     char why[256];
@@ -166,7 +180,6 @@ static bool open_file(pv_debug_cache *c, debug_file *f, const char *path)
         dwfl_end(f->dwfl);
         f->dwfl = NULL;
     }
-    return true;
 }
 
 /* Closes f and moves the last file into its slot: the files stay dense. */
@@ -182,10 +195,10 @@ static void remove_file(pv_debug_cache *c, debug_file *f)
     }
 }
 
-struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path)
+/* The slot of path: the one open, checked against the disk once per
+ * generation, else a new one; NULL when out of memory. */
+static debug_file *file_slot(pv_debug_cache *c, const char *path)
 {
-    if (!c || !path)
-        return NULL;
     debug_file *f = find_open(c, path);
     if (f && f->checked != c->generation) {
         if (unchanged(f)) {
@@ -208,7 +221,26 @@ struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path)
     }
     f->last_use = ++c->clock;
     c->last = f;
-    return f->mod;
+    return f;
+}
+
+struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path)
+{
+    debug_file *f = c && path ? file_slot(c, path) : NULL;
+    if (f && !f->session_opened)
+        open_session(c, f);
+    return f ? f->mod : NULL;
+}
+
+const pv_line_table *pv_debug_cache_lines(pv_debug_cache *c, const char *path)
+{
+    debug_file *f = c && path ? file_slot(c, path) : NULL;
+    if (!f || f->lines || !f->exists)
+        return f ? f->lines : NULL;
+    /* built in a session of its own, ended at once (line_table.h) */
+    if (pv_line_table_build(&c->callbacks, f->path, &f->lines) != 0)
+        pv_alloc_count_failure();
+    return f->lines;
 }
 
 void pv_debug_cache_forget(pv_debug_cache *c, const char *path)

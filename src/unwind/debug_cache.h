@@ -27,15 +27,18 @@
  * asked for after pv_debug_cache_recheck.  Not thread-safe: one user at a
  * time (a connection's statements are).
  *
- * What an open file holds (perf_pprof on bench/data/procs.data, massif):
- * libdw's parsed line tables (dwarf_getsrclines: 37 MB; libpython alone
- * has 620 k rows), the inflated .debug_* sections of compressed debug
- * files (dwarf_begin_elf inflates them all when the file is opened:
- * 13.5 MB for libc and ld.so), libdwfl's per-unit line index (3 MB),
- * the touched pages of the snapshots (11 MB).  libdw frees none of it
- * before dwfl_end, and the files a recording's stacks pass through are
- * asked for all along the stream, so fewer files open only trades time
- * for nothing: 4 files made that query 8x slower at the same peak.
+ * What an open file holds: its line tables (line_table.h), compact and
+ * copied out of libdw in a session of their own that is ended at once;
+ * and, only when its module is asked for (inline names, unwinding), its
+ * session.  A session holds, until dwfl_end, the inflated .debug_*
+ * sections of a compressed debug file (dwarf_begin_elf inflates them all:
+ * 13.5 MB for libc and ld.so), the touched pages of the snapshots, and
+ * the line tables libdw parses (dwarf_getsrclines, about 50 bytes a row:
+ * 37 MB on bench/data/procs.data, where the compact tables take 10.4 MB).
+ * libdw frees none of it before dwfl_end, and the files a recording's
+ * stacks pass through are asked for all along the stream, so fewer files
+ * open only trades time for nothing: 4 files made perf_pprof 8x slower at
+ * the same peak.
  */
 #ifndef PV_DEBUG_CACHE_H
 #define PV_DEBUG_CACHE_H
@@ -64,6 +67,14 @@ void pv_debug_cache_recheck(pv_debug_cache *c);
  * Valid until the next call or pv_debug_cache_free. */
 struct Dwfl_Module;
 struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path);
+
+/* The line tables of the ELF file at path (line_table.h), built now if
+ * the cache lacks them, in a libdwfl session of their own that is ended
+ * at once: the file's session (pv_debug_cache_module) is not opened for
+ * them.  NULL when memory ran out (counted, base/pv_alloc.h; the next ask
+ * builds them again).  Valid until the next call or pv_debug_cache_free. */
+struct pv_line_table;
+const struct pv_line_table *pv_debug_cache_lines(pv_debug_cache *c, const char *path);
 
 /* Drops the session of path (a lookup in it ran out of memory inside
  * libdw, which may have left its tables short): the next asks for the

@@ -15,7 +15,10 @@
  * The module is the file's in the debug cache (debug_cache.h): libdw reads
  * a compile unit's line table the first time an address in it is asked
  * for and keeps it with the module, so each table is read once per file,
- * for every process and query of a connection.
+ * for every process and query of a connection.  The symbolizer takes the
+ * code's own line (level 0) from the cache's compact tables instead
+ * (line_table.h), which keep none of libdw's memory; this level 0 is their
+ * slow twin (tests/t_line_table.sh).
  */
 #ifndef PV_SOURCE_LINES_H
 #define PV_SOURCE_LINES_H

@@ -44,7 +44,30 @@ static void key_table_tests(void)
     }
     check(kept && t.nr == 5003, "key table: 5000 keys through rehashes keep their numbers",
           "nr %zu", t.nr);
+    /* the lookup dropped (a complete table): the keys stay, and an intern
+     * after it finds them again */
+    pv_key_table_drop_lookup(&t);
+    k = pv_key_table_key(&t, 2, &len);
+    bool fresh = true;
+    uint64_t probe = 4999;
+    int64_t again = pv_key_table_intern(&t, &probe, sizeof probe, &fresh);
+    check(t.slots != NULL && len == 4 && memcmp(k, "abd", 4) == 0 && again == 3 + 4999 && !fresh &&
+              t.nr == 5003,
+          "key table: after its lookup is dropped, keys are read and found again",
+          "again %lld nr %zu", (long long)again, t.nr);
     pv_key_table_free(&t);
+
+    /* past 4 GiB of keys, offsets are 32-bit plus a wrap per 4 GiB: the
+     * starts of a table whose key 1 ends and key 2 starts past 4 GiB
+     * (made by hand: no test holds 4 GiB) */
+    uint32_t starts[4] = { 0, 0xfffffff0u, 0x10u, 0x20u };
+    size_t wraps[1] = { 2 };
+    pv_key_table big = { .starts = starts, .nr = 3, .wraps = wraps, .nr_wraps = 1 };
+    check(pv_key_table_start(&big, 1) == 0xfffffff0u &&
+              pv_key_table_start(&big, 2) == ((size_t)1 << 32 | 0x10) &&
+              pv_key_table_start(&big, 3) == ((size_t)1 << 32 | 0x20),
+          "key table: a start past 4 GiB is its 32 bits plus the wraps before it",
+          "%zx %zx", pv_key_table_start(&big, 2), pv_key_table_start(&big, 3));
 }
 
 static int64_t str(pv_pprof_tables *t, const char *s)

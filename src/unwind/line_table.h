@@ -1,0 +1,50 @@
+/*
+ * The line tables of one ELF file's debug info, copied out of libdw into
+ * a compact form of our own, so that libdw's memory for them can go.
+ *
+ * libdw keeps every compile unit's parsed line table (about 50 bytes a
+ * row; libpython has 620 k rows), libdwfl an index of its own beside it,
+ * and the inflated .debug_* sections of a compressed debug file, all until
+ * the session ends.  Here a file's debug info is opened in a session of
+ * its own, every unit's rows are copied (16 bytes a row, a run of rows
+ * that give the same answer kept as one, each file path once), and the
+ * session is ended at once.
+ *
+ * A lookup answers exactly as dwfl_module_getsrc on the file's module at
+ * its own addresses (debug_cache.h) and dwfl_lineinfo on its row would,
+ * the path joined to the unit's DW_AT_comp_dir as source_lines.h names
+ * it: the compile unit is found by libdw's .debug_aranges as libdwfl
+ * finds it (one run per unit, a gap inside the module belonging to the
+ * unit before it), the row within the unit by the same search over the
+ * rows libdw sorted.  tests/t_line_table.sh compares the two at every
+ * address of the fixtures' debug files.
+ */
+#ifndef PV_LINE_TABLE_H
+#define PV_LINE_TABLE_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pv_line_table pv_line_table;
+
+/* The line tables of the ELF file at path, its debug info found through
+ * callbacks (as debug_cache.c's sessions find it), into *out: a table
+ * with no rows when the file has no debug info or is no ELF file.  0, or
+ * -1 when memory ran out (here or inside libdw/libelf). */
+int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path, pv_line_table **out);
+
+void pv_line_table_free(pv_line_table *t);
+
+/* The source line of pc (an address of the file's own): its file's path
+ * into file (size bytes, cut short if longer) and its line into *line;
+ * false when there is none (no unit or row covers pc, the row ends a
+ * sequence, has line 0 or no file). */
+bool pv_line_table_find(const pv_line_table *t, uint64_t pc, char *file, size_t size,
+                        uint64_t *line);
+
+/* The bytes the table holds, for tests and diagnostics. */
+size_t pv_line_table_bytes(const pv_line_table *t);
+
+#endif

@@ -50,6 +50,9 @@
 #   lintian              checks that package (tests/t_deb.sh: no error)
 #   man-db bsdextrautils man and col: the tests open the man pages make
 #                        install puts (perfsql(1), perfvtab(7)) and read them
+#   libc6-dbg            libc's detached DWARF 5 (compressed sections):
+#                        tests/t_line_table.sh holds the line tables to libdw's
+#                        at every address of libc, libm and ld.so
 #
 # With --bench, also what only `make bench` needs:
 #   hotspot              its hotspot-perfparser, timed beside perf report
@@ -59,7 +62,7 @@ packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev
           libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
           linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
           libclang-rt-14-dev rustc golang-go llvm dpkg-dev debhelper lintian man-db bsdextrautils
-          strace xz-utils nodejs)
+          strace xz-utils nodejs libc6-dbg)
 if [ "${1:-}" = --bench ]; then
     packages+=(hotspot)
 elif [ $# -gt 0 ]; then

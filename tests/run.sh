@@ -15,7 +15,7 @@
 # that nothing an earlier test or recording left in /tmp can help it
 # (tests/lib/isolate.sh; the first lines of the output say which).
 # PV_TESTS="tests/t_a.sh ..." runs those scripts only, and no unit binaries.
-# Tests run as parallel jobs (PV_JOBS, default the core count); each
+# Tests run as parallel jobs (PV_JOBS, default one more than the core count); each
 # result is printed when its test ends.  Each test file's wall time is printed ("# time ..."), the slowest ten again
 # at the end; the last line is "N passed, N failed, N skipped".
 set -u
@@ -46,10 +46,12 @@ ci=${CI:-false}
 now() { date +%s.%N; }
 
 # Each test runs in the background into its own folder; at most PV_JOBS
-# (default: the number of cores) run at once, so the plain and sanitizer passes
+# (default: the number of cores plus one) run at once, so the plain and sanitizer passes
 # overlap.  Tests share nothing but the read-only tree: each makes its own
 # temporary files.
-jobs_max=${PV_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# One more than the cores: many tests wait part of their time (on a live
+# perf record, a pipe, a child), and a third job takes the core they leave.
+jobs_max=${PV_JOBS:-$(( $(nproc 2>/dev/null || echo 2) + 1 ))}
 job_count=0
 running=0
 

@@ -98,6 +98,14 @@ report_job() {  # job folder
         nok=$((nok + absent))
         skip=$((skip - absent))
     fi
+    # a skip must be "ok - what # SKIP why" to be counted: any other form
+    # would pass uncounted
+    local stray
+    stray=$(grep -c '^skip' "$out")
+    if [ "$stray" -gt 0 ]; then
+        echo "not ok - [$label] $stray skip lines not in the form 'ok - what # SKIP why': $(grep -m1 '^skip' "$out" | cut -c1-200)"
+        nok=$((nok + stray))
+    fi
     # A crash, a sanitizer report or a test that neither checked nor skipped
     # anything is a failure even when no "not ok" line was printed.
     if { [ "$status" -ne 0 ] || [ $((ok + skip)) -eq 0 ]; } && [ "$nok" -eq 0 ]; then
@@ -139,13 +147,18 @@ suite_start=$(now)
 # The sanitizer pass's scripts start before the plain pass's (they are
 # slower), and the short unit binaries fill the slots at the end.
 flavours=${PV_FLAVOURS:-build/san build}
+# A marker is a line "# NAME" among a script's first 5 lines (below them
+# it may be text the script writes: t_runner.sh's probes).
+has_marker() {  # name script
+    head -n 5 "$2" | grep -q "^# $1"
+}
 # Scripts marked "# long-running" (a minute or more) start before all others,
 # in both flavours, so that none of them begins as the suite's last job.
 long_scripts=()
 other_scripts=()
 for script in ${PV_TESTS:-tests/t_*.sh}; do
     [ -f "$script" ] || continue
-    if grep -q '^# long-running' "$script"; then
+    if has_marker long-running "$script"; then
         long_scripts+=("$script")
     else
         other_scripts+=("$script")
@@ -157,14 +170,14 @@ run_scripts() {  # script...: each in every flavour that runs it
         flavour_label=${flavour#build/}
         [ "$flavour_label" = build ] && flavour_label=plain
         for script in "$@"; do
-            if [ "$flavour" = build/san ] && grep -q '^# plain-only' "$script"; then
+            if [ "$flavour" = build/san ] && has_marker plain-only "$script"; then
                 continue
             fi
             # "# sanitized-only": its checks (no crash, hang or sanitizer
             # report) are the plain pass's and more; plain runs it only
             # when the sanitizer pass is not run
             if [ "$flavour" = build ] && [[ " $flavours " == *" build/san "* ]] &&
-                grep -q '^# sanitized-only' "$script"; then
+                has_marker sanitized-only "$script"; then
                 continue
             fi
             export PV_BUILD=$PWD/$flavour PV_SQLRUN=$PWD/$flavour/sqlrun

@@ -24,7 +24,7 @@ data=$tmp/dw.data
 if ! timeout 60 perf record -q --call-graph dwarf -F 499 -o "$data" -- \
         sh -c 'for i in 1 2 3; do ls -laR /usr/include >/dev/null; gzip -c /usr/bin/perf >/dev/null; done' \
         >/dev/null 2>"$tmp/record.err" || [ ! -s "$data" ]; then
-    echo "skip - DWARF caches: perf record --call-graph dwarf failed: $(oneline "$tmp/record.err")"
+    echo "ok - DWARF caches # SKIP perf record --call-graph dwarf failed: $(oneline "$tmp/record.err")"
     exit 0
 fi
 f=$(sql_quote "$data")
@@ -77,7 +77,7 @@ opened=$(field "$s1" debug_files.opened)
 if [ "$opened" -gt 0 ]; then
     ok "DWARF caches: the first query opened the debug info of $opened files"
 else
-    echo "skip - DWARF caches: no file with debug info in the stacks (no libc6-dbg?)"
+    echo "ok - DWARF caches # SKIP input absent: no file with debug info in the stacks (libc6-dbg, which install-deps.sh installs)"
 fi
 check "DWARF caches: within their bounds" \
     "$(python3 -c 'import json, sys; s = json.loads(sys.argv[1])
@@ -100,7 +100,7 @@ check "DWARF caches: another perf_symbol_path() forgets the stacks, and the rows
 # libdwfl opens files without O_CLOEXEC (perfvtab's own opens have it): the
 # second query must add none of those opens.
 if ! command -v strace >/dev/null; then
-    echo "skip - DWARF caches: strace is not installed"
+    echo "ok - DWARF caches # SKIP strace is not installed"
 else
     count="SELECT count(*) FROM perf_callchains($f);"
     libdwfl_opens() {

@@ -45,7 +45,7 @@ corpus=$PV_SHARED/corpus
 if [ -d "$corpus" ]; then
     while IFS= read -r f; do files+=("$f"); done < <(find "$corpus" -name '*.data' -size -2M | sort)
 else
-    echo "skip - grouped scans over the corpus files: input absent: $corpus"
+    echo "ok - grouped scans over the corpus files # SKIP input absent: $corpus"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

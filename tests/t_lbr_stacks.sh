@@ -17,7 +17,7 @@
 #  - perf 6.1 is wrong in caller order (perf report --children's default):
 #    it resolves the kernel part of an LBR stack from the USER marker on, as
 #    user addresses, so kernel frames come out as [.] 0xffffffff... rows.
-# Env: PV_ROOT, PV_SQLRUN.  Output: "ok - ..." / "not ok - ..." / "skip - ...".
+# Env: PV_ROOT, PV_SQLRUN.  Output: "ok - ..." / "not ok - ..." / "ok - ... # SKIP ...".
 . "$(dirname "$0")/lib/common.sh"
 set -u
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -36,7 +36,7 @@ check "dwarf.data: kernel frames from the callchain, user frames unwound ('dwarf
     "kernel:callchain user:dwarf"
 
 if ! command -v perf >/dev/null || ! command -v cc >/dev/null; then
-    echo "skip - LBR stacks: perf or cc is not installed"
+    echo "ok - LBR stacks # SKIP perf or cc is not installed"
     exit 0
 fi
 cd "$tmp" || exit 1
@@ -47,7 +47,7 @@ if ! cc -O1 -fno-omit-frame-pointer -g -o deep_stack "$root/tests/fixtures/deep_
 fi
 if ! timeout 120 perf record -q -g -F 999 -o deep_fp.data -- ./deep_stack >record.log 2>&1 ||
     ! timeout 120 perf record -q -g -F 999 -o work_fp.data -- ./workload 10 >>record.log 2>&1; then
-    echo "skip - LBR stacks: perf record could not record here: $(oneline record.log)"
+    echo "ok - LBR stacks # SKIP perf record could not record here: $(oneline record.log)"
     exit 0
 fi
 
@@ -83,7 +83,7 @@ if rewrite deep32 deep_fp.data; then
             "$(sqlrun "SELECT count(*) >= $deeper, min(n), max(n) FROM (SELECT count(*) n FROM perf_callchains($(q deep32))
                        WHERE origin = 'lbr' GROUP BY sample HAVING n > 32)")" "1	33	33"
     else
-        echo "skip - deep32: no sample deeper than the LBR was recorded"
+        echo "ok - deep32 # SKIP no sample deeper than the LBR was recorded"
     fi
     # the shallower ones: the frame-pointer recording's frames, address for
     # address (matched by tid and time: the rewrite leaves some samples out)
@@ -134,7 +134,7 @@ if [ -f deep32.data ]; then
             not_ok "deep32: perf report -g caller on an LBR file" "$bad kernel rows as user ($bad_fp on the original)"
         fi
     else
-        echo "skip - deep32: no kernel sample was recorded"
+        echo "ok - deep32 # SKIP no kernel sample was recorded"
     fi
 fi
 

@@ -121,7 +121,7 @@ PY
 }
 
 if ! command -v perf >/dev/null; then
-    echo "skip - short MMAP2: perf is not installed"
+    echo "ok - short MMAP2 # SKIP perf is not installed"
     exit 0
 fi
 
@@ -166,7 +166,7 @@ if cc -O1 -fno-omit-frame-pointer -g -o "$work" "$root/tests/fixtures/workload.c
     python3 "$root/tests/oracle/symbols_vs_perf.py" "$PV_SQLRUN" "$root" "live (short MMAP2)" \
         "$tmp/live.data" --frames --perf-cache "$tmp/live-said"
 else
-    echo "skip - live: perf record could not record here: $(oneline "$tmp/record.log")"
+    echo "ok - live # SKIP perf record could not record here: $(oneline "$tmp/record.log")"
 fi
 
 # today's layout is never taken as short: every MMAP2 of the fixtures and the corpus
@@ -176,7 +176,7 @@ if [ -f "$shared/corpus/MANIFEST.tsv" ]; then
         files+=("$shared/corpus/$file")
     done < <(tail -n +2 "$shared/corpus/MANIFEST.tsv")
 else
-    echo "skip - the corpus's MMAP2 records: $shared/corpus absent"
+    echo "ok - the corpus's MMAP2 records # SKIP input absent: $shared/corpus"
 fi
 mmap2=0 short=0 unread=0 crashed=
 for f in "${files[@]}"; do

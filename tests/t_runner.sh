@@ -89,3 +89,14 @@ for flavours in "build/san build" "build"; do
     check "a # sanitized-only script with PV_FLAVOURS='$flavours' runs in: $want" \
         "$ran$(tail -n 1 "$work/flavours")" "$want 1 passed, 0 failed, 0 skipped"
 done
+
+# a skip in another form than "ok - what # SKIP why" would pass uncounted:
+# the runner fails it
+cat >"$work/t_4_stray.sh" <<'EOF2'
+echo "ok - stray: a check"
+echo "skip - stray: a skip in the wrong form"
+EOF2
+env PV_TESTS="$work/t_4_stray.sh" PV_FLAVOURS=build PV_JOBS=1 CI=false \
+    timeout 120 bash tests/run.sh >"$work/stray" 2>&1
+check "a 'skip - ...' line is a failure, not an uncounted skip" \
+    "$(tail -n 1 "$work/stray")" "1 passed, 1 failed, 0 skipped"

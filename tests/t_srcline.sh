@@ -39,7 +39,7 @@ source_file=$root/tests/fixtures/srcline/hot_lines.c
 
 for tool in gcc perf objdump; do
     if ! command -v $tool >/dev/null; then
-        echo "skip - srcline: no $tool"
+        echo "ok - srcline # SKIP no $tool"
         exit 0
     fi
 done

@@ -26,7 +26,7 @@ PV_SQLRUN=${PV_SQLRUN:-$PV_ROOT/build/sqlrun}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-skip() { echo "skip - $1: $2"; }
+skip() { echo "ok - $1 # SKIP $2"; }
 
 # ns: perf's seconds.nanoseconds as an integer string (awk numbers would
 # print 1.8e+13)

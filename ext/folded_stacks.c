@@ -27,6 +27,12 @@
     X(PERIOD, period, INTEGER)
 enum { FOLDED_STACKS_COLUMNS(PV_COLUMN_ENUM) };
 
+/* The rows' one order (pv_folded_stacks_build sorts them so); with event =
+ * 'X', sql/folded_stacks.sql's ORDER BY stack is it too (vtab_plan.c). */
+static const PvRowOrder folded_stacks_orders[] = {
+    { 2, 1, { { COL_EVENT, false }, { COL_STACK, false } } },
+};
+
 typedef struct FoldedStacksState {
     pv_symbolizer *symbolizer;
     pv_folded_stacks stacks;
@@ -102,4 +108,6 @@ const PvTableDef pv_folded_stacks_table = {
     .column = folded_stacks_column,
     .reset = folded_stacks_reset,
     .pushdown = PV_PUSHDOWN_EVENT_NAME,
+    .row_orders = folded_stacks_orders,
+    .nr_row_orders = 1,
 };

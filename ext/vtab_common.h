@@ -87,7 +87,8 @@ typedef struct PvCursor {
 /* An order a table's first() can hand its rows out in: its keys, as an
  * ORDER BY on those columns (BINARY collation, NULLs first) sorts them.  A
  * query whose ORDER BY is the first min_keys or more of them, each in the
- * same direction, has it consumed (vtab_plan.c). */
+ * same direction, has it consumed (vtab_plan.c); so has one whose ORDER BY
+ * follows leading keys that the query pins to one value (column = value). */
 enum { PV_ROW_ORDER_MAX_KEYS = 8 };
 typedef struct PvRowOrder {
     unsigned nr_keys, min_keys;

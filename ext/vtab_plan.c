@@ -89,6 +89,46 @@ static bool consumed_order(const PvTab *tab, sqlite3_index_info *info, int path_
     return !may_be_pattern(tab, info, path_constraint);
 }
 
+/* The columns every row the query keeps has one value of: a usable
+ * column = value with BINARY collation (another collation lets unequal
+ * texts through), and not an IN (its values would come one after another,
+ * each with its own rows). */
+static uint64_t pinned_columns(sqlite3_index_info *info)
+{
+    uint64_t pinned = 0;
+    for (int i = 0; i < info->nConstraint; i++) {
+        const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+        if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ && c->iColumn >= 0 &&
+            c->iColumn < 64 && sqlite3_stricmp(sqlite3_vtab_collation(info, i), "BINARY") == 0 &&
+            !sqlite3_vtab_in(info, i, -1))
+            pinned |= (uint64_t)1 << c->iColumn;
+    }
+    return pinned;
+}
+
+/* Whether the query's ORDER BY is order o's keys from the first unpinned
+ * one on: rows sorted by all the keys are sorted by those that follow keys
+ * every kept row has one value of (ORDER BY stack, with event = 'X', of
+ * rows sorted by event, then stack). */
+static bool is_row_order(const PvRowOrder *o, sqlite3_index_info *info, uint64_t pinned)
+{
+    unsigned n = (unsigned)info->nOrderBy;
+    for (unsigned skip = 0; skip <= o->nr_keys; skip++) {
+        if (skip + n >= o->min_keys && skip + n <= o->nr_keys) {
+            bool same = true;
+            for (unsigned i = 0; same && i < n; i++)
+                same = info->aOrderBy[i].iColumn == o->keys[skip + i].column &&
+                       (info->aOrderBy[i].desc != 0) == o->keys[skip + i].desc;
+            if (same)
+                return true;
+        }
+        int col = skip < o->nr_keys ? o->keys[skip].column : -1;
+        if (col < 0 || col >= 64 || !((pinned >> col) & 1))
+            return false;
+    }
+    return false;
+}
+
 /* Which of the table's own orders (PvTableDef.row_orders) the query's
  * ORDER BY is, as 1 + its index; 0: none.  Not over a pattern's files: each
  * file's rows come sorted, not all of them together. */
@@ -96,18 +136,12 @@ static unsigned table_row_order(const PvTab *tab, sqlite3_index_info *info,
                                 int path_constraint)
 {
     const PvTableDef *def = tab->def;
-    unsigned n = info->nOrderBy > 0 ? (unsigned)info->nOrderBy : 0;
-    for (unsigned k = 0; n > 0 && k < def->nr_row_orders && k < 7; k++) {
-        const PvRowOrder *o = &def->row_orders[k];
-        if (n < o->min_keys || n > o->nr_keys)
-            continue;
-        bool same = true;
-        for (unsigned i = 0; same && i < n; i++)
-            same = info->aOrderBy[i].iColumn == o->keys[i].column &&
-                   (info->aOrderBy[i].desc != 0) == o->keys[i].desc;
-        if (same)
+    if (info->nOrderBy <= 0)
+        return 0;
+    uint64_t pinned = pinned_columns(info);
+    for (unsigned k = 0; k < def->nr_row_orders && k < 7; k++)
+        if (is_row_order(&def->row_orders[k], info, pinned))
             return may_be_pattern(tab, info, path_constraint) ? 0 : k + 1;
-    }
     return 0;
 }
 

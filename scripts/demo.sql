@@ -16,7 +16,9 @@ SELECT perf_symbol_path(NULL, 'tests/fixtures/symbols');
 
 .print
 .print '== hottest functions (perf_profile: self and with callees, % of all samples)'
-SELECT replace(dso, rtrim(dso, replace(dso, '/', '')), '') AS dso, sym, samples,
+-- name: the function, or where no symbol is known (a kernel not this
+-- machine's, say) its address, as perf report shows it
+SELECT dso_name AS dso, name AS function, samples,
        printf('%.2f', 100.0 * samples / total) AS "self%",
        printf('%.2f', 100.0 * children_samples / total) AS "children%"
 FROM perf_profile(@file), (SELECT count(*) AS total FROM perf_samples(@file))

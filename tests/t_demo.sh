@@ -31,6 +31,14 @@ for section in '== file' '== header' '== events' '== records' '== samples per pr
         echo "not ok - demo tour: no rows under '$section'"
     fi
 done
+# every hottest function is named: a symbol, or the address perf report shows
+if awk 'index($0, "== hottest functions") == 1 { on = 1; n = 0; next } /^== / { on = 0 }
+        on && NF { if (++n > 2) { rows++; if ($2 ~ /^[0-9]+$/) bad++ } }
+        END { exit !(rows > 0 && !bad) }' "$tmp/out"; then
+    echo "ok - demo tour names every hottest function (a symbol or an address)"
+else
+    echo "not ok - demo tour: a hottest function without a name: $(grep -A12 '== hottest' "$tmp/out" | tr '\n' '|' | head -c 300)"
+fi
 if grep -q 'cpu-clock' "$tmp/out" && grep -q '^SAMPLE ' "$tmp/out"; then
     echo "ok - demo tour names the example's event and counts its SAMPLE records"
 else

@@ -46,6 +46,9 @@ extern const PvTableDef pv_folded_stacks_table;
 
 /* Everything the load registers: the tables, then the functions of each
  * list (ext/function_defs.h). */
+/* The oldest SQLite whose routines the extension calls all exist. */
+enum { MIN_SQLITE_VERSION = 3038000 };
+
 static const PvTableDef *const tables[] = {
     &pv_samples_table, &pv_mmaps_table, &pv_comms_table, &pv_records_table,
     &pv_events_table, &pv_features_table, &pv_build_ids_table, &pv_tasks_table,
@@ -125,7 +128,17 @@ int sqlite3_perfvtab_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines
      * is the same each time, so store it only when it changes. */
     if (__atomic_load_n(&sqlite3_api, __ATOMIC_ACQUIRE) != api)
         __atomic_store_n(&sqlite3_api, api, __ATOMIC_RELEASE);
-    (void)errmsg;
+    /* An older host's api table ends before the routines the planner calls
+     * (sqlite3_vtab_in, _rhs_value, _distinct: 3.38): calling past its end
+     * would crash the host, so the load is refused. */
+    if (sqlite3_libversion_number() < MIN_SQLITE_VERSION) {
+        if (errmsg)
+            *errmsg = sqlite3_mprintf("perfvtab needs SQLite 3.38 or later; this host's is %d.%d.%d",
+                                      sqlite3_libversion_number() / 1000000,
+                                      sqlite3_libversion_number() / 1000 % 1000,
+                                      sqlite3_libversion_number() % 1000);
+        return SQLITE_ERROR;
+    }
     /* the connection's state: its open files, caches and settings */
     PvCache *cache = pv_cache_new();
     if (!cache)

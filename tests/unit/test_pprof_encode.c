@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/render/key_table.c (interned keys) and
+ * Unit tests of src/base/key_table.c (interned keys) and
  * src/render/pprof_encode.c (pprof tables to gzip'd profile.proto): the
  * bytes written are gunzipped with zlib and unpacked with protobuf-c's
  * generated reader, every field checked against the tables, and protobuf-c
@@ -13,7 +13,7 @@
 #include <profile.pb-c.h>
 #include <zlib.h>
 
-#include "render/key_table.h"
+#include "base/key_table.h"
 #include "render/pprof_encode.h"
 #include "render/varint.h"
 #include "unit_check.h"

@@ -13,13 +13,12 @@ set -u
 cd "$PV_ROOT"
 sql() { sqlrun -n NULL "$1"; }
 
-files=()
 # under the sanitizers, every other fixture under 300 KB (the plain flavour
 # takes every one under 2 MB), so that make test stays within its 15 minutes
 max_size=-2M every=1
 [[ $PV_BUILD == */san ]] && max_size=-300k every=2
-while IFS= read -r f; do files+=("$f"); done < <(find tests/fixtures -name '*.data' -size "$max_size" | sort |
-                                                 awk -v n=$every 'NR % n == 1 % n')
+mapfile -t found < <(find tests/fixtures -name '*.data' -size "$max_size" | sort)
+mapfile -t files < <(every_nth "$every" "${found[@]}")
 # the function as both sides name it, from columns sym, inlined, dso, dso_offset, ip
 key="coalesce(sym || CASE WHEN inlined THEN ' (inlined)' ELSE '' END,
               printf('0x%016x', CASE WHEN dso IS NULL THEN ip ELSE dso_offset END))"

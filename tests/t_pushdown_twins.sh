@@ -41,7 +41,7 @@ if [ -f "$corpus/MANIFEST.tsv" ]; then
     mapfile -t files < <(tail -n +2 "$corpus/MANIFEST.tsv" | cut -f1 | sed "s|^|$corpus/|")
     # under the sanitizers every third file (the same ones each run)
     if [[ $PV_BUILD == */san ]]; then
-        for i in "${!files[@]}"; do (( i % 3 == 0 )) || unset 'files[i]'; done
+        mapfile -t files < <(every_nth 3 "${files[@]}")
     fi
     "$twins" -q "${files[@]}"
 else

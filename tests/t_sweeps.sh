@@ -10,6 +10,7 @@
 #
 # Env: PV_ROOT, PV_SHARED, PV_BUILD.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 PV_SHARED=${PV_SHARED:-$PV_ROOT/../shared}
 PV_BUILD=${PV_BUILD:-$PV_ROOT/build}
@@ -17,8 +18,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 corpus=$PV_SHARED/corpus
-files=("$PV_ROOT"/tests/fixtures/*.data "$PV_ROOT"/tests/fixtures/big_endian/*.data
-       "$PV_ROOT"/tests/fixtures/perf7/perf7.data "$PV_ROOT"/tests/fixtures/perf7/big_endian/perf7.data)
+fixtures=("$PV_ROOT"/tests/fixtures/*.data "$PV_ROOT"/tests/fixtures/big_endian/*.data
+          "$PV_ROOT"/tests/fixtures/perf7/perf7.data "$PV_ROOT"/tests/fixtures/perf7/big_endian/perf7.data)
+others=()
 # other writers: zstd containers (file and pipe), old perf, pipe mode with
 # header features, Intel PT, hybrid topology, simpleperf's own features
 for f in linux-perf-data/tests/fixtures/sleep.compressed.pipe.data \
@@ -35,9 +37,9 @@ for f in linux-perf-data/tests/fixtures/sleep.compressed.pipe.data \
          simpleperf/simpleperf/testdata/lbr/perf_lbr.data \
          simpleperf/simpleperf/testdata/etm/perf_etm.data; do
     if [ -f "$corpus/$f" ]; then
-        files+=("$corpus/$f")
+        others+=("$corpus/$f")
     elif [ -f "$PV_ROOT/tests/corpus/$f" ]; then
-        files+=("$PV_ROOT/tests/corpus/$f")
+        others+=("$PV_ROOT/tests/corpus/$f")
     else
         echo "ok - sweep $(basename "$f") # SKIP input absent: $corpus/$f"
     fi
@@ -56,12 +58,10 @@ sweep_options=(-r 200 -s 6 -m 24)
 case "$PV_BUILD" in
 */san)
     sweep_options=(-r 25 -s 7 -m 4 -b 8 -w 2)
-    for i in "${!files[@]}"; do
-        [[ ${files[i]} == "$PV_ROOT"/tests/fixtures/* ]] && (( i % 2 == 1 )) && unset 'files[i]'
-    done
-    files=("${files[@]}")
+    mapfile -t fixtures < <(every_nth 2 "${fixtures[@]}")
     ;;
 esac
+files=("${fixtures[@]}" "${others[@]}")
 start=$SECONDS
 timeout 600 "$PV_BUILD/tools/sweep" "${sweep_options[@]}" "$tmp" "${files[@]}" 2>"$tmp/err"
 rc=$?

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "analysis/sample_pass.h"
+#include "base/byte_hash.h"
+#include "base/key_table.h"
 #include "base/pv_alloc.h"
 #include "base/pv_array.h"
 #include "base/pv_stop.h"
@@ -13,8 +15,6 @@
 #include "format/event_names.h"
 #include "format/perf_abi.h"
 #include "render/folded_stack.h"
-#include "render/hash_groups.h"
-#include "render/key_table.h"
 #include "symbols/sample_stack.h"
 
 /* perf_callchains' rowids hold 8192 rows a sample: it ends an unwound

@@ -29,10 +29,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/key_table.h"
 #include "base/pv_error.h"
 #include "base/pv_strbuf.h"
 #include "format/perf_file.h"
-#include "render/key_table.h"
 #include "symbols/symbolizer.h"
 
 typedef struct pv_folded_row {

@@ -1,4 +1,5 @@
 #include "analysis/frame_set.h"
+#include "base/byte_hash.h"
 #include "base/pv_alloc.h"
 
 #include <stdlib.h>
@@ -15,11 +16,8 @@ static uint64_t mix(uint64_t h)
 static uint64_t hash_key(const pv_frame_key *k)
 {
     uint64_t h = (uint64_t)(uintptr_t)k->dso * 0x9e3779b97f4a7c15u;
-    if (k->inlined) {
-        for (const unsigned char *p = (const unsigned char *)k->sym; *p; p++)
-            h = (h ^ *p) * 1099511628211u;
-        return mix(h ^ 1);
-    }
+    if (k->inlined)
+        return mix(pv_fnv1a(h, k->sym, strlen(k->sym)) ^ 1);
     return mix(h ^ ((uint64_t)(uintptr_t)k->sym * 0xc2b2ae3d27d4eb4fu) ^ k->addr);
 }
 

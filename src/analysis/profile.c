@@ -7,6 +7,7 @@
 #include "format/perf_abi.h"
 #include "decode/sample.h"
 #include "base/pv_alloc.h"
+#include "base/pv_array.h"
 #include "symbols/sample_stack.h"
 
 #define NO_SLOT UINT32_MAX
@@ -103,58 +104,20 @@ typedef struct scratch {
     pv_sample_stack stack;
 } scratch;
 
-static uint64_t hash_text(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
-/* Places names[i] in a hash of nr_slots slots (UINT32_MAX: free). */
-static void place_name(uint32_t *slots, size_t nr_slots, char **names, uint32_t i)
-{
-    size_t j = hash_text(names[i]) & (nr_slots - 1);
-    while (slots[j] != UINT32_MAX)
-        j = (j + 1) & (nr_slots - 1);
-    slots[j] = i;
-}
-
-/* One stable copy per inline function name (rows point at them). */
+/* One stable copy per inline function name (rows point at them): the
+ * key table's own copies move as it grows. */
 static const char *intern(pv_profile *p, const char *name)
 {
-    if ((p->nr_names + 1) * 2 > p->nr_name_slots) {
-        size_t n = p->nr_name_slots ? p->nr_name_slots * 2 : 64;
-        uint32_t *slots = pv_malloc(n * sizeof *slots);
-        if (!slots || p->nr_names >= UINT32_MAX) {
-            free(slots);
-            return NULL;
-        }
-        memset(slots, 0xff, n * sizeof *slots);
-        for (size_t i = 0; i < p->nr_names; i++)
-            place_name(slots, n, p->names, (uint32_t)i);
-        free(p->name_slots);
-        p->name_slots = slots;
-        p->nr_name_slots = n;
-    }
-    size_t j = hash_text(name) & (p->nr_name_slots - 1);
-    for (; p->name_slots[j] != UINT32_MAX; j = (j + 1) & (p->nr_name_slots - 1))
-        if (strcmp(p->names[p->name_slots[j]], name) == 0)
-            return p->names[p->name_slots[j]];
-    if (p->nr_names == p->cap_names) {
-        size_t n = p->cap_names ? p->cap_names * 2 : 16;
-        char **names = pv_realloc(p->names, n * sizeof *names);
-        if (!names)
-            return NULL;
-        p->names = names;
-        p->cap_names = n;
-    }
-    char *copy = pv_strdup(name);
-    if (!copy)
+    if (!pv_array_grow((void **)&p->names, &p->cap_names, p->nr_names + 1, sizeof *p->names))
         return NULL;
-    p->names[p->nr_names] = copy;
-    p->name_slots[j] = (uint32_t)p->nr_names++;
-    return copy;
+    bool added;
+    int64_t i = pv_key_table_intern(&p->name_keys, name, strlen(name), &added);
+    if (i < 0)
+        return NULL;
+    /* NULL (no copy for want of memory) fails again for the name */
+    if (added)
+        p->names[p->nr_names++] = pv_strdup(name);
+    return p->names[i];
 }
 
 /* Counts k once for this sample. */
@@ -301,9 +264,7 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     free(out->slots);
     out->slots = NULL;
     out->nr_slots = 0;
-    free(out->name_slots);
-    out->name_slots = NULL;
-    out->nr_name_slots = 0;
+    pv_key_table_free(&out->name_keys);
     if (rc == 0 && !sum_event_periods(out))
         rc = pv_error_set(err, "%s: out of memory counting the profile", f->path);
     if (rc < 0) {
@@ -318,7 +279,7 @@ void pv_profile_free(pv_profile *p)
     for (size_t i = 0; i < p->nr_names; i++)
         free(p->names[i]);
     free(p->names);
-    free(p->name_slots);
+    pv_key_table_free(&p->name_keys);
     free(p->rows);
     free(p->slots);
     free(p->event_periods);

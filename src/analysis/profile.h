@@ -17,8 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/perf_file.h"
+#include "base/key_table.h"
 #include "base/pv_error.h"
+#include "format/perf_file.h"
 #include "symbols/symbolizer.h"
 
 typedef struct pv_profile_row {
@@ -40,8 +41,7 @@ typedef struct pv_profile {
     size_t nr_slots;
     char **names;               /* inlined functions' names, one copy each */
     size_t nr_names, cap_names;
-    uint32_t *name_slots;       /* hash of names, while counting */
-    size_t nr_name_slots;
+    pv_key_table name_keys;     /* names' numbers in names, while counting */
     /* per event (attr index): the sum of its rows' self periods, the
      * denominator of perf report's percentages, added as SQL's sum() adds
      * them (signed 64-bit); overflowed: that sum would fail */

@@ -21,3 +21,14 @@ bool pv_array_grow(void **array, size_t *cap, size_t need, size_t elem)
     *cap = n;
     return true;
 }
+
+void pv_array_trim(void **array, size_t *cap, size_t nr, size_t elem)
+{
+    if (nr == 0 || nr >= *cap)
+        return;
+    void *smaller = realloc(*array, nr * elem);
+    if (smaller) {
+        *array = smaller;
+        *cap = nr;
+    }
+}

@@ -13,4 +13,9 @@
  * runs out, the array then as it was. */
 bool pv_array_grow(void **array, size_t *cap, size_t need, size_t elem);
 
+/* Gives back what *array holds beyond its first nr elements (for an
+ * array that is complete); kept as it is when the smaller block cannot
+ * be had. */
+void pv_array_trim(void **array, size_t *cap, size_t nr, size_t elem);
+
 #endif

@@ -1,4 +1,5 @@
 #include "render/flamegraph.h"
+#include "base/byte_hash.h"
 #include "base/pv_array.h"
 #include "base/pv_alloc.h"
 
@@ -48,16 +49,6 @@ static const char root_name[] = "all";
 
 /* ---- the tree ---- */
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325u;  /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3u;
-    }
-    return h;
-}
-
 /* FNV-1a alone leaves names that differ in their last byte with many equal
  * bits; this finalizer (MurmurHash3's) makes every output bit depend on all. */
 static uint64_t mix(uint64_t h)
@@ -72,7 +63,7 @@ static uint64_t mix(uint64_t h)
 
 static uint64_t child_key(uint32_t parent, const char *name, size_t len)
 {
-    return mix(hash_bytes(name, len) ^ ((uint64_t)parent * 0x9e3779b97f4a7c15u));
+    return mix(pv_fnv1a(PV_FNV1A_START, name, len) ^ ((uint64_t)parent * 0x9e3779b97f4a7c15u));
 }
 
 static bool rehash(pv_flamegraph *fg, size_t slot_count)
@@ -455,7 +446,7 @@ void pv_flamegraph_layout_free(pv_flamegraph_layout *layout)
  * slices of its hash: the same name always gets the same colour. */
 static void name_fractions(const char *name, size_t len, double v[3])
 {
-    uint64_t h = mix(hash_bytes(name, len));
+    uint64_t h = mix(pv_fnv1a(PV_FNV1A_START, name, len));
     for (int k = 0; k < 3; k++)
         v[k] = (double)((h >> (8 + 16 * k)) & 0xffff) / 65536.0;
 }

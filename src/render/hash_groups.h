@@ -63,7 +63,4 @@ pv_group_status pv_hash_groups_add(pv_hash_groups *g, const pv_value *keys, cons
 /* Key k of group i. */
 pv_value pv_hash_groups_key(const pv_hash_groups *g, size_t i, unsigned k);
 
-/* A hash of the n bytes at p, going on from h (0 to start). */
-uint64_t pv_hash_bytes(uint64_t h, const void *p, size_t n);
-
 #endif

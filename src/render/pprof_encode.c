@@ -51,7 +51,9 @@ typedef struct message {
 
 static void message_bytes(message *m, const void *p, size_t n)
 {
-    if (m->failed || !pv_array_grow((void **)&m->bytes, &m->cap, m->nr + n + 1, 1)) {
+    /* the room checked here first: most fields fit, and the call costs more than they do */
+    if (m->failed ||
+        (m->cap - m->nr <= n && !pv_array_grow((void **)&m->bytes, &m->cap, m->nr + n + 1, 1))) {
         m->failed = true;
         return;
     }
@@ -75,11 +77,17 @@ static void message_field(message *m, unsigned field, uint64_t v)
     message_varint(m, v);
 }
 
-/* A length-delimited field: a packed array, a string, a message. */
-static void message_delimited(message *m, unsigned field, const void *p, size_t n)
+/* The tag and length of a length-delimited field ... */
+static void message_delimited_head(message *m, unsigned field, size_t n)
 {
     message_varint(m, (uint64_t)field << 3 | WIRE_BYTES);
     message_varint(m, n);
+}
+
+/* ... and the whole field: a packed array, a string, a message. */
+static void message_delimited(message *m, unsigned field, const void *p, size_t n)
+{
+    message_delimited_head(m, field, n);
     message_bytes(m, p, n);
 }
 
@@ -91,6 +99,7 @@ typedef struct writer {
     uint8_t buf[1 << 16];       /* the bytes not yet handed to deflate */
     size_t nr;
     message scratch;            /* the message being put together */
+    message field;              /* a field of the profile (or its tag and length) */
     const pv_stop *stop;
     size_t until_check;         /* entries written before stop is asked again */
     const char *why;            /* set when it failed */
@@ -159,19 +168,31 @@ static void put_bytes(writer *w, const void *p, size_t n)
     }
 }
 
-static void put_varint(writer *w, uint64_t v)
+/* Writes the field put together in w->field, which it empties. */
+static void flush_field(writer *w)
 {
-    uint8_t b[PV_VARINT_MAX];
-    put_bytes(w, b, pv_varint_put(b, v));
+    if (w->field.failed) {
+        w->why = "out of memory";
+        return;
+    }
+    put_bytes(w, w->field.bytes, w->field.nr);
+    w->field.nr = 0;
 }
 
 /* A field of the profile that is a scalar (left out when 0) */
 static void put_field(writer *w, unsigned field, uint64_t v)
 {
-    if (!v)
-        return;
-    put_varint(w, (uint64_t)field << 3 | WIRE_VARINT);
-    put_varint(w, v);
+    message_field(&w->field, field, v);
+    flush_field(w);
+}
+
+/* ... or one that is bytes (a string, a message): its tag and length,
+ * then the bytes where they are */
+static void put_delimited(writer *w, unsigned field, const void *p, size_t n)
+{
+    message_delimited_head(&w->field, field, n);
+    flush_field(w);
+    put_bytes(w, p, n);
 }
 
 /* ... or the message in w->scratch, which it empties */
@@ -181,9 +202,7 @@ static void put_message(writer *w, unsigned field)
         w->why = "out of memory";
         return;
     }
-    put_varint(w, (uint64_t)field << 3 | WIRE_BYTES);
-    put_varint(w, w->scratch.nr);
-    put_bytes(w, w->scratch.bytes, w->scratch.nr);
+    put_delimited(w, field, w->scratch.bytes, w->scratch.nr);
     w->scratch.nr = 0;
 }
 
@@ -303,10 +322,7 @@ static void put_strings(writer *w, const pv_pprof_tables *t)
     for (size_t i = 0; i < t->strings.nr && go_on(w); i++) {
         size_t len;
         const char *s = pv_key_table_key(&t->strings, i, &len);
-        size_t n = strlen(s);
-        put_varint(w, PROFILE_STRING << 3 | WIRE_BYTES);
-        put_varint(w, n);
-        put_bytes(w, s, n);
+        put_delimited(w, PROFILE_STRING, s, strlen(s));
     }
 }
 
@@ -335,12 +351,7 @@ static void put_profile(writer *w, const pv_pprof_tables *t, pv_pprof_tables *ow
     put_field(w, PROFILE_PERIOD, (uint64_t)t->period);
     if (t->comment) {
         uint8_t b[PV_VARINT_MAX];
-        message_delimited(&w->scratch, PROFILE_COMMENT, b, pv_varint_put(b, (uint64_t)t->comment));
-        if (w->scratch.failed)
-            w->why = "out of memory";
-        else
-            put_bytes(w, w->scratch.bytes, w->scratch.nr);
-        w->scratch.nr = 0;
+        put_delimited(w, PROFILE_COMMENT, b, pv_varint_put(b, (uint64_t)t->comment));
     }
     /* the period is pprof's default (the last type, said again): perf
      * report's percentages are of the period */
@@ -375,6 +386,7 @@ static int encode(const pv_pprof_tables *t, pv_pprof_tables *owned, const pv_sto
     deflateEnd(&w->z);
     free(w->out);
     free(w->scratch.bytes);
+    free(w->field.bytes);
     free(w);
     return rc;
 }

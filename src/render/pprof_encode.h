@@ -4,7 +4,7 @@
  * src/render/profile.proto's messages and gzip-compressed with zlib, as
  * pprof, Pyroscope, Parca and Grafana read it.
  *
- * Each table is a key table (render/key_table.h) whose keys are the
+ * Each table is a key table (base/key_table.h) whose keys are the
  * entries' whole content, so that equal entries are one; entry i has id
  * i + 1 (a string: index i):
  *   strings    the text with its NUL; string 0 is ""
@@ -31,7 +31,7 @@
 
 #include "base/pv_error.h"
 #include "base/pv_stop.h"
-#include "render/key_table.h"
+#include "base/key_table.h"
 
 enum {
     PV_PPROF_MAPPING_FUNCTIONS = 1,

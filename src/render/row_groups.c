@@ -1,4 +1,5 @@
 #include "render/row_groups.h"
+#include "base/byte_hash.h"
 #include "base/pv_array.h"
 #include "base/pv_alloc.h"
 

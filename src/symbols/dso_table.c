@@ -1,5 +1,6 @@
 #include "symbols/symbolizer_internal.h"
 #include "base/pv_alloc.h"
+#include "base/byte_hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +17,6 @@ char *pv_sym_dup_printf(const char *fmt, ...)
         out = NULL;
     va_end(ap);
     return out;
-}
-
-static uint64_t hash_name(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 1099511628211u;
-    return h;
 }
 
 /* ---- the dso table ------------------------------------------------------- */
@@ -105,7 +98,8 @@ uint32_t pv_sym_intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool ker
         }
         memset(table, 0xff, slots * sizeof *table);
         for (size_t i = 0; i < s->nr_dsos; i++) {
-            size_t j = hash_name(s->dsos[i].name, strlen(s->dsos[i].name)) & (slots - 1);
+            const char *other = s->dsos[i].name;
+            size_t j = pv_fnv1a(PV_FNV1A_START, other, strlen(other)) & (slots - 1);
             while (table[j] != UINT32_MAX)
                 j = (j + 1) & (slots - 1);
             table[j] = (uint32_t)i;
@@ -114,7 +108,7 @@ uint32_t pv_sym_intern_dso(pv_symbolizer *s, char *name, dso_kind kind, bool ker
         s->dso_slots = table;
         s->nr_dso_slots = slots;
     }
-    size_t j = hash_name(name, n) & (s->nr_dso_slots - 1);
+    size_t j = pv_fnv1a(PV_FNV1A_START, name, n) & (s->nr_dso_slots - 1);
     while (s->dso_slots[j] != UINT32_MAX) {
         const dso *d = &s->dsos[s->dso_slots[j]];
         if (strcmp(d->name, name) == 0 && d->kernel_side == kernel_side) {
@@ -171,7 +165,7 @@ dso *pv_sym_find_dso_by_name(pv_symbolizer *s, const char *name, size_t n, bool 
 {
     if (!s->nr_dso_slots)
         return NULL;
-    size_t j = hash_name(name, n) & (s->nr_dso_slots - 1);
+    size_t j = pv_fnv1a(PV_FNV1A_START, name, n) & (s->nr_dso_slots - 1);
     while (s->dso_slots[j] != UINT32_MAX) {
         dso *d = &s->dsos[s->dso_slots[j]];
         if (strlen(d->name) == n && memcmp(d->name, name, n) == 0 && d->kernel_side == kernel_side)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/byte_hash.h"
 #include "base/pv_array.h"
 #include "base/pv_alloc.h"
 
@@ -184,10 +185,7 @@ static size_t hash_u64(uint64_t v)
 
 static size_t hash_text(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
+    return (size_t)pv_fnv1a(PV_FNV1A_START, s, strlen(s));
 }
 
 static memo_stack *find_stack(const pv_stack_memo *m, uint64_t record)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/key_table.h"
 #include "base/pv_alloc.h"
 #include "base/pv_array.h"
 #include "unwind/elf_snapshot.h"
@@ -20,12 +21,11 @@
 typedef struct line_row {
     uint64_t addr;
     uint32_t line;
-    uint32_t path;      /* an offset in paths */
+    uint32_t path;      /* a key of paths */
 } line_row;
 
 /* A compile unit's rows: rows[first .. first + nr). */
 typedef struct line_unit {
-    uint64_t die_offset;
     uint32_t first, nr;
 } line_unit;
 
@@ -45,11 +45,16 @@ struct pv_line_table {
     size_t nr_units, cap_units;
     line_row *rows;
     size_t nr_rows, cap_rows;
-    char *paths;            /* NUL-terminated paths back to back */
-    size_t paths_len, cap_paths;
-    uint32_t *path_slots;   /* open addressing: offset + 1, 0 empty */
-    size_t nr_slots, nr_paths;
+    pv_key_table paths;     /* the files' paths, each once */
 };
+
+/* What only building a table needs. */
+typedef struct building {
+    uint64_t *die_offsets;  /* units[i]'s DIE */
+    size_t cap_die_offsets;
+    char *joined;           /* dir/name of the path looked up */
+    size_t cap_joined;
+} building;
 
 void pv_line_table_free(pv_line_table *t)
 {
@@ -58,77 +63,34 @@ void pv_line_table_free(pv_line_table *t)
     free(t->runs);
     free(t->units);
     free(t->rows);
-    free(t->paths);
-    free(t->path_slots);
+    pv_key_table_free(&t->paths);
     free(t);
 }
 
 size_t pv_line_table_bytes(const pv_line_table *t)
 {
     return t ? sizeof *t + t->nr_runs * sizeof *t->runs + t->cap_units * sizeof *t->units +
-                   t->cap_rows * sizeof *t->rows + t->cap_paths + t->nr_slots * sizeof(uint32_t)
+                   t->cap_rows * sizeof *t->rows + pv_key_table_bytes(&t->paths)
              : 0;
 }
 
-static uint64_t hash_text(const char *text, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)text[i]) * 0x100000001b3u;
-    return h;
-}
-
-static bool grow_path_slots(pv_line_table *t)
-{
-    size_t n = t->nr_slots ? t->nr_slots * 2 : 64;
-    uint32_t *slots = pv_calloc(n, sizeof *slots);
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < t->nr_slots; i++) {
-        uint32_t at = t->path_slots[i];
-        if (!at)
-            continue;
-        const char *text = t->paths + at - 1;
-        size_t j = hash_text(text, strlen(text)) & (n - 1);
-        while (slots[j])
-            j = (j + 1) & (n - 1);
-        slots[j] = at;
-    }
-    free(t->path_slots);
-    t->path_slots = slots;
-    t->nr_slots = n;
-    return true;
-}
-
-/* The offset of dir/name (dir NULL: name alone) in t->paths, added when
+/* The key of dir/name (dir NULL: name alone) in t->paths, added when
  * new; NO_PATH when out of memory. */
-static uint32_t intern_path(pv_line_table *t, const char *dir, const char *name)
+static uint32_t intern_path(pv_line_table *t, building *b, const char *dir, const char *name)
 {
     size_t dir_len = dir ? strlen(dir) + 1 : 0, name_len = strlen(name);
-    size_t len = dir_len + name_len;
-    if ((t->nr_paths + 1) * 2 > t->nr_slots && !grow_path_slots(t))
+    /* + 1: joined is never NULL, even for an empty name */
+    if (name_len > SIZE_MAX - 1 - dir_len ||
+        !pv_array_grow((void **)&b->joined, &b->cap_joined, dir_len + name_len + 1, 1))
         return NO_PATH;
-    if (len >= NO_PATH - 1 || t->paths_len > NO_PATH - 2 - len ||
-        !pv_array_grow((void **)&t->paths, &t->cap_paths, t->paths_len + len + 1, 1))
-        return NO_PATH;
-    /* written at the end first: kept there only when new */
-    char *text = t->paths + t->paths_len;
     if (dir) {
-        memcpy(text, dir, dir_len - 1);
-        text[dir_len - 1] = '/';
+        memcpy(b->joined, dir, dir_len - 1);
+        b->joined[dir_len - 1] = '/';
     }
-    memcpy(text + dir_len, name, name_len + 1);
-    size_t j = hash_text(text, len) & (t->nr_slots - 1);
-    for (; t->path_slots[j]; j = (j + 1) & (t->nr_slots - 1)) {
-        const char *other = t->paths + t->path_slots[j] - 1;
-        if (strcmp(other, text) == 0)
-            return t->path_slots[j] - 1;
-    }
-    uint32_t at = (uint32_t)t->paths_len;
-    t->path_slots[j] = at + 1;
-    t->paths_len += len + 1;
-    t->nr_paths++;
-    return at;
+    memcpy(b->joined + dir_len, name, name_len);
+    bool added;
+    int64_t key = pv_key_table_intern(&t->paths, b->joined, dir_len + name_len, &added);
+    return key < 0 ? NO_PATH : (uint32_t)key;
 }
 
 static bool add_row(pv_line_table *t, line_unit *u, uint64_t addr, uint32_t line, uint32_t path)
@@ -148,18 +110,19 @@ static bool add_row(pv_line_table *t, line_unit *u, uint64_t addr, uint32_t line
     return true;
 }
 
-/* Copies the rows of the unit whose DIE is at u->die_offset, as libdwfl
- * reads them (dwarf_offdie, dwarf_getsrclines): none when libdw cannot
- * read them.  false when out of memory. */
-static bool copy_unit(pv_line_table *t, Dwarf *dw, line_unit *u)
+/* Copies the rows of unit i, as libdwfl reads them (dwarf_offdie,
+ * dwarf_getsrclines): none when libdw cannot read them.  false when out
+ * of memory. */
+static bool copy_unit(pv_line_table *t, building *b, Dwarf *dw, size_t i)
 {
+    line_unit *u = &t->units[i];
     u->first = (uint32_t)t->nr_rows;
     u->nr = 0;
     Dwarf_Die die;
     Dwarf_Lines *lines;
     size_t nr_lines;
     pv_libdw_memory_begin();
-    if (!dwarf_offdie(dw, u->die_offset, &die) || dwarf_getsrclines(&die, &lines, &nr_lines) != 0)
+    if (!dwarf_offdie(dw, b->die_offsets[i], &die) || dwarf_getsrclines(&die, &lines, &nr_lines) != 0)
         return !pv_libdw_out_of_memory();   /* memory: not taken for a unit without lines */
     Dwarf_Attribute attr;
     const char *comp_dir = dwarf_formstring(dwarf_attr(&die, DW_AT_comp_dir, &attr));
@@ -167,8 +130,8 @@ static bool copy_unit(pv_line_table *t, Dwarf *dw, line_unit *u)
         comp_dir = NULL;
     const char *last_name = NULL;
     uint32_t last_path = NO_PATH;
-    for (size_t i = 0; i < nr_lines; i++) {
-        Dwarf_Line *row = dwarf_onesrcline(lines, i);
+    for (size_t j = 0; j < nr_lines; j++) {
+        Dwarf_Line *row = dwarf_onesrcline(lines, j);
         Dwarf_Addr addr;
         bool end = true;
         int line = 0;
@@ -181,7 +144,7 @@ static bool copy_unit(pv_line_table *t, Dwarf *dw, line_unit *u)
         if (name && name == last_name) {
             path = last_path;
         } else if (name) {
-            path = intern_path(t, name[0] != '/' ? comp_dir : NULL, name);
+            path = intern_path(t, b, name[0] != '/' ? comp_dir : NULL, name);
             if (path == NO_PATH)
                 return false;
             last_name = name;
@@ -193,21 +156,24 @@ static bool copy_unit(pv_line_table *t, Dwarf *dw, line_unit *u)
     return true;
 }
 
-static int64_t unit_number(pv_line_table *t, uint64_t die_offset)
+static int64_t unit_number(pv_line_table *t, building *b, uint64_t die_offset)
 {
     for (size_t i = t->nr_units; i-- > 0;)
-        if (t->units[i].die_offset == die_offset)
+        if (b->die_offsets[i] == die_offset)
             return (int64_t)i;
     if (t->nr_units >= UINT32_MAX ||
-        !pv_array_grow((void **)&t->units, &t->cap_units, t->nr_units + 1, sizeof *t->units))
+        !pv_array_grow((void **)&t->units, &t->cap_units, t->nr_units + 1, sizeof *t->units) ||
+        !pv_array_grow((void **)&b->die_offsets, &b->cap_die_offsets, t->nr_units + 1,
+                       sizeof *b->die_offsets))
         return -1;
-    t->units[t->nr_units] = (line_unit){ die_offset, 0, 0 };
+    t->units[t->nr_units] = (line_unit){ 0, 0 };
+    b->die_offsets[t->nr_units] = die_offset;
     return (int64_t)t->nr_units++;
 }
 
 /* The units by .debug_aranges, as libdwfl's addrarange collects them: one
  * run per stretch of entries naming the same unit. */
-static bool read_runs(pv_line_table *t, Dwarf *dw)
+static bool read_runs(pv_line_table *t, building *b, Dwarf *dw)
 {
     Dwarf_Aranges *aranges;
     size_t nr;
@@ -231,25 +197,13 @@ static bool read_runs(pv_line_table *t, Dwarf *dw)
             t->last_end = start + length;
         if (i > 0 && offset == last_unit)
             continue;
-        int64_t unit = unit_number(t, offset);
+        int64_t unit = unit_number(t, b, offset);
         if (unit < 0)
             return false;
         t->runs[t->nr_runs++] = (unit_run){ start, (uint32_t)unit };
         last_unit = offset;
     }
     return true;
-}
-
-/* Gives back what the arrays hold beyond their length. */
-static void trim(void **array, size_t *cap, size_t nr, size_t size)
-{
-    if (nr == 0 || nr >= *cap)
-        return;
-    void *smaller = realloc(*array, nr * size);
-    if (smaller) {
-        *array = smaller;
-        *cap = nr;
-    }
 }
 
 /* Whether libdwfl found no DWARF for want of memory, or because libelf
@@ -290,17 +244,19 @@ static bool fill(pv_line_table *t, Dwfl_Module *mod)
      * bias to the rows */
     t->unit_bias = debug_bias - main_bias;
     t->row_bias = debug_bias;
-    if (!read_runs(t, dw))
+    building b = { 0 };
+    bool ok = read_runs(t, &b, dw);
+    for (size_t i = 0; ok && i < t->nr_units; i++)
+        ok = copy_unit(t, &b, dw, i);
+    free(b.die_offsets);
+    free(b.joined);
+    if (!ok)
         return false;
-    for (size_t i = 0; i < t->nr_units; i++)
-        if (!copy_unit(t, dw, &t->units[i]))
-            return false;
-    free(t->path_slots);    /* only the building looks paths up */
-    t->path_slots = NULL;
-    t->nr_slots = 0;
-    trim((void **)&t->rows, &t->cap_rows, t->nr_rows, sizeof *t->rows);
-    trim((void **)&t->paths, &t->cap_paths, t->paths_len, 1);
-    trim((void **)&t->units, &t->cap_units, t->nr_units, sizeof *t->units);
+    /* only the building looks paths up */
+    pv_key_table_drop_lookup(&t->paths);
+    pv_array_trim((void **)&t->rows, &t->cap_rows, t->nr_rows, sizeof *t->rows);
+    pv_key_table_trim(&t->paths);
+    pv_array_trim((void **)&t->units, &t->cap_units, t->nr_units, sizeof *t->units);
     return true;
 }
 
@@ -387,8 +343,8 @@ bool pv_line_table_find(const pv_line_table *t, uint64_t pc, char *file, size_t 
     const line_row *row = &rows[l];
     if (row->path == NO_PATH || row->addr > a)
         return false;
-    const char *path = t->paths + row->path;
-    size_t n = strlen(path);
+    size_t n;
+    const char *path = pv_key_table_key(&t->paths, row->path, &n);
     if (n > size - 1)
         n = size - 1;
     memcpy(file, path, n);

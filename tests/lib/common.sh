@@ -52,3 +52,14 @@ sqlrun_each() {
     "$PV_SQLRUN" "${options[@]}" "${args[@]}" 2>&1 |
         awk -v prefix="$prefix" 'BEGIN { k = 0 } $0 == "#end of query" { close(prefix "." k); k++; next } { print >> (prefix "." k) }'
 }
+
+# every_nth n item...: the first item and every nth after it (items 0, n,
+# 2n, ...), one a line, for mapfile -t: the same ones each run.
+every_nth() {
+    local n=$1 i=0 item
+    shift
+    for item in "$@"; do
+        if (( i % n == 0 )); then printf '%s\n' "$item"; fi
+        i=$((i + 1))
+    done
+}

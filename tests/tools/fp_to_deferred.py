@@ -35,14 +35,13 @@ Python 3 standard library only."""
 import struct
 import sys
 
+from perfdata import (ATTR_SAMPLE_TYPE_AT, S_ADDR, S_IDENTIFIER, S_IP, S_TID, S_TIME,
+                      data_section, event_of, feature_index, read_file_mode, records, refuse,
+                      rewrite_attrs, rewrite_event_desc, write_with_data)
+
 SAMPLE, DEFERRED = 9, 22
-COMPRESSED_TYPES = (81, 83)
-HEADER_FEATURE_BITS_AT = 72
-FEATURE_BITS = 256
-FEATURE_EVENT_DESC = 12
 MISC_USER = 2
 
-S_IDENTIFIER, S_IP, S_TID, S_TIME, S_ADDR = 1 << 16, 1 << 0, 1 << 1, 1 << 2, 1 << 3
 S_READ, S_CALLCHAIN, S_ID, S_CPU, S_PERIOD = 1 << 4, 1 << 5, 1 << 6, 1 << 7, 1 << 8
 S_STREAM_ID, S_BRANCH_STACK = 1 << 9, 1 << 11
 FLAG_SAMPLE_ID_ALL = 1 << 18
@@ -50,13 +49,7 @@ FLAG_DEFER_CALLCHAIN = 1 << 39
 CONTEXT_USER = (1 << 64) - 512
 CONTEXT_USER_DEFERRED = (1 << 64) - 640
 CONTEXT_MAX = (1 << 64) - 4095
-ATTR_SAMPLE_TYPE_AT = 24
 ATTR_FLAGS_AT = 40
-
-
-def refuse(message):
-    sys.stderr.write('fp_to_deferred.py: %s\n' % message)
-    sys.exit(2)
 
 
 def deferred_attr(attr):
@@ -72,63 +65,6 @@ def deferred_attr(attr):
     out = bytearray(attr)
     struct.pack_into('<Q', out, ATTR_FLAGS_AT, flags | FLAG_DEFER_CALLCHAIN)
     return bytes(out)
-
-
-def read_attrs(b):
-    """Rewrites the attrs section in place; gives (sample_type, ids, deferred)."""
-    entry_size, = struct.unpack_from('<Q', b, 16)
-    attr_size = entry_size - 16
-    at, size = struct.unpack_from('<QQ', b, 24)
-    events = []
-    for off in range(at, at + size, entry_size):
-        new = deferred_attr(bytes(b[off:off + attr_size]))
-        if new is not None:
-            b[off:off + attr_size] = new
-        ids_at, ids_size = struct.unpack_from('<QQ', b, off + attr_size)
-        ids = list(struct.unpack_from('<%dQ' % (ids_size // 8), b, ids_at))
-        sample_type, = struct.unpack_from('<Q', b, off + ATTR_SAMPLE_TYPE_AT)
-        events.append((sample_type, ids, new is not None))
-    return events
-
-
-def feature_index(b, data_end):
-    bits = int.from_bytes(b[HEADER_FEATURE_BITS_AT:HEADER_FEATURE_BITS_AT + FEATURE_BITS // 8],
-                          'little')
-    entries, at = {}, data_end
-    for bit in range(FEATURE_BITS):
-        if bits >> bit & 1:
-            entries[bit] = (at,) + struct.unpack_from('<QQ', b, at)
-            at += 16
-    return entries, at
-
-
-def rewrite_event_desc(b, off):
-    nre, sz = struct.unpack_from('<II', b, off)
-    at = off + 8
-    for _ in range(nre):
-        new = deferred_attr(bytes(b[at:at + sz]))
-        if new is not None:
-            b[at:at + sz] = new
-        at += sz
-        nr_ids, = struct.unpack_from('<I', b, at)
-        at += 4
-        slen, = struct.unpack_from('<I', b, at)
-        at += 4 + slen + 8 * nr_ids
-
-
-def event_of(rec, events):
-    if len(events) == 1:
-        return events[0]
-    st = events[0][0]
-    if st & S_IDENTIFIER:
-        sid, = struct.unpack_from('<Q', rec, 8)
-    else:
-        at = 8 + 8 * sum(1 for bit in (S_IP, S_TID, S_TIME, S_ADDR) if st & bit)
-        sid, = struct.unpack_from('<Q', rec, at)
-    for e in events:
-        if sid in e[1]:
-            return e
-    refuse('a sample has id %d, of no event' % sid)
 
 
 class Sample:
@@ -201,41 +137,30 @@ def main():
     if len(args) != 2:
         refuse('usage: fp_to_deferred.py [--unmatched N] IN OUT')
     src, dst = args
-    b = bytearray(open(src, 'rb').read())
-    if b[:8] != b'PERFILE2':
-        refuse('%s: not a little-endian file-mode perf.data' % src)
-    events = read_attrs(b)
-    data_offset, data_size = struct.unpack_from('<QQ', b, 40)
-    data_end = data_offset + data_size
-    features, index_end = feature_index(b, data_end)
-    if FEATURE_EVENT_DESC in features:
-        rewrite_event_desc(b, features[FEATURE_EVENT_DESC][1])
+    b = read_file_mode(src)
+    events = rewrite_attrs(b, deferred_attr)
+    data_offset, data_size = data_section(b)
+    features, _ = feature_index(b, data_offset + data_size)
+    rewrite_event_desc(b, features, deferred_attr)
     # the records, then the samples to rewrite among them
-    records = []
-    at = data_offset
-    while at < data_end:
-        rtype, misc, size = struct.unpack_from('<IHH', b, at)
-        if size < 8 or at + size > data_end:
-            refuse('record at offset 0x%x has size %d' % (at, size))
-        if rtype in COMPRESSED_TYPES:
-            refuse('%s has compressed records' % src)
+    recs = []
+    for at, rtype, _misc, size in records(b, src):
         if rtype == DEFERRED:
             refuse('%s has CALLCHAIN_DEFERRED records already' % src)
         rec = bytes(b[at:at + size])
         sample = None
         if rtype == SAMPLE:
-            sample_type, _, deferred = event_of(rec, events)
-            if deferred:
-                sample = Sample(rec, sample_type)
+            e = event_of(rec, events)
+            if e.rewritten:
+                sample = Sample(rec, e.sample_type)
                 if sample.user is None:
                     sample = None
-        records.append((rec, sample))
-        at += size
+        recs.append((rec, sample))
     out = bytearray()
     rewritten = written = waiting = 0
     first_left_out = None
     pending = []            # samples sharing the cookie to come
-    for i, (rec, sample) in enumerate(records):
+    for i, (rec, sample) in enumerate(recs):
         if sample is None:
             out += rec
             continue
@@ -244,7 +169,7 @@ def main():
         out += sample.with_cookie(cookie)
         rewritten += 1
         pending.append(sample)
-        nxt = records[i + 1][1] if i + 1 < len(records) else None
+        nxt = recs[i + 1][1] if i + 1 < len(recs) else None
         if nxt is not None and nxt.tid == sample.tid and nxt.user == sample.user:
             continue        # the next sample shares this cookie
         if written == unmatched:
@@ -254,16 +179,7 @@ def main():
             out += deferred_record(cookie, sample)
         written += 1
         pending = []
-    grow = len(out) - data_size
-    header = bytearray(b[:data_offset])
-    struct.pack_into('<Q', header, 48, len(out))
-    index = bytearray(b[data_end:index_end])
-    for i in range(0, len(index), 16):
-        offset, = struct.unpack_from('<Q', index, i)
-        if offset < data_end:
-            refuse('a feature section at 0x%x lies before the end of the data' % offset)
-        struct.pack_into('<Q', index, i, offset + grow)
-    open(dst, 'wb').write(bytes(header) + bytes(out) + bytes(index) + bytes(b[index_end:]))
+    write_with_data(dst, b, out)
     print('%d %d %d %s' % (rewritten, written - (first_left_out is not None), waiting,
                            first_left_out if first_left_out is not None else '-'))
 

@@ -41,25 +41,17 @@ Python 3 standard library only."""
 import struct
 import sys
 
-SAMPLE = 9
-COMPRESSED_TYPES = (81, 83)
-HEADER_FEATURE_BITS_AT = 72
-FEATURE_BITS = 256
-FEATURE_EVENT_DESC = 12
+from perfdata import (ATTR_SAMPLE_TYPE_AT, S_ADDR, S_IDENTIFIER, S_IP, S_TID, S_TIME,
+                      data_section, event_of, feature_index, read_file_mode, records, refuse,
+                      rewrite_attrs, rewrite_event_desc, write_with_data)
 
-S_IDENTIFIER, S_IP, S_TID, S_TIME, S_ADDR = 1 << 16, 1 << 0, 1 << 1, 1 << 2, 1 << 3
+SAMPLE = 9
 S_READ, S_CALLCHAIN, S_ID, S_CPU, S_PERIOD = 1 << 4, 1 << 5, 1 << 6, 1 << 7, 1 << 8
 S_STREAM_ID, S_RAW, S_BRANCH_STACK = 1 << 9, 1 << 10, 1 << 11
 B_USER, B_CALL_STACK, B_NO_FLAGS, B_NO_CYCLES, B_HW_INDEX = 1, 1 << 11, 1 << 14, 1 << 15, 1 << 17
 CONTEXT_USER = (1 << 64) - 512
 CONTEXT_MAX = (1 << 64) - 4095
-ATTR_SAMPLE_TYPE_AT = 24
 ATTR_BRANCH_SAMPLE_TYPE_AT = 72
-
-
-def refuse(message):
-    sys.stderr.write('fp_to_lbr.py: %s\n' % message)
-    sys.exit(2)
 
 
 class Options:
@@ -108,69 +100,6 @@ def lbr_attr(attr, o):
     return bytes(out)
 
 
-def read_attrs(b, o):
-    """Rewrites the attrs section in place; gives the events as
-    (sample_type after, ids, lbr) in file order."""
-    # each entry: the attr, then the {offset, size} of its ids
-    entry_size = struct.unpack_from('<Q', b, 16)[0]
-    attr_size = entry_size - 16
-    at, size = struct.unpack_from('<QQ', b, 24)
-    events = []
-    for off in range(at, at + size, entry_size):
-        attr = bytes(b[off:off + attr_size])
-        new = lbr_attr(attr, o)
-        if new is not None:
-            b[off:off + attr_size] = new
-        ids_at, ids_size = struct.unpack_from('<QQ', b, off + attr_size)
-        ids = list(struct.unpack_from('<%dQ' % (ids_size // 8), b, ids_at))
-        sample_type = struct.unpack_from('<Q', b, off + ATTR_SAMPLE_TYPE_AT)[0]
-        events.append((sample_type, ids, new is not None))
-    return events
-
-
-def feature_index(b, data_end):
-    bits = int.from_bytes(b[HEADER_FEATURE_BITS_AT:HEADER_FEATURE_BITS_AT + FEATURE_BITS // 8],
-                          'little')
-    entries, at = {}, data_end
-    for bit in range(FEATURE_BITS):
-        if bits >> bit & 1:
-            entries[bit] = (at,) + struct.unpack_from('<QQ', b, at)
-            at += 16
-    return entries, at
-
-
-def rewrite_event_desc(b, off, o):
-    """HEADER_EVENT_DESC holds a copy of each attr: rewritten the same way."""
-    nre, sz = struct.unpack_from('<II', b, off)
-    at = off + 8
-    for _ in range(nre):
-        new = lbr_attr(bytes(b[at:at + sz]), o)
-        if new is not None:
-            b[at:at + sz] = new
-        at += sz
-        nr_ids, = struct.unpack_from('<I', b, at)
-        at += 4
-        slen, = struct.unpack_from('<I', b, at)
-        at += 4 + slen + 8 * nr_ids
-
-
-def event_of(rec, events):
-    """The (sample_type, lbr) of a sample: by its id when the file has
-    several events, else the only one."""
-    if len(events) == 1:
-        return events[0]
-    st = events[0][0]
-    if st & S_IDENTIFIER:
-        sid, = struct.unpack_from('<Q', rec, 8)
-    else:
-        at = 8 + 8 * sum(1 for bit in (S_IP, S_TID, S_TIME, S_ADDR) if st & bit)
-        sid, = struct.unpack_from('<Q', rec, at)
-    for e in events:
-        if sid in e[1]:
-            return e
-    refuse('a sample has id %d, of no event' % sid)
-
-
 def lbr_sample(rec, sample_type, o, stats):
     """The sample with a branch stack after its callchain (and RAW)."""
     at = 8 + 8 * sum(1 for bit in (S_IDENTIFIER, S_IP, S_TID, S_TIME, S_ADDR, S_ID, S_STREAM_ID,
@@ -216,44 +145,23 @@ def lbr_sample(rec, sample_type, o, stats):
 
 def main():
     o, (src, dst) = parse_args(sys.argv[1:])
-    b = bytearray(open(src, 'rb').read())
-    if b[:8] != b'PERFILE2':
-        refuse('%s: not a little-endian file-mode perf.data' % src)
-    events = read_attrs(b, o)
-    data_offset, data_size = struct.unpack_from('<QQ', b, 40)
-    data_end = data_offset + data_size
-    features, index_end = feature_index(b, data_end)
-    if FEATURE_EVENT_DESC in features:
-        rewrite_event_desc(b, features[FEATURE_EVENT_DESC][1], o)
+    b = read_file_mode(src)
+    events = rewrite_attrs(b, lambda attr: lbr_attr(attr, o))
+    data_offset, data_size = data_section(b)
+    features, _ = feature_index(b, data_offset + data_size)
+    rewrite_event_desc(b, features, lambda attr: lbr_attr(attr, o))
     out = bytearray()
     stats = [0, 0, 0, 0]
-    at = data_offset
-    while at < data_end:
-        rtype, misc, size = struct.unpack_from('<IHH', b, at)
-        if size < 8 or at + size > data_end:
-            refuse('record at offset 0x%x has size %d' % (at, size))
+    for at, rtype, _misc, size in records(b, src):
         rec = bytes(b[at:at + size])
-        if rtype in COMPRESSED_TYPES:
-            refuse('%s has compressed records' % src)
         if rtype == SAMPLE:
-            sample_type, _, lbr = event_of(rec, events)
-            if lbr:
-                rec = lbr_sample(rec, sample_type, o, stats)
+            e = event_of(rec, events)
+            if e.rewritten:
+                rec = lbr_sample(rec, e.sample_type, o, stats)
                 if rec is None:
-                    at += size
                     continue
         out += rec
-        at += size
-    grow = len(out) - data_size
-    header = bytearray(b[:data_offset])
-    struct.pack_into('<Q', header, 48, len(out))
-    index = bytearray(b[data_end:index_end])
-    for i in range(0, len(index), 16):
-        offset, = struct.unpack_from('<Q', index, i)
-        if offset < data_end:
-            refuse('a feature section at 0x%x lies before the end of the data' % offset)
-        struct.pack_into('<Q', index, i, offset + grow)
-    open(dst, 'wb').write(bytes(header) + bytes(out) + bytes(index) + bytes(b[index_end:]))
+    write_with_data(dst, b, out)
     print('%d %d %d %d' % tuple(stats))
 
 

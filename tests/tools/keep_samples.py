@@ -14,19 +14,12 @@ begin with the ip (IDENTIFIER or no IP in sample_type).
 Python 3 standard library only."""
 import argparse
 import struct
-import sys
+
+from perfdata import read_file_mode, records, refuse, write_with_data
 
 SAMPLE = 9
-COMPRESSED_TYPES = (81, 83)
-HEADER_FEATURE_BITS_AT = 72
-FEATURE_BITS = 256
 ATTR_SAMPLE_TYPE_AT = 16
 S_IP, S_IDENTIFIER = 1 << 0, 1 << 16
-
-
-def refuse(message):
-    sys.stderr.write('keep_samples.py: %s\n' % message)
-    sys.exit(2)
 
 
 def check_attrs(b):
@@ -48,23 +41,12 @@ def main():
     opts = parser.parse_args()
     wanted = {int(ip, 16) for ip in opts.ip}
     ranges = [tuple(int(x, 16) for x in r.split('-')) for r in opts.range]
-    b = open(opts.src, 'rb').read()
-    if b[:8] != b'PERFILE2':
-        refuse('%s: not a little-endian file-mode perf.data' % opts.src)
+    b = read_file_mode(opts.src)
     check_attrs(b)
-    data_offset, data_size = struct.unpack_from('<QQ', b, 40)
-    data_end = data_offset + data_size
     out = bytearray()
     kept = others = samples = 0
-    at = data_offset
-    while at < data_end:
-        rtype, _misc, size = struct.unpack_from('<IHH', b, at)
-        if size < 8 or size > data_end - at:
-            refuse('record at offset 0x%x has size %d' % (at, size))
-        if rtype in COMPRESSED_TYPES:
-            refuse('%s has compressed records' % opts.src)
+    for at, rtype, _misc, size in records(b, opts.src):
         rec = b[at:at + size]
-        at += size
         if rtype == SAMPLE:
             samples += 1
             ip, = struct.unpack_from('<Q', rec, 8)
@@ -76,19 +58,7 @@ def main():
                     continue
             kept += 1
         out += rec
-    bits = int.from_bytes(b[HEADER_FEATURE_BITS_AT:HEADER_FEATURE_BITS_AT + FEATURE_BITS // 8],
-                          'little')
-    index_end = data_end + 16 * bin(bits).count('1')
-    shrink = data_size - len(out)
-    header = bytearray(b[:data_offset])
-    struct.pack_into('<Q', header, 48, len(out))
-    index = bytearray(b[data_end:index_end])
-    for i in range(0, len(index), 16):
-        offset, = struct.unpack_from('<Q', index, i)
-        if offset < data_end:
-            refuse('a feature section at 0x%x lies before the end of the data' % offset)
-        struct.pack_into('<Q', index, i, offset - shrink)
-    open(opts.dst, 'wb').write(bytes(header) + bytes(out) + bytes(index) + b[index_end:])
+    write_with_data(opts.dst, b, out)
     print('%d %d' % (kept, samples))
 
 

@@ -20,18 +20,12 @@ Python 3 standard library only."""
 import struct
 import sys
 
+from perfdata import read_file_mode, records, refuse, write_with_data
+
 MMAP2 = 10
-COMPRESSED_TYPES = (81, 83)
 MISC_MMAP_BUILD_ID = 1 << 14
 NAME_AT = 8 + 64          # the record's name, header included: today's layout
 PROT_FLAGS_AT = 8 + 56    # prot and flags, which the short layout has not
-HEADER_FEATURE_BITS_AT = 72
-FEATURE_BITS = 256
-
-
-def refuse(message):
-    sys.stderr.write('mmap2_short_layout.py: %s\n' % message)
-    sys.exit(2)
 
 
 def shortened(rec, offset):
@@ -50,40 +44,16 @@ def main():
     if len(sys.argv) != 3:
         refuse('usage: mmap2_short_layout.py IN OUT')
     src, dst = sys.argv[1:]
-    b = open(src, 'rb').read()
-    if b[:8] != b'PERFILE2':
-        refuse('%s: not a little-endian file-mode perf.data' % src)
-    data_offset, data_size = struct.unpack_from('<QQ', b, 40)
-    data_end = data_offset + data_size
+    b = read_file_mode(src)
     out = bytearray()
     rewritten = 0
-    at = data_offset
-    while at < data_end:
-        rtype, misc, size = struct.unpack_from('<IHH', b, at)
-        if size < 8 or at + size > data_end:
-            refuse('record at offset 0x%x has size %d' % (at, size))
+    for at, rtype, misc, size in records(b, src):
         rec = b[at:at + size]
-        if rtype in COMPRESSED_TYPES:
-            refuse('%s has compressed records' % src)
         if rtype == MMAP2 and not misc & MISC_MMAP_BUILD_ID:
             rec = shortened(rec, at)
             rewritten += 1
         out += rec
-        at += size
-    shrink = data_size - len(out)
-    header = bytearray(b[:data_offset])
-    struct.pack_into('<Q', header, 48, len(out))
-    # the feature index (one {offset, size} per bit set) follows the data
-    bits = int.from_bytes(b[HEADER_FEATURE_BITS_AT:HEADER_FEATURE_BITS_AT + FEATURE_BITS // 8],
-                          'little')
-    index = bytearray(b[data_end:data_end + 16 * bin(bits).count('1')])
-    for i in range(0, len(index), 16):
-        offset = struct.unpack_from('<Q', index, i)[0]
-        if offset < data_end:
-            refuse('a feature section at 0x%x lies before the end of the data' % offset)
-        struct.pack_into('<Q', index, i, offset - shrink)
-    rest = b[data_end + len(index):]
-    open(dst, 'wb').write(bytes(header) + bytes(out) + bytes(index) + rest)
+    write_with_data(dst, b, out)
     print(rewritten)
 
 

@@ -375,28 +375,44 @@ static void feed_mixed(pv_aspace *as, bool lookup_each, unsigned seed)
     }
 }
 
+/* What two address spaces' lookups over a grid of pids (children of
+ * forks from 200 on), keys and addresses found. */
+typedef struct twin_counts {
+    long mismatches, found, children;
+} twin_counts;
+
+/* Feeds a and b as feed_mixed does with seed (each looked up after every
+ * event or only at the end: lookup_each_a, lookup_each_b), b's forks
+ * renumbered or not, and counts their lookups over the grid into n. */
+static void compare_twins(unsigned seed, bool lookup_each_a, bool lookup_each_b, bool renumber_b,
+                          twin_counts *n)
+{
+    pv_aspace a, b;
+    pv_aspace_init(&a);
+    pv_aspace_init(&b);
+    b.renumber_forks = renumber_b;
+    feed_mixed(&a, lookup_each_a, seed);
+    feed_mixed(&b, lookup_each_b, seed);
+    for (int32_t pid = 100; pid < 240; pid++)
+        for (uint64_t key = 0; key <= 601; key += 7)
+            for (uint64_t addr = 0x3ff000; addr < 0x450000; addr += 0x800) {
+                long x = dso_at(&a, pid, addr, key), y = dso_at(&b, pid, addr, key);
+                n->mismatches += x != y;
+                n->found += x >= 0;
+                n->children += x >= 0 && pid >= 200;
+            }
+    pv_aspace_free(&a);
+    pv_aspace_free(&b);
+}
+
 static void test_merge_twin(void)
 {
-    long mismatches = 0, found = 0;
-    for (unsigned seed = 1; seed <= 5; seed++) {
-        pv_aspace merged, sorted;
-        pv_aspace_init(&merged);
-        pv_aspace_init(&sorted);
-        feed_mixed(&merged, true, seed);
-        feed_mixed(&sorted, false, seed);
-        for (int32_t pid = 100; pid < 240; pid++)
-            for (uint64_t key = 0; key <= 601; key += 7)
-                for (uint64_t addr = 0x3ff000; addr < 0x450000; addr += 0x800) {
-                    long a = dso_at(&merged, pid, addr, key), b = dso_at(&sorted, pid, addr, key);
-                    mismatches += a != b;
-                    found += a >= 0;
-                }
-        pv_aspace_free(&merged);
-        pv_aspace_free(&sorted);
-    }
-    check(mismatches == 0 && found > 1000,
+    twin_counts n = { 0, 0, 0 };
+    for (unsigned seed = 1; seed <= 5; seed++)
+        compare_twins(seed, true, false, false, &n);
+    check(n.mismatches == 0 && n.found > 1000,
           "maps merged into the sorted run as lookups come find what one whole sort finds",
-          "%ld lookups differ, %ld found", mismatches, found);
+          "%ld lookups differ, %ld found", n.mismatches, n.found);
 }
 
 /* A fork's copies keep the parent's seqs, taken sorted; the twin gives
@@ -405,28 +421,12 @@ static void test_merge_twin(void)
  * every lookup alike. */
 static void test_fork_copies_twin(void)
 {
-    long mismatches = 0, found = 0, children = 0;
-    for (unsigned seed = 11; seed <= 16; seed++) {
-        pv_aspace kept, renumbered;
-        pv_aspace_init(&kept);
-        pv_aspace_init(&renumbered);
-        renumbered.renumber_forks = true;
-        feed_mixed(&kept, seed & 1, seed);
-        feed_mixed(&renumbered, seed & 1, seed);
-        for (int32_t pid = 100; pid < 240; pid++)
-            for (uint64_t key = 0; key <= 601; key += 7)
-                for (uint64_t addr = 0x3ff000; addr < 0x450000; addr += 0x800) {
-                    long a = dso_at(&kept, pid, addr, key), b = dso_at(&renumbered, pid, addr, key);
-                    mismatches += a != b;
-                    found += a >= 0;
-                    children += a >= 0 && pid >= 200;
-                }
-        pv_aspace_free(&kept);
-        pv_aspace_free(&renumbered);
-    }
-    check(mismatches == 0 && found > 1000 && children > 100,
+    twin_counts n = { 0, 0, 0 };
+    for (unsigned seed = 11; seed <= 16; seed++)
+        compare_twins(seed, seed & 1, seed & 1, true, &n);
+    check(n.mismatches == 0 && n.found > 1000 && n.children > 100,
           "a fork's copies keeping their seqs find what renumbered copies find",
-          "%ld lookups differ, %ld found, %ld in children", mismatches, found, children);
+          "%ld lookups differ, %ld found, %ld in children", n.mismatches, n.found, n.children);
 }
 
 /* Lookups through the stride index find what a bisection of the whole

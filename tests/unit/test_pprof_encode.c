@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/render/key_table.c (interned keys) and
+ * Unit tests of src/base/key_table.c (interned keys) and
  * src/render/pprof_encode.c (pprof tables to gzip'd profile.proto): the
  * bytes written are gunzipped with zlib and unpacked with protobuf-c's
  * generated reader, every field checked against the tables, and protobuf-c
@@ -13,7 +13,7 @@
 #include <profile.pb-c.h>
 #include <zlib.h>
 
-#include "render/key_table.h"
+#include "base/key_table.h"
 #include "render/pprof_encode.h"
 #include "render/varint.h"
 #include "unit_check.h"
@@ -55,6 +55,20 @@ static void key_table_tests(void)
               t.nr == 5003,
           "key table: after its lookup is dropped, keys are read and found again",
           "again %lld nr %zu", (long long)again, t.nr);
+    /* trimmed (a complete table, as a line table's paths): its arrays
+     * hold the keys and no more, which read and are found as before */
+    pv_key_table_drop_lookup(&t);
+    pv_key_table_trim(&t);
+    bool trimmed = t.cap == t.nr + 1 && t.cap_bytes == t.nr_bytes + 1;
+    k = pv_key_table_key(&t, 2, &len);
+    bool read = len == 4 && memcmp(k, "abd", 4) == 0;
+    again = pv_key_table_intern(&t, &probe, sizeof probe, &fresh);
+    uint64_t next = 5000;
+    int64_t added_after = pv_key_table_intern(&t, &next, sizeof next, &fresh);
+    check(trimmed && read && again == 3 + 4999 && added_after == 5003 && fresh && t.nr == 5004,
+          "key table: trimmed, keys are read, found and added as before",
+          "cap %zu/%zu bytes %zu/%zu again %lld added %lld", t.cap, t.nr, t.cap_bytes, t.nr_bytes,
+          (long long)again, (long long)added_after);
     pv_key_table_free(&t);
 
     /* past 4 GiB of keys, offsets are 32-bit plus a wrap per 4 GiB: the

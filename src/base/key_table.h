@@ -1,9 +1,10 @@
 /*
  * Interned keys: byte strings numbered in the order first seen, each held
- * once.  A pprof profile is tables of strings, functions, mappings,
- * locations and samples, each entry referred to by number; the profile
- * builder (analysis/pprof_profile.c) keeps each table as one of these, the
- * key being the entry's whole content, so equal entries share a number.
+ * once.  pprof's tables (strings, functions, mappings, locations,
+ * samples: render/pprof_encode.h) are key tables whose keys are an
+ * entry's whole content, so equal entries share a number; folded stacks'
+ * names and stacks, a line table's file paths and a profile's inline
+ * function names are others.
  */
 #ifndef PV_KEY_TABLE_H
 #define PV_KEY_TABLE_H
@@ -33,6 +34,17 @@ void pv_key_table_free(pv_key_table *t);
 /* Frees the table's lookup slots: its keys stay readable, in order; an
  * intern after it rebuilds them.  For a table that is complete. */
 void pv_key_table_drop_lookup(pv_key_table *t);
+
+/* Gives back what the arrays hold beyond the keys (the lookup slots
+ * stay): for a table that is complete. */
+void pv_key_table_trim(pv_key_table *t);
+
+/* The bytes the table holds. */
+static inline size_t pv_key_table_bytes(const pv_key_table *t)
+{
+    return t->cap_bytes + t->cap * sizeof *t->starts + t->cap_wraps * sizeof *t->wraps +
+           t->nr_slots * sizeof *t->slots;
+}
 
 /* The number of the key of len bytes at key, added when new (*added
  * true); -1 when out of memory. */

@@ -1,11 +1,11 @@
-#include "render/key_table.h"
+#include "base/key_table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pv_array.h"
-#include "render/hash_groups.h"
+#include "base/byte_hash.h"
 #include "base/pv_alloc.h"
+#include "base/pv_array.h"
 
 void pv_key_table_free(pv_key_table *t)
 {
@@ -21,6 +21,16 @@ void pv_key_table_drop_lookup(pv_key_table *t)
     free(t->slots);
     t->slots = NULL;
     t->nr_slots = 0;
+}
+
+void pv_key_table_trim(pv_key_table *t)
+{
+    if (t->nr == 0)
+        return;
+    /* one byte more: bytes is never NULL, even when every key is empty */
+    pv_array_trim((void **)&t->bytes, &t->cap_bytes, t->nr_bytes + 1, 1);
+    pv_array_trim((void **)&t->starts, &t->cap, t->nr + 1, sizeof *t->starts);
+    pv_array_trim((void **)&t->wraps, &t->cap_wraps, t->nr_wraps, sizeof *t->wraps);
 }
 
 static bool grow_slots(pv_key_table *t)

@@ -18,7 +18,7 @@ import struct
 from perfdata import read_file_mode, records, refuse, write_with_data
 
 SAMPLE = 9
-ATTR_SAMPLE_TYPE_AT = 16
+ATTR_SAMPLE_TYPE_AT = 24
 S_IP, S_IDENTIFIER = 1 << 0, 1 << 16
 
 

@@ -10,6 +10,13 @@
 # and -O0 (DWARF 5, gcc 12's default) and with -gdwarf-4 and -gdwarf-2; this
 # machine's libc, libm and ld.so through their debug files (Debian's
 # libc6-dbg: DWARF 5, compressed sections), a SKIP where they have none.
+# The tables come from the DWARF read by src/unwind/line_program.c and
+# dwarf_units.c, or from libdw where those leave a file to it; so also:
+# 64-bit DWARF, DWARF 3, sections compressed in the file (zlib: read here;
+# zlib-gnu's .zdebug_: left to libdw), a separate debug file found by
+# .gnu_debuglink (of a file stripped of all symbols: read here; of one
+# that keeps its symbol table: left to libdw), and clang's DWARF 4 and 5
+# (its DWARF 5 names files through .debug_str_offsets: left to libdw).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 root=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -53,8 +60,44 @@ if command -v gcc >/dev/null; then
             fi
         done
     done
+    src=$root/tests/fixtures/srcline/hot_lines.c
+    for flags in "-O2 -g -gdwarf64" "-O2 -gdwarf-4 -gdwarf64" "-O2 -gdwarf-3" "-O2 -g -gz=zlib" \
+        "-O2 -gdwarf-4 -gz=zlib-gnu"; do
+        out=$tmp/hot$(echo "$flags" | tr -d ' =-')
+        if gcc $flags -o "$out" "$src" 2>"$tmp/gcc.log"; then
+            compare "hot_lines built with $flags" "$out"
+        else
+            echo "ok - line table: hot_lines built with $flags # SKIP input absent: gcc cannot ($(head -c 100 "$tmp/gcc.log"))"
+        fi
+    done
+    # separate debug files, compressed, found by .gnu_debuglink
+    mkdir -p "$tmp/link"
+    if gcc -O2 -g -o "$tmp/link/prog" "$src" &&
+        objcopy --only-keep-debug --compress-debug-sections=zlib "$tmp/link/prog" "$tmp/link/prog.debug" &&
+        cp "$tmp/link/prog" "$tmp/link/stripped" && strip --strip-all "$tmp/link/stripped" &&
+        objcopy --add-gnu-debuglink="$tmp/link/prog.debug" "$tmp/link/stripped" &&
+        cp "$tmp/link/prog" "$tmp/link/symbols" && strip --strip-debug "$tmp/link/symbols" &&
+        objcopy --add-gnu-debuglink="$tmp/link/prog.debug" "$tmp/link/symbols" 2>"$tmp/gcc.log"; then
+        compare "debug file by .gnu_debuglink, all symbols stripped" "$tmp/link/stripped"
+        compare "debug file by .gnu_debuglink, symbol table kept" "$tmp/link/symbols"
+    else
+        echo "ok - line table: debug files by .gnu_debuglink # SKIP input absent: objcopy or strip failed"
+    fi
 else
     echo "ok - line table: built fixtures # SKIP input absent: gcc"
+fi
+
+if command -v clang >/dev/null; then
+    for flags in "-O2 -gdwarf-4 -gdwarf-aranges" "-O0 -gdwarf-5 -gdwarf-aranges"; do
+        out=$tmp/clang$(echo "$flags" | tr -d ' =-')
+        if clang $flags -o "$out" "$root/tests/fixtures/srcline/hot_lines.c" 2>"$tmp/gcc.log"; then
+            compare "hot_lines built by clang with $flags" "$out"
+        else
+            echo "ok - line table: clang $flags # SKIP input absent: clang cannot ($(head -c 100 "$tmp/gcc.log"))"
+        fi
+    done
+else
+    echo "ok - line table: clang's DWARF # SKIP input absent: clang"
 fi
 
 for lib in libc.so.6 libm.so.6 ld-linux-x86-64.so.2; do

@@ -1,23 +1,26 @@
 /*
- * The line tables of one ELF file's debug info, copied out of libdw into
- * a compact form of our own, so that libdw's memory for them can go.
+ * The line tables of one ELF file's debug info, in a compact form of our
+ * own (16 bytes a row, a run of rows that give the same answer kept as
+ * one, each file path once).
  *
  * libdw keeps every compile unit's parsed line table (about 50 bytes a
  * row; libpython has 620 k rows), libdwfl an index of its own beside it,
- * and the inflated .debug_* sections of a compressed debug file, all until
- * the session ends.  Here a file's debug info is opened in a session of
- * its own, every unit's rows are copied (16 bytes a row, a run of rows
- * that give the same answer kept as one, each file path once), and the
- * session is ended at once.
+ * and every inflated .debug_* section of a compressed debug file, all
+ * until its session ends.  So the DWARF is read here instead
+ * (debug_sections.h, dwarf_units.h, line_program.h): one section inflated
+ * at a time, each unit's program run and its rows copied at once.  A file
+ * that reading leaves to libdw (debug_sections.h says which) is opened in
+ * a libdwfl session of its own, every unit's rows copied out of libdw, and
+ * the session ended at once.
  *
  * A lookup answers exactly as dwfl_module_getsrc on the file's module at
  * its own addresses (debug_cache.h) and dwfl_lineinfo on its row would,
  * the path joined to the unit's DW_AT_comp_dir as source_lines.h names
- * it: the compile unit is found by libdw's .debug_aranges as libdwfl
- * finds it (one run per unit, a gap inside the module belonging to the
- * unit before it), the row within the unit by the same search over the
- * rows libdw sorted.  tests/t_line_table.sh compares the two at every
- * address of the fixtures' debug files.
+ * it: the compile unit is found by .debug_aranges as libdwfl finds it
+ * (one run per unit, a gap inside the module belonging to the unit before
+ * it), the row within the unit by the same search over the rows sorted
+ * as libdw sorts them.  tests/t_line_table.sh compares the two at every
+ * address of the fixtures' and libc's debug files.
  */
 #ifndef PV_LINE_TABLE_H
 #define PV_LINE_TABLE_H

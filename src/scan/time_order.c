@@ -31,7 +31,13 @@ int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_fil
     o->order = order;
     o->sample_time_at = common_sample_time_at(file);
     o->roundless_limit = PV_ORDER_ROUNDLESS_BYTES;
-    return pv_record_scan_start(&o->scan, file, filter, wants, err);
+    if (pv_record_scan_start(&o->scan, file, filter, wants, err))
+        return -1;
+    /* enqueue_span's records: no filter or index to ask, samples wanted,
+     * their time in one place */
+    o->span_samples = order == PV_ORDER_PERF && !o->scan.filter && !o->scan.time_index &&
+                      (!wants || wants(PV_RECORD_SAMPLE)) && o->sample_time_at != 0;
+    return 0;
 }
 
 void pv_ordered_scan_end(pv_ordered_scan *o)
@@ -372,6 +378,56 @@ static __attribute__((noinline)) int enqueue_copy(pv_ordered_scan *o, const pv_r
     return 0;
 }
 
+/* By rounds, the common record (a SAMPLE that passes, timed at the place
+ * every event has its time, whole in the window) taken straight from the
+ * walk's window with the ones after it, their buffer pinned once: what
+ * the loop of pv_ordered_scan_next would do to each, step by step.  Stops
+ * at the first other record, which the loop takes.  The index of a record
+ * past which the queue outgrew roundless_limit in *outgrown (else
+ * UINT64_MAX): the loop turns to the time index there, as it would. */
+static void enqueue_span(pv_ordered_scan *o, uint64_t *outgrown)
+{
+    *outgrown = UINT64_MAX;
+    pv_walk_span span;
+    if (!pv_walk_span_begin(&o->scan.walk, &span))
+        return;
+    bool swap = o->file->swap;
+    uint64_t time_at = o->sample_time_at;
+    const uint8_t *p = span.next;
+    uint64_t n = 0, room = span.room;
+    /* a slot tells a buffer by 15 bits */
+    if (span.buffer >= PV_QUEUE_COPIED >> 16)
+        room = 0;
+    uint64_t free_slots = o->capacity - o->nr_queued;
+    if (room > free_slots)
+        room = free_slots;
+    while (n < room && o->nr_runs < o->runs_capacity) {
+        uint64_t left = (uint64_t)(span.end - p);
+        if (left < PV_RECORD_HEADER_SIZE)
+            break;
+        uint16_t size = pv_load_u16(p + 6, swap);
+        if (pv_load_u32(p, swap) != PV_RECORD_SAMPLE || size < PV_RECORD_HEADER_SIZE ||
+            left < size || size < time_at || size - time_at < 8)
+            break;
+        uint64_t time = pv_load_u64(p + time_at, swap);
+        if (time == 0 || time == UINT64_MAX)
+            break;
+        if ((o->nr_queued == 0 && o->nr_shadow == 0) || time > o->max_time)
+            o->max_time = time;
+        pv_queue_slot *slot = append_slot(o, time);
+        slot->at = (uint32_t)(p - span.base);
+        slot->ref = (uint32_t)span.buffer << 16 | (uint16_t)(span.first_step + n);
+        o->held_bytes += size;
+        p += size;
+        n++;
+        if (!o->seen_round && o->held_bytes > o->roundless_limit) {
+            *outgrown = span.first_index + n - 1;
+            break;
+        }
+    }
+    pv_walk_span_end(&o->scan.walk, &span, p, n);
+}
+
 /* ------------------------------------------------------------------ */
 /* perf's rounds */
 
@@ -558,6 +614,16 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         if (o->ended)
             return 0;
         drop_released(o);
+        if (o->span_samples && !o->by_index) {
+            uint64_t outgrown;
+            enqueue_span(o, &outgrown);
+            if (outgrown != UINT64_MAX) {
+                if (use_index(o, err))
+                    return -1;
+                index_reached(o, outgrown);
+                continue;
+            }
+        }
         pv_record r;
         bool passes;
         int rc = pv_record_scan_next_any(&o->scan, &r, &passes, err);

@@ -128,6 +128,9 @@ typedef struct pv_ordered_scan {
     bool watch_rounds, rounds_broken;
     uint64_t file_max_time, file_next_flush, file_flushed;
     bool ended;
+    /* By rounds, runs of samples are queued straight from the walk's
+     * window (time_order.c, enqueue_span) */
+    bool span_samples;
 } pv_ordered_scan;
 
 /* Starts the scan (as pv_record_scan_start) in the given order.  Every

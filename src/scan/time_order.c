@@ -529,10 +529,7 @@ static inline void hand_out(pv_ordered_scan *o, pv_record *rec)
 {
     const pv_queue_slot *slot = &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out++];
     if (!(slot->ref & PV_QUEUE_COPIED)) {
-        pv_walk_place place = { slot->at, (uint16_t)(slot->ref >> 16), (uint16_t)slot->ref };
-        pv_walk_pinned_record(&o->scan.walk, place, rec);
-        pv_walk_unpin(&o->scan.walk, place.buffer);
-        o->held_bytes -= rec->size;
+        pv_ordered_scan_hand_out_pinned(o, slot, rec);
         return;
     }
     hand_out_copied(o, slot, rec);
@@ -595,7 +592,7 @@ static int next_watching_rounds(pv_ordered_scan *o, pv_record *rec, pv_error *er
     }
 }
 
-int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+int pv_ordered_scan_next_slow(pv_ordered_scan *o, pv_record *rec, pv_error *err)
 {
     if (o->order == PV_ORDER_FILE)
         return o->watch_rounds ? next_watching_rounds(o, rec, err)

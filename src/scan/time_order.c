@@ -391,7 +391,10 @@ static void enqueue_span(pv_ordered_scan *o, uint64_t *outgrown)
     pv_walk_span span;
     if (!pv_walk_span_begin(&o->scan.walk, &span))
         return;
-    bool swap = o->file->swap;
+    /* the words read as they are: a file of the other byte order goes
+     * record by record */
+    if (o->file->swap)
+        return;
     uint64_t time_at = o->sample_time_at;
     const uint8_t *p = span.next;
     uint64_t n = 0, room = span.room;
@@ -405,11 +408,11 @@ static void enqueue_span(pv_ordered_scan *o, uint64_t *outgrown)
         uint64_t left = (uint64_t)(span.end - p);
         if (left < PV_RECORD_HEADER_SIZE)
             break;
-        uint16_t size = pv_load_u16(p + 6, swap);
-        if (pv_load_u32(p, swap) != PV_RECORD_SAMPLE || size < PV_RECORD_HEADER_SIZE ||
+        uint16_t size = pv_load_u16(p + 6, false);
+        if (pv_load_u32(p, false) != PV_RECORD_SAMPLE || size < PV_RECORD_HEADER_SIZE ||
             left < size || size < time_at || size - time_at < 8)
             break;
-        uint64_t time = pv_load_u64(p + time_at, swap);
+        uint64_t time = pv_load_u64(p + time_at, false);
         if (time == 0 || time == UINT64_MAX)
             break;
         if ((o->nr_queued == 0 && o->nr_shadow == 0) || time > o->max_time)
@@ -425,6 +428,7 @@ static void enqueue_span(pv_ordered_scan *o, uint64_t *outgrown)
             break;
         }
     }
+    o->nr_spanned += n;
     pv_walk_span_end(&o->scan.walk, &span, p, n);
 }
 

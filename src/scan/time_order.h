@@ -129,8 +129,10 @@ typedef struct pv_ordered_scan {
     uint64_t file_max_time, file_next_flush, file_flushed;
     bool ended;
     /* By rounds, runs of samples are queued straight from the walk's
-     * window (time_order.c, enqueue_span) */
+     * window (time_order.c, enqueue_span), nr_spanned of them so far; a
+     * test turns it off after the start for the twin, record by record. */
     bool span_samples;
+    uint64_t nr_spanned;
 } pv_ordered_scan;
 
 /* Starts the scan (as pv_record_scan_start) in the given order.  Every

@@ -145,6 +145,48 @@ static uint64_t first_above(const pv_queue_slot *slots, uint64_t from, uint64_t 
     return from;
 }
 
+/* Where the records of a run [from, to) that go before a record of key k
+ * end: those of a lower key, and of the same key when the run comes
+ * before that record's (ties go in file order). */
+static const pv_queue_slot *run_split(const pv_queue_slot *from, const pv_queue_slot *to,
+                                      uint64_t k, bool ties_before)
+{
+    if (!ties_before && k == 0)
+        return from;
+    return from + first_above(from, 0, (uint64_t)(to - from), ties_before ? k : k - 1);
+}
+
+/* Runs x and y (x first) hold nearly all the records of the live runs:
+ * the few others go out one at a time, in order, each after the parts of
+ * x and y that go before it, merged as two.  Records out. */
+static uint64_t merge_around_few(const pv_queue_slot **at, const pv_queue_slot **last,
+                                 unsigned nr_live, unsigned x, unsigned y, pv_queue_slot *out)
+{
+    uint64_t m = 0;
+    for (;;) {
+        unsigned s = nr_live;   /* the next of the few: the least, the first run's on ties */
+        for (unsigned i = 0; i < nr_live; i++)
+            if (i != x && i != y && at[i] < last[i] && (s == nr_live || at[i]->key < at[s]->key))
+                s = i;
+        if (s == nr_live)
+            break;
+        const pv_queue_slot *end_x = run_split(at[x], last[x], at[s]->key, x < s);
+        const pv_queue_slot *end_y = run_split(at[y], last[y], at[s]->key, y < s);
+        merge(at[x], (uint64_t)(end_x - at[x]), at[y], (uint64_t)(end_y - at[y]), out + m);
+        m += (uint64_t)(end_x - at[x]) + (uint64_t)(end_y - at[y]);
+        at[x] = end_x;
+        at[y] = end_y;
+        out[m++] = *at[s]++;
+    }
+    merge(at[x], (uint64_t)(last[x] - at[x]), at[y], (uint64_t)(last[y] - at[y]), out + m);
+    return m + (uint64_t)(last[x] - at[x]) + (uint64_t)(last[y] - at[y]);
+}
+
+/* Two runs hold nearly all of a release (one per CPU buffer, and a few
+ * records left from the round before): the others at most 1/FEW_RUNS of
+ * them. */
+#define FEW_RUNS 16
+
 /* Runs merged in one pass at a release; a queue of more is sorted whole. */
 #define MERGE_WAYS 8
 
@@ -175,6 +217,28 @@ static void release_runs(pv_ordered_scan *o, uint64_t limit)
         }
     }
     uint64_t m = 0;
+    if (nr_live > 2) {
+        /* the two longest runs, x before y */
+        unsigned x = 0, y = 1;
+        uint64_t total = 0;
+        for (unsigned i = 0; i < nr_live; i++) {
+            total += (uint64_t)(last[i] - at[i]);
+            if (i >= 2 && last[i] - at[i] > last[x] - at[x] && last[x] - at[x] <= last[y] - at[y])
+                x = i;
+            else if (i >= 2 && last[i] - at[i] > last[y] - at[y])
+                y = i;
+        }
+        if (x > y) {
+            unsigned t = x;
+            x = y;
+            y = t;
+        }
+        uint64_t few = total - (uint64_t)(last[x] - at[x]) - (uint64_t)(last[y] - at[y]);
+        if (few <= (total - few) / FEW_RUNS) {
+            m = merge_around_few(at, last, nr_live, x, y, out);
+            nr_live = 0;
+        }
+    }
     while (nr_live > 2) {
         unsigned best = 0;
         for (unsigned i = 1; i < nr_live; i++)

@@ -214,14 +214,8 @@ static inline int column_word(PvCursor *cur, int i, int64_t *value)
         st->attr_index = pv_sample_attr_index(cur->file, r);
     if (st->attr_index != st->word_attr || r->size < st->word_end)
         return -1;
-    bool swap = cur->file->swap;
-    const uint8_t *at = r->bytes + st->word_at;
-    if (st->word_kind == WORD_U64)
-        *value = (int64_t)pv_load_u64(at, swap);
-    else if (st->word_kind == WORD_S32)
-        *value = (int32_t)pv_load_u32(at, swap);
-    else
-        *value = pv_load_u32(at, swap);
+    uint64_t v = pv_sample_word(cur->file, r, st->word_at, st->word_kind == WORD_U64);
+    *value = st->word_kind == WORD_S32 ? (int64_t)(int32_t)v : (int64_t)v;
     return 1;
 }
 

@@ -165,6 +165,14 @@ typedef struct pv_sample_places {
 
 void pv_sample_places_init(const pv_file *f, size_t attr_index, pv_sample_places *p);
 
+/* The word of a fixed field at offset at of rec (pv_sample_places.at, in
+ * the record), of 8 bytes or (pid, tid, cpu) 4, as pv_sample_field reads it. */
+static inline uint64_t pv_sample_word(const pv_file *f, const pv_record *rec, uint16_t at,
+                                      bool wide)
+{
+    return wide ? pv_load_u64(rec->bytes + at, f->swap) : pv_load_u32(rec->bytes + at, f->swap);
+}
+
 /* The field of rec (a SAMPLE of the event places describes) as
  * pv_sample_decode_fixed reads it: 1 *value set; 0 the event does not
  * sample it (NULL; period: none known); -1 the record is too short, or
@@ -183,10 +191,8 @@ static inline int pv_sample_field(const pv_file *f, const pv_record *rec,
         *value = p->period;
         return 1;
     }
-    if (field == PV_FIELD_PID || field == PV_FIELD_TID || field == PV_FIELD_CPU)
-        *value = pv_load_u32(rec->bytes + at, f->swap);
-    else
-        *value = pv_load_u64(rec->bytes + at, f->swap);
+    *value = pv_sample_word(f, rec, at,
+                            field != PV_FIELD_PID && field != PV_FIELD_TID && field != PV_FIELD_CPU);
     return 1;
 }
 

@@ -47,19 +47,8 @@ int pv_record_iter_look_up(pv_record_iter *it, pv_file *file, pv_record_type_tes
     return 0;
 }
 
-int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_error *err)
+int pv_record_iter_scanned(pv_record_iter *it, const pv_record *rec, int rc)
 {
-    int rc;
-    if (it->looking_up) {
-        /* the one record asked for, then the end */
-        rc = 0;
-        if (it->ordinal_pending) {
-            it->ordinal_pending = false;
-            rc = pv_record_lookup_find(&it->lookup, it->ordinal, rec, err);
-        }
-    } else {
-        rc = pv_ordered_scan_next(&it->scan, rec, err);
-    }
     if (rc <= 0) {
         stop_posting(it);
         return rc;
@@ -68,6 +57,19 @@ int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_error *err)
     if (it->board && it->board->readers)
         pv_record_board_post(it->board, it, rec);
     return 1;
+}
+
+int pv_record_iter_next_slow(pv_record_iter *it, pv_record *rec, pv_error *err)
+{
+    if (!it->looking_up)
+        return pv_record_iter_next(it, rec, err);
+    /* the one record asked for, then the end */
+    int rc = 0;
+    if (it->ordinal_pending) {
+        it->ordinal_pending = false;
+        rc = pv_record_lookup_find(&it->lookup, it->ordinal, rec, err);
+    }
+    return pv_record_iter_scanned(it, rec, rc);
 }
 
 bool pv_record_iter_rounds_broken(const pv_record_iter *it)

@@ -53,9 +53,21 @@ int pv_record_iter_scan(pv_record_iter *it, pv_file *file, pv_record_type_test w
  * and going on with it afterwards.  0, or -1 with err set. */
 int pv_record_iter_look_up(pv_record_iter *it, pv_file *file, pv_record_type_test wants,
                            bool none, uint64_t ordinal, pv_error *err);
+int pv_record_iter_next_slow(pv_record_iter *it, pv_record *rec, pv_error *err);
+/* What follows a scan's pv_ordered_scan_next that gave rc: the end stops
+ * the posts; a record is posted while a lookup reads the board. */
+int pv_record_iter_scanned(pv_record_iter *it, const pv_record *rec, int rc);
 /* 1: *rec is the next record, its bytes valid until the next call; 0: no
- * more; -1: error in err. */
-int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_error *err);
+ * more; -1: error in err.  Inline: a scan asks it for every row. */
+static inline int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_error *err)
+{
+    if (it->looking_up)
+        return pv_record_iter_next_slow(it, rec, err);
+    int rc = pv_ordered_scan_next(&it->scan, rec, err);
+    if (rc == 1 && !(it->board && it->board->readers))
+        return 1;
+    return pv_record_iter_scanned(it, rec, rc);
+}
 /* Whether a scan watching the round rule met a record that breaks it. */
 bool pv_record_iter_rounds_broken(const pv_record_iter *it);
 /* Frees what the iterator holds, its filter included.  Safe on a zeroed or

@@ -31,7 +31,13 @@ int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_fil
     o->order = order;
     o->sample_time_at = common_sample_time_at(file);
     o->roundless_limit = PV_ORDER_ROUNDLESS_BYTES;
-    return pv_record_scan_start(&o->scan, file, filter, wants, err);
+    if (pv_record_scan_start(&o->scan, file, filter, wants, err))
+        return -1;
+    /* enqueue_span's records: no filter or index to ask, samples wanted,
+     * their time in one place */
+    o->span_samples = order == PV_ORDER_PERF && !o->scan.filter && !o->scan.time_index &&
+                      (!wants || wants(PV_RECORD_SAMPLE)) && o->sample_time_at != 0;
+    return 0;
 }
 
 void pv_ordered_scan_end(pv_ordered_scan *o)
@@ -139,6 +145,48 @@ static uint64_t first_above(const pv_queue_slot *slots, uint64_t from, uint64_t 
     return from;
 }
 
+/* Where the records of a run [from, to) that go before a record of key k
+ * end: those of a lower key, and of the same key when the run comes
+ * before that record's (ties go in file order). */
+static const pv_queue_slot *run_split(const pv_queue_slot *from, const pv_queue_slot *to,
+                                      uint64_t k, bool ties_before)
+{
+    if (!ties_before && k == 0)
+        return from;
+    return from + first_above(from, 0, (uint64_t)(to - from), ties_before ? k : k - 1);
+}
+
+/* Runs x and y (x first) hold nearly all the records of the live runs:
+ * the few others go out one at a time, in order, each after the parts of
+ * x and y that go before it, merged as two.  Records out. */
+static uint64_t merge_around_few(const pv_queue_slot **at, const pv_queue_slot **last,
+                                 unsigned nr_live, unsigned x, unsigned y, pv_queue_slot *out)
+{
+    uint64_t m = 0;
+    for (;;) {
+        unsigned s = nr_live;   /* the next of the few: the least, the first run's on ties */
+        for (unsigned i = 0; i < nr_live; i++)
+            if (i != x && i != y && at[i] < last[i] && (s == nr_live || at[i]->key < at[s]->key))
+                s = i;
+        if (s == nr_live)
+            break;
+        const pv_queue_slot *end_x = run_split(at[x], last[x], at[s]->key, x < s);
+        const pv_queue_slot *end_y = run_split(at[y], last[y], at[s]->key, y < s);
+        merge(at[x], (uint64_t)(end_x - at[x]), at[y], (uint64_t)(end_y - at[y]), out + m);
+        m += (uint64_t)(end_x - at[x]) + (uint64_t)(end_y - at[y]);
+        at[x] = end_x;
+        at[y] = end_y;
+        out[m++] = *at[s]++;
+    }
+    merge(at[x], (uint64_t)(last[x] - at[x]), at[y], (uint64_t)(last[y] - at[y]), out + m);
+    return m + (uint64_t)(last[x] - at[x]) + (uint64_t)(last[y] - at[y]);
+}
+
+/* Two runs hold nearly all of a release (one per CPU buffer, and a few
+ * records left from the round before): the others at most 1/FEW_RUNS of
+ * them. */
+#define FEW_RUNS 16
+
 /* Runs merged in one pass at a release; a queue of more is sorted whole. */
 #define MERGE_WAYS 8
 
@@ -169,6 +217,28 @@ static void release_runs(pv_ordered_scan *o, uint64_t limit)
         }
     }
     uint64_t m = 0;
+    if (nr_live > 2) {
+        /* the two longest runs, x before y */
+        unsigned x = 0, y = 1;
+        uint64_t total = 0;
+        for (unsigned i = 0; i < nr_live; i++) {
+            total += (uint64_t)(last[i] - at[i]);
+            if (i >= 2 && last[i] - at[i] > last[x] - at[x] && last[x] - at[x] <= last[y] - at[y])
+                x = i;
+            else if (i >= 2 && last[i] - at[i] > last[y] - at[y])
+                y = i;
+        }
+        if (x > y) {
+            unsigned t = x;
+            x = y;
+            y = t;
+        }
+        uint64_t few = total - (uint64_t)(last[x] - at[x]) - (uint64_t)(last[y] - at[y]);
+        if (few <= (total - few) / FEW_RUNS) {
+            m = merge_around_few(at, last, nr_live, x, y, out);
+            nr_live = 0;
+        }
+    }
     while (nr_live > 2) {
         unsigned best = 0;
         for (unsigned i = 1; i < nr_live; i++)
@@ -372,6 +442,60 @@ static __attribute__((noinline)) int enqueue_copy(pv_ordered_scan *o, const pv_r
     return 0;
 }
 
+/* By rounds, the common record (a SAMPLE that passes, timed at the place
+ * every event has its time, whole in the window) taken straight from the
+ * walk's window with the ones after it, their buffer pinned once: what
+ * the loop of pv_ordered_scan_next would do to each, step by step.  Stops
+ * at the first other record, which the loop takes.  The index of a record
+ * past which the queue outgrew roundless_limit in *outgrown (else
+ * UINT64_MAX): the loop turns to the time index there, as it would. */
+static void enqueue_span(pv_ordered_scan *o, uint64_t *outgrown)
+{
+    *outgrown = UINT64_MAX;
+    pv_walk_span span;
+    if (!pv_walk_span_begin(&o->scan.walk, &span))
+        return;
+    /* the words read as they are: a file of the other byte order goes
+     * record by record */
+    if (o->file->swap)
+        return;
+    uint64_t time_at = o->sample_time_at;
+    const uint8_t *p = span.next;
+    uint64_t n = 0, room = span.room;
+    /* a slot tells a buffer by 15 bits */
+    if (span.buffer >= PV_QUEUE_COPIED >> 16)
+        room = 0;
+    uint64_t free_slots = o->capacity - o->nr_queued;
+    if (room > free_slots)
+        room = free_slots;
+    while (n < room && o->nr_runs < o->runs_capacity) {
+        uint64_t left = (uint64_t)(span.end - p);
+        if (left < PV_RECORD_HEADER_SIZE)
+            break;
+        uint16_t size = pv_load_u16(p + 6, false);
+        if (pv_load_u32(p, false) != PV_RECORD_SAMPLE || size < PV_RECORD_HEADER_SIZE ||
+            left < size || size < time_at || size - time_at < 8)
+            break;
+        uint64_t time = pv_load_u64(p + time_at, false);
+        if (time == 0 || time == UINT64_MAX)
+            break;
+        if ((o->nr_queued == 0 && o->nr_shadow == 0) || time > o->max_time)
+            o->max_time = time;
+        pv_queue_slot *slot = append_slot(o, time);
+        slot->at = (uint32_t)(p - span.base);
+        slot->ref = (uint32_t)span.buffer << 16 | (uint16_t)(span.first_step + n);
+        o->held_bytes += size;
+        p += size;
+        n++;
+        if (!o->seen_round && o->held_bytes > o->roundless_limit) {
+            *outgrown = span.first_index + n - 1;
+            break;
+        }
+    }
+    o->nr_spanned += n;
+    pv_walk_span_end(&o->scan.walk, &span, p, n);
+}
+
 /* ------------------------------------------------------------------ */
 /* perf's rounds */
 
@@ -473,10 +597,7 @@ static inline void hand_out(pv_ordered_scan *o, pv_record *rec)
 {
     const pv_queue_slot *slot = &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out++];
     if (!(slot->ref & PV_QUEUE_COPIED)) {
-        pv_walk_place place = { slot->at, (uint16_t)(slot->ref >> 16), (uint16_t)slot->ref };
-        pv_walk_pinned_record(&o->scan.walk, place, rec);
-        pv_walk_unpin(&o->scan.walk, place.buffer);
-        o->held_bytes -= rec->size;
+        pv_ordered_scan_hand_out_pinned(o, slot, rec);
         return;
     }
     hand_out_copied(o, slot, rec);
@@ -539,7 +660,7 @@ static int next_watching_rounds(pv_ordered_scan *o, pv_record *rec, pv_error *er
     }
 }
 
-int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+int pv_ordered_scan_next_slow(pv_ordered_scan *o, pv_record *rec, pv_error *err)
 {
     if (o->order == PV_ORDER_FILE)
         return o->watch_rounds ? next_watching_rounds(o, rec, err)
@@ -558,6 +679,16 @@ int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
         if (o->ended)
             return 0;
         drop_released(o);
+        if (o->span_samples && !o->by_index) {
+            uint64_t outgrown;
+            enqueue_span(o, &outgrown);
+            if (outgrown != UINT64_MAX) {
+                if (use_index(o, err))
+                    return -1;
+                index_reached(o, outgrown);
+                continue;
+            }
+        }
         pv_record r;
         bool passes;
         int rc = pv_record_scan_next_any(&o->scan, &r, &passes, err);

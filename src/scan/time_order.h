@@ -128,15 +128,43 @@ typedef struct pv_ordered_scan {
     bool watch_rounds, rounds_broken;
     uint64_t file_max_time, file_next_flush, file_flushed;
     bool ended;
+    /* By rounds, runs of samples are queued straight from the walk's
+     * window (time_order.c, enqueue_span), nr_spanned of them so far; a
+     * test turns it off after the start for the twin, record by record. */
+    bool span_samples;
+    uint64_t nr_spanned;
 } pv_ordered_scan;
 
 /* Starts the scan (as pv_record_scan_start) in the given order.  Every
  * started scan is ended with pv_ordered_scan_end, even when this fails. */
 int pv_ordered_scan_start(pv_ordered_scan *o, pv_file *file, const pv_record_filter *filter,
                           pv_record_type_test wants, pv_record_order order, pv_error *err);
+int pv_ordered_scan_next_slow(pv_ordered_scan *o, pv_record *rec, pv_error *err);
+/* The next released record when it is pinned in the walk's buffer (slot):
+ * its pv_record as the walk handed it out; the buffer is let go. */
+static inline void pv_ordered_scan_hand_out_pinned(pv_ordered_scan *o, const pv_queue_slot *slot,
+                                                   pv_record *rec)
+{
+    pv_walk_place place = { slot->at, (uint16_t)(slot->ref >> 16), (uint16_t)slot->ref };
+    pv_walk_pinned_record(&o->scan.walk, place, rec);
+    pv_walk_unpin(&o->scan.walk, place.buffer);
+    o->held_bytes -= rec->size;
+}
 /* 1: *rec is the next record, its bytes valid until the next call; 0: no
- * more; -1: error in err. */
-int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err);
+ * more; -1: error in err.  Inline: a scan in time order hands out nearly
+ * every row from the released records pinned in the walk's buffers. */
+static inline int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+{
+    if (o->next_out < o->released) {
+        const pv_queue_slot *slot = &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out];
+        if (!(slot->ref & PV_QUEUE_COPIED)) {
+            o->next_out++;
+            pv_ordered_scan_hand_out_pinned(o, slot, rec);
+            return 1;
+        }
+    }
+    return pv_ordered_scan_next_slow(o, rec, err);
+}
 /* Frees what the scan holds.  Safe on a zeroed or ended scan. */
 void pv_ordered_scan_end(pv_ordered_scan *o);
 /* In file order, from the start: watch the round rule (a time that does

@@ -194,6 +194,67 @@ static inline void pv_file_walk_pinned_record(const pv_file_walk *w, pv_walk_pla
     rec->size = pv_load_u16(p + 6, swap);
     rec->bytes = p;
 }
+/* The records left in the window, for a reader that pins a run of them at
+ * once (scan/time_order.c): it steps through [next, end) itself, as
+ * pv_file_walk_in_window would record by record, and pv_file_walk_span_end
+ * pins in one go the n records it took (ordinals first_index on, at most
+ * room of them) and moves the walk past them.  A record it does not take
+ * (AUXTRACE, COMPRESSED, one cut by the window's end, or any it leaves)
+ * stays for the walk. */
+typedef struct pv_walk_span {
+    const uint8_t *next, *end;
+    const uint8_t *base;        /* the buffer's start: a place's at is next - base */
+    uint16_t buffer;
+    uint64_t first_index;       /* the ordinal of the record at next */
+    uint64_t room;              /* how many records a place can tell from here */
+    uint16_t first_step;        /* the place's ordinal_step of the record at next */
+} pv_walk_span;
+/* False when the window's records cannot be pinned as a run (not read
+ * into a buffer, a pipe, a buffer out of places): the walk goes on one by
+ * one. */
+static inline bool pv_file_walk_span_begin(const pv_file_walk *w, uint64_t next_index,
+                                           pv_walk_span *s)
+{
+    if (!w->window || w->file->pipe || !w->nr_buffers || w->current > UINT16_MAX ||
+        w->window != w->buffers[w->current].bytes || w->window_len > UINT32_MAX ||
+        w->next_offset < w->window_offset || w->next_offset - w->window_offset > w->window_len)
+        return false;
+    const struct pv_walk_buffer *b = &w->buffers[w->current];
+    uint64_t step = 0;
+    if (b->pins == 0) {
+        if (w->nr_pinned >= PV_WALK_MAX_PINNED)
+            return false;
+    } else {
+        if (next_index < b->first_pinned_index ||
+            next_index - b->first_pinned_index > UINT16_MAX)
+            return false;
+        step = next_index - b->first_pinned_index;
+    }
+    s->base = b->bytes;
+    s->next = w->window + (w->next_offset - w->window_offset);
+    s->end = w->window + w->window_len;
+    s->buffer = (uint16_t)w->current;
+    s->first_index = next_index;
+    s->first_step = (uint16_t)step;
+    s->room = (uint64_t)UINT16_MAX - step + 1;
+    return true;
+}
+/* The reader took the n records before at (n <= room, each whole in the
+ * window, none AUXTRACE or COMPRESSED): they are pinned, each until its
+ * own pv_file_walk_unpin, and the walk goes on at at. */
+static inline void pv_file_walk_span_end(pv_file_walk *w, const pv_walk_span *s,
+                                         const uint8_t *at, uint64_t n)
+{
+    if (n == 0)
+        return;
+    struct pv_walk_buffer *b = &w->buffers[s->buffer];
+    if (b->pins == 0) {
+        b->first_pinned_index = s->first_index;
+        w->nr_pinned++;
+    }
+    b->pins += (uint32_t)n;
+    w->next_offset += (uint64_t)(at - s->next);
+}
 /* Frees the walk's window buffers.  Safe on a zeroed or ended walk. */
 void pv_file_walk_end(pv_file_walk *w);
 

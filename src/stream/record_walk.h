@@ -75,6 +75,18 @@ static inline void pv_walk_pinned_record(const pv_walk *w, pv_walk_place place, 
 {
     pv_file_walk_pinned_record(&w->files, place, rec);
 }
+/* A run of the window's records pinned at once, as pv_file_walk_span_begin
+ * and _end; none while compressed data is read. */
+static inline bool pv_walk_span_begin(const pv_walk *w, pv_walk_span *s)
+{
+    return !w->unpacked.source && pv_file_walk_span_begin(&w->files, w->next_index, s);
+}
+static inline void pv_walk_span_end(pv_walk *w, const pv_walk_span *s, const uint8_t *at,
+                                    uint64_t n)
+{
+    pv_file_walk_span_end(&w->files, s, at, n);
+    w->next_index += n;
+}
 /* Frees what the walk allocated (its window, decompression state) and
  * stops a decompressing thread.  Safe on a zeroed or ended walk. */
 void pv_walk_end(pv_walk *w);

@@ -12,7 +12,9 @@
  * flushed up to the highest time queued before the round before; and for
  * PV_ORDER_TIME a stable sort of the rows by signed time.  The scan must
  * match, with and without rounds (the time index taking over past the
- * roundless limit), through its blocks and compaction, with a time window.
+ * roundless limit), through its blocks and compaction, with a time window;
+ * and each scan matches its twin that takes every record one by one (no
+ * runs of samples queued straight from a file's window).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -225,10 +227,16 @@ static void compare(const char *what_in_memory, const stream *s, pv_record_order
     }
     uint64_t nr_want = expect_perf ? perf_model(s, lo, hi, want) : sorted_model(s, lo, hi, want);
     pv_ordered_scan o;
-    uint64_t nr_got = 0;
+    uint64_t nr_got = 0, nr_spanned = 0;
+    /* the second time, the twin: every record through the loop one by one
+     * (no runs of samples queued straight from the window) */
+    uint64_t nr_twin = 0, *twin = malloc(s->nr * sizeof *twin);
+    for (int pass = 0; pass < 2; pass++) {
+    uint64_t *rows = pass ? twin : got, nr_rows = 0;
     int rc = pv_ordered_scan_start(&o, f, &filter, samples_only, order, &err);
     if (rc == 0) {
         o.roundless_limit = roundless_limit;
+        o.span_samples = o.span_samples && pass == 0;
         pv_record rec;
         while ((rc = pv_ordered_scan_next(&o, &rec, &err)) == 1 && nr_got < s->nr) {
             /* the bytes handed out are the record's own */
@@ -249,17 +257,32 @@ static void compare(const char *what_in_memory, const stream *s, pv_record_order
                          (unsigned long long)rec.index);
                 break;
             }
-            got[nr_got++] = rec.index;
+            rows[nr_rows++] = rec.index;
         }
     }
+    if (pass == 0)
+        nr_spanned = o.nr_spanned;
     pv_ordered_scan_end(&o);
+    if (rc < 0) {
+        check(false, what, "scan%s: %s", pass ? " (twin)" : "", err.msg);
+        break;
+    }
+    *(pass ? &nr_twin : &nr_got) = nr_rows;
+    }
+    /* the runs of samples: taken from a file's windows by rounds, and
+     * the same rows as the twin's */
+    char twin_what[300];
+    snprintf(twin_what, sizeof twin_what, "%s: the twin, record by record, agrees", what);
+    if (disk_path && order == PV_ORDER_PERF && !window)
+        check(nr_spanned > 0, twin_what, "no sample was queued straight from the window");
+    check(nr_twin == nr_got && memcmp(twin, got, nr_got * sizeof *got) == 0, twin_what,
+          "%llu rows, the twin's (record by record) %llu, or in another order",
+          (unsigned long long)nr_got, (unsigned long long)nr_twin);
+    free(twin);
     uint64_t first_diff = 0;
     while (first_diff < nr_got && first_diff < nr_want && got[first_diff] == want[first_diff])
         first_diff++;
-    if (rc < 0)
-        check(false, what, "scan: %s", err.msg);
-    else
-        check(nr_got == nr_want && first_diff == nr_got, what,
+    check(nr_got == nr_want && first_diff == nr_got, what,
               "%llu rows, want %llu; first difference at row %llu",
               (unsigned long long)nr_got, (unsigned long long)nr_want,
               (unsigned long long)first_diff);

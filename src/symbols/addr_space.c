@@ -28,6 +28,9 @@ struct pv_aspace_process {
     bool sorted;
     size_t nr_in_order;         /* maps[0 .. nr_in_order) are sorted by (start, seq) */
     bool changed;               /* maps added or ended since the last pruning */
+    /* two maps may share an extent and a begin key (a file that repeats
+     * its events), so that one hides the other: prune_maps has work */
+    bool may_hide;
     size_t last;                /* lookup cache: the map found last */
 };
 
@@ -86,7 +89,8 @@ static bool id_insert(pv_id_table *t, int32_t id, uint32_t index)
 void pv_aspace_init(pv_aspace *as)
 {
     memset(as, 0, sizeof *as);
-    as->prune_at = 4096;
+    as->prune_floor = 4096;
+    as->prune_at = as->prune_floor;
 }
 
 void pv_aspace_free(pv_aspace *as)
@@ -348,6 +352,7 @@ static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
         pv_map *old = &p->maps[i];
         if (old->end_key == PV_KEY_NEVER && old->start >= e->start && old->end <= e->end)
             old->end_key = e->key;
+        p->may_hide |= old->begin_key == e->key && old->start == e->start && old->end == e->end;
     }
     drop_never_live(as, p);
     pv_map m = {
@@ -376,6 +381,7 @@ static bool copy_maps_renumbered(pv_aspace *as, pv_aspace_process *child,
     for (size_t i = 0; i < parent->nr; i++)
         if (parent->maps[i].end_key == PV_KEY_NEVER)
             copies[n++] = parent->maps[i];
+    child->may_hide = true;     /* a late fork: left to the pruning to sort out */
     /* the copies keep their order of replay, all after the parent's */
     qsort(copies, n, sizeof *copies, compare_seq);
     bool ok = true;
@@ -426,6 +432,8 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     bool late = as->renumber_forks;
     for (size_t i = 0; i < child->nr; i++) {    /* the pid's previous owner */
         late |= child->maps[i].end_key != PV_KEY_NEVER && child->maps[i].end_key > e->key;
+        /* a map begun at the fork's key may share an extent with a copy */
+        child->may_hide |= child->maps[i].begin_key == e->key;
         if (child->maps[i].end_key == PV_KEY_NEVER) {
             child->maps[i].end_key = e->key;
             child->changed = true;
@@ -501,6 +509,11 @@ static int compare_extent(const void *a, const void *b)
     return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;     /* latest first */
 }
 
+static bool same_group(const pv_map *a, const pv_map *b)
+{
+    return a->start == b->start && a->end == b->end && a->begin_key == b->begin_key;
+}
+
 /* Drops the maps no lookup can return: those that ended at the key they
  * began (replaced at once), and those a later map of the same extent,
  * begun at the same key, outlives (as when a file repeats its events). */
@@ -509,12 +522,12 @@ static size_t prune_maps(pv_aspace_process *p)
     if (p->nr)
         qsort(p->maps, p->nr, sizeof *p->maps, compare_extent);
     size_t kept = 0;
+    bool may_hide = false;
     pv_map group = {0};         /* the extent of the latest maps seen */
     uint64_t outlived = 0;      /* the latest end_key of that extent so far */
     for (size_t j = 0; j < p->nr; j++) {
         pv_map m = p->maps[j];
-        bool same = j > 0 && m.start == group.start && m.end == group.end &&
-                    m.begin_key == group.begin_key;
+        bool same = j > 0 && same_group(&m, &group);
         if (!same) {
             group = m;
             outlived = 0;
@@ -522,9 +535,13 @@ static size_t prune_maps(pv_aspace_process *p)
         bool hidden = same && outlived >= m.end_key;
         if (m.end_key > outlived)
             outlived = m.end_key;
-        if (m.begin_key < m.end_key && !hidden)
+        if (m.begin_key < m.end_key && !hidden) {
+            /* two kept of one group: ending the later one may hide the other */
+            may_hide |= kept > 0 && same_group(&p->maps[kept - 1], &m);
             p->maps[kept++] = m;
+        }
     }
+    p->may_hide = may_hide;
     p->nr = kept;
     p->sorted = false;
     p->nr_in_order = 0;
@@ -539,8 +556,10 @@ static void prune(pv_aspace *as)
     for (size_t i = 0; i < as->nr_processes; i++) {
         pv_aspace_process *p = &as->processes[i];
         /* one pruned and unchanged since (an exited process's) has nothing
-         * to drop: left as it is, sorted for lookups */
-        held += p->changed ? prune_maps(p) : p->nr;
+         * to drop, nor has one where no map can hide another (never-live
+         * maps go as they come, drop_never_live): either is left as it
+         * is, sorted for lookups (a fork's child: its copies, sorted once) */
+        held += p->changed && (p->may_hide || as->prune_all) ? prune_maps(p) : p->nr;
         p->changed = false;
     }
     for (size_t i = 0; i < as->nr_threads; i++) {
@@ -553,7 +572,7 @@ static void prune(pv_aspace *as)
         held += kept;
     }
     as->held = held;
-    as->prune_at = held * 2 > 4096 ? held * 2 : 4096;
+    as->prune_at = held * 2 > as->prune_floor ? held * 2 : as->prune_floor;
 }
 
 bool pv_aspace_apply(pv_aspace *as, uint64_t key)

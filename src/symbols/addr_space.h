@@ -85,6 +85,9 @@ typedef struct pv_aspace {
     size_t last_process, last_kernel;   /* lookup caches */
     bool renumber_forks;        /* tests: each fork's copies get new seqs, the slow twin
                                    of copies that keep theirs */
+    bool prune_all;             /* tests: every changed process pruned, the twin of
+                                   pruning only those where a map may hide another */
+    size_t prune_floor;         /* held below it, no pruning (tests lower it) */
 } pv_aspace;
 
 void pv_aspace_init(pv_aspace *as);

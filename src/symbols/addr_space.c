@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_MMAP, EV_COMM, EV_FORK };
+enum { EV_MMAP, EV_COMM, EV_FORK, EV_EXIT };
 
 #define NO_NAME UINT32_MAX
 #define NO_INDEX UINT32_MAX
+#define NOT_EXITED UINT64_MAX
 
 struct pv_aspace_event {
     uint8_t kind;
@@ -32,6 +33,14 @@ struct pv_aspace_process {
      * its events), so that one hides the other: prune_maps has work */
     bool may_hide;
     size_t last;                /* lookup cache: the map found last */
+    /* its leader's EXIT: the epoch of it, or of the last lookup since
+     * (NOT_EXITED: none, or a new life since: a fork, a map) */
+    uint64_t exit_epoch;
+    bool listed;                /* in as->exited */
+    /* maps dropped: those live then could answer any later key, the
+     * others keys below dropped_end; a lookup there is missing them */
+    bool dropped_live;
+    uint64_t dropped_end;
 };
 
 /* A thread's names: each COMM, and at its creation its creator's name. */
@@ -108,6 +117,7 @@ void pv_aspace_free(pv_aspace *as)
         free(as->threads[i].names);
     free(as->threads);
     free(as->thread_ids.slots);
+    free(as->exited);
     memset(as, 0, sizeof *as);
 }
 
@@ -276,6 +286,14 @@ void pv_aspace_add_fork(pv_aspace *as, uint64_t key, int32_t pid, int32_t ppid, 
     heap_push(as, &e);
 }
 
+void pv_aspace_add_exit(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid)
+{
+    pv_aspace_event e = new_event(as, EV_EXIT, key);
+    e.pid = pid;
+    e.tid = tid;
+    heap_push(as, &e);
+}
+
 /* ---- replaying -------------------------------------------------------------- */
 
 static pv_aspace_process *process_of(pv_aspace *as, int32_t pid, bool create)
@@ -292,6 +310,7 @@ static pv_aspace_process *process_of(pv_aspace *as, int32_t pid, bool create)
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->sorted = true;
+    p->exit_epoch = NOT_EXITED;
     return p;
 }
 
@@ -346,6 +365,7 @@ static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
     pv_aspace_process *p = process_of(as, e->pid, true);
     if (!p)
         return false;
+    p->exit_epoch = NOT_EXITED;         /* alive */
     /* live maps the new one hides entirely end now; partly hidden ones
      * stay and lose to it in lookups */
     for (size_t i = 0; i < p->nr; i++) {
@@ -428,6 +448,14 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     pv_aspace_process *child = process_of(as, e->pid, true);
     if (!child)
         return false;
+    child->exit_epoch = NOT_EXITED;
+    /* a dropped map ending after the fork would make it late (unknown
+     * here); those live end at the fork, as the child's below */
+    as->missing |= child->dropped_end > e->key;
+    if (child->dropped_live) {
+        child->dropped_live = false;
+        child->dropped_end = e->key;
+    }
     /* a map of the child's ending after the fork: the fork is replayed late */
     bool late = as->renumber_forks;
     for (size_t i = 0; i < child->nr; i++) {    /* the pid's previous owner */
@@ -443,6 +471,10 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     pv_aspace_process *parent = process_of(as, e->ppid, false);
     if (!parent)
         return true;
+    if (parent->dropped_live) {
+        as->missing = true;     /* the copies are gone with the parent's maps */
+        return true;
+    }
     if (!late && !sort_maps(parent))
         return false;
     size_t n = 0;
@@ -492,8 +524,13 @@ static bool replay_fork(pv_aspace *as, const pv_aspace_event *e)
     uint32_t inherited = creator && e->ptid != e->tid ? name_at(creator, e->key) : NO_NAME;
     if (!add_name(as, e->tid, e->key, inherited))
         return false;
-    if (e->pid == e->ppid)
-        return true;    /* a thread: shares its process's maps */
+    if (e->pid == e->ppid) {
+        /* a thread: shares its process's maps, alive */
+        pv_aspace_process *p = process_of(as, e->pid, false);
+        if (p)
+            p->exit_epoch = NOT_EXITED;
+        return true;
+    }
     return replay_fork_maps(as, e);
 }
 
@@ -575,6 +612,62 @@ static void prune(pv_aspace *as)
     as->prune_at = held * 2 > as->prune_floor ? held * 2 : as->prune_floor;
 }
 
+/* A leader's EXIT: its process's maps go once no lookup has asked for
+ * them for exit_grace epochs (pv_aspace_drop_exited). */
+static bool replay_exit(pv_aspace *as, const pv_aspace_event *e)
+{
+    if (!as->drop_exited || e->pid != e->tid || e->pid == PV_KERNEL_PID)
+        return true;
+    uint32_t i = id_find(&as->process_ids, e->pid);
+    if (i == NO_INDEX)
+        return true;
+    pv_aspace_process *p = &as->processes[i];
+    p->exit_epoch = as->epoch;
+    if (p->listed)
+        return true;
+    if (!pv_array_grow((void **)&as->exited, &as->cap_exited, as->nr_exited + 1, sizeof *as->exited))
+        return false;
+    as->exited[as->nr_exited++] = i;
+    p->listed = true;
+    return true;
+}
+
+static void drop_maps(pv_aspace *as, pv_aspace_process *p)
+{
+    for (size_t i = 0; i < p->nr; i++) {
+        if (p->maps[i].end_key == PV_KEY_NEVER)
+            p->dropped_live = true;
+        else if (p->maps[i].end_key > p->dropped_end)
+            p->dropped_end = p->maps[i].end_key;
+    }
+    as->held -= p->nr;
+    as->nr_dropped += p->nr;
+    free(p->maps);
+    free(p->max_end);
+    p->maps = NULL;
+    p->max_end = NULL;
+    p->nr = p->cap = p->cap_max_end = p->nr_in_order = p->last = 0;
+    p->sorted = true;
+    p->changed = p->may_hide = false;
+}
+
+void pv_aspace_drop_exited(pv_aspace *as)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < as->nr_exited; i++) {
+        pv_aspace_process *p = &as->processes[as->exited[i]];
+        if (p->exit_epoch != NOT_EXITED && as->epoch - p->exit_epoch < as->exit_grace) {
+            as->exited[kept++] = as->exited[i];
+            continue;
+        }
+        if (p->exit_epoch != NOT_EXITED && as->drop_exited)
+            drop_maps(as, p);
+        p->exit_epoch = NOT_EXITED;
+        p->listed = false;
+    }
+    as->nr_exited = kept;
+}
+
 bool pv_aspace_apply(pv_aspace *as, uint64_t key)
 {
     bool ok = !as->failed;
@@ -589,6 +682,9 @@ bool pv_aspace_apply(pv_aspace *as, uint64_t key)
             break;
         case EV_FORK:
             ok = replay_fork(as, &e);
+            break;
+        case EV_EXIT:
+            ok = replay_exit(as, &e);
             break;
         }
         if (ok && as->held >= as->prune_at)
@@ -691,10 +787,22 @@ static bool map_holds(const pv_map *m, uint64_t addr, uint64_t key)
     return m->start <= addr && addr < m->end && m->begin_key <= key && key < m->end_key;
 }
 
+/* Whether the dropped maps of p might answer at key: then the lookup
+ * cannot, and the caller replays again keeping them (as->missing). */
+static bool misses_dropped(pv_aspace *as, pv_aspace_process *p, uint64_t key)
+{
+    if (p->exit_epoch != NOT_EXITED)
+        p->exit_epoch = as->epoch;      /* asked for after its exit: kept longer */
+    if (!p->dropped_live && key >= p->dropped_end)
+        return false;
+    as->missing = true;
+    return true;
+}
+
 const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key)
 {
     pv_aspace_process *p = find_process(as, pid);
-    if (!p || p->nr == 0)
+    if (!p || misses_dropped(as, p, key) || p->nr == 0)
         return NULL;
     /* Most lookups hit the map of the previous one: accept it when no
      * other map of the process overlaps it (then nothing can beat it). */
@@ -723,8 +831,8 @@ const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t
 
 uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64_t key)
 {
-    const pv_aspace_process *p = find_process(as, pid);
-    if (!p)
+    pv_aspace_process *p = find_process(as, pid);
+    if (!p || misses_dropped(as, p, key))
         return UINT64_MAX;
     for (size_t i = 0; i < p->nr; i++) {
         const pv_map *m = &p->maps[i];

@@ -147,6 +147,25 @@ static bool note_round(map_feed *m, uint64_t index)
     return true;
 }
 
+/* Whether feed_record has anything to do with a record of this type: most
+ * are samples, passed over without the call. */
+static inline bool feeds(const pv_symbolizer *s, uint32_t type)
+{
+    switch (type) {
+    case PV_RECORD_MMAP:
+    case PV_RECORD_MMAP2:
+    case PV_RECORD_COMM:
+    case PV_RECORD_FORK:
+    case PV_RECORD_HEADER_BUILD_ID:
+    case PV_RECORD_FINISHED_ROUND:
+        return true;
+    case PV_RECORD_EXIT:
+        return s->drop_exited;
+    default:
+        return false;
+    }
+}
+
 static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
     switch (r->type) {
@@ -158,7 +177,7 @@ static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
     case PV_RECORD_FORK:
         return add_task(s, r, err);
     case PV_RECORD_EXIT:
-        return s->drop_exited ? add_task(s, r, err) : 0;
+        return add_task(s, r, err);
     case PV_RECORD_HEADER_BUILD_ID: {
         pv_build_id_iter it;
         pv_build_ids_start_record(&it, s->file, r);
@@ -212,6 +231,8 @@ static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
             break;
         }
         m->next_index = r.index + 1;
+        if (!feeds(s, r.type))
+            continue;
         rc = feed_record(s, &r, err);
         if (rc == FEED_LATE)
             rc = replay_keeping_all(s, r.index, err);    /* r fed again there */
@@ -272,7 +293,7 @@ static int replay_keeping_all(pv_symbolizer *s, uint64_t stop, pv_error *err)
             break;
         }
         m->next_index = r.index + 1;
-        if (feed_record(s, &r, err) < 0)
+        if (feeds(s, r.type) && feed_record(s, &r, err) < 0)
             return -1;
     }
     m->applied_key = before.applied_key;
@@ -281,7 +302,7 @@ static int replay_keeping_all(pv_symbolizer *s, uint64_t stop, pv_error *err)
         return pv_error_set(err, "%s: out of memory building address spaces", s->file->path);
     if (pending) {
         m->next_index = r.index + 1;
-        if (feed_record(s, &r, err) < 0)
+        if (feeds(s, r.type) && feed_record(s, &r, err) < 0)
             return -1;
     }
     return 0;
@@ -344,12 +365,9 @@ static bool replay_for_lookup(pv_symbolizer *s)
     return false;
 }
 
-const pv_map *pv_sym_find_map(pv_symbolizer *s, int32_t pid, uint64_t addr, uint64_t key)
+const pv_map *pv_sym_find_map_again(pv_symbolizer *s, int32_t pid, uint64_t addr, uint64_t key)
 {
-    const pv_map *m = pv_aspace_find(&s->space, pid, addr, key);
-    if (!m && replay_for_lookup(s))
-        m = pv_aspace_find(&s->space, pid, addr, key);
-    return m;
+    return replay_for_lookup(s) ? pv_aspace_find(&s->space, pid, addr, key) : NULL;
 }
 
 uint64_t pv_sym_lowest_start(pv_symbolizer *s, int32_t pid, uint32_t dso, uint64_t key)

@@ -138,7 +138,7 @@ void pv_sym_ready_space(pv_symbolizer *s);
 /* The map holding addr in process pid at key, and the lowest start of
  * dso's maps there (addr_space.h), replaying the maps again from the start
  * when exited ones they need were dropped. */
-const pv_map *pv_sym_find_map(pv_symbolizer *s, int32_t pid, uint64_t addr, uint64_t key);
+const pv_map *pv_sym_find_map_again(pv_symbolizer *s, int32_t pid, uint64_t addr, uint64_t key);
 uint64_t pv_sym_lowest_start(pv_symbolizer *s, int32_t pid, uint32_t dso, uint64_t key);
 void pv_sym_load_dso(pv_symbolizer *s, dso *d);
 /* Finds and reads jitdump d once; -1 (err) out of memory or stopped. */
@@ -154,5 +154,12 @@ bool pv_sym_jit_source_line(const dso *d, const pv_map *m, uint64_t ip, unsigned
                             size_t file_size, uint64_t *line);
 bool pv_sym_read_feature_text(pv_file *f, unsigned id, char *out, size_t size);
 pv_debug_cache *pv_sym_debug_cache(pv_symbolizer *s);
+
+static inline const pv_map *pv_sym_find_map(pv_symbolizer *s, int32_t pid, uint64_t addr,
+                                           uint64_t key)
+{
+    const pv_map *m = pv_aspace_find(&s->space, pid, addr, key);
+    return m || !s->space.missing ? m : pv_sym_find_map_again(s, pid, addr, key);
+}
 
 #endif

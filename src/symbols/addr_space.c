@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_MMAP, EV_COMM, EV_FORK };
+enum { EV_MMAP, EV_COMM, EV_FORK, EV_EXIT };
 
 #define NO_NAME UINT32_MAX
 #define NO_INDEX UINT32_MAX
+#define NOT_EXITED UINT64_MAX
 
 struct pv_aspace_event {
     uint8_t kind;
@@ -28,7 +29,18 @@ struct pv_aspace_process {
     bool sorted;
     size_t nr_in_order;         /* maps[0 .. nr_in_order) are sorted by (start, seq) */
     bool changed;               /* maps added or ended since the last pruning */
+    /* two maps may share an extent and a begin key (a file that repeats
+     * its events), so that one hides the other: prune_maps has work */
+    bool may_hide;
     size_t last;                /* lookup cache: the map found last */
+    /* its leader's EXIT: the epoch of it, or of the last lookup since
+     * (NOT_EXITED: none, or a new life since: a fork, a map) */
+    uint64_t exit_epoch;
+    bool listed;                /* in as->exited */
+    /* maps dropped: those live then could answer any later key, the
+     * others keys below dropped_end; a lookup there is missing them */
+    bool dropped_live;
+    uint64_t dropped_end;
 };
 
 /* A thread's names: each COMM, and at its creation its creator's name. */
@@ -86,7 +98,8 @@ static bool id_insert(pv_id_table *t, int32_t id, uint32_t index)
 void pv_aspace_init(pv_aspace *as)
 {
     memset(as, 0, sizeof *as);
-    as->prune_at = 4096;
+    as->prune_floor = 4096;
+    as->prune_at = as->prune_floor;
 }
 
 void pv_aspace_free(pv_aspace *as)
@@ -104,6 +117,7 @@ void pv_aspace_free(pv_aspace *as)
         free(as->threads[i].names);
     free(as->threads);
     free(as->thread_ids.slots);
+    free(as->exited);
     memset(as, 0, sizeof *as);
 }
 
@@ -272,6 +286,14 @@ void pv_aspace_add_fork(pv_aspace *as, uint64_t key, int32_t pid, int32_t ppid, 
     heap_push(as, &e);
 }
 
+void pv_aspace_add_exit(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid)
+{
+    pv_aspace_event e = new_event(as, EV_EXIT, key);
+    e.pid = pid;
+    e.tid = tid;
+    heap_push(as, &e);
+}
+
 /* ---- replaying -------------------------------------------------------------- */
 
 static pv_aspace_process *process_of(pv_aspace *as, int32_t pid, bool create)
@@ -288,6 +310,7 @@ static pv_aspace_process *process_of(pv_aspace *as, int32_t pid, bool create)
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->sorted = true;
+    p->exit_epoch = NOT_EXITED;
     return p;
 }
 
@@ -342,12 +365,14 @@ static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
     pv_aspace_process *p = process_of(as, e->pid, true);
     if (!p)
         return false;
+    p->exit_epoch = NOT_EXITED;         /* alive */
     /* live maps the new one hides entirely end now; partly hidden ones
      * stay and lose to it in lookups */
     for (size_t i = 0; i < p->nr; i++) {
         pv_map *old = &p->maps[i];
         if (old->end_key == PV_KEY_NEVER && old->start >= e->start && old->end <= e->end)
             old->end_key = e->key;
+        p->may_hide |= old->begin_key == e->key && old->start == e->start && old->end == e->end;
     }
     drop_never_live(as, p);
     pv_map m = {
@@ -376,6 +401,7 @@ static bool copy_maps_renumbered(pv_aspace *as, pv_aspace_process *child,
     for (size_t i = 0; i < parent->nr; i++)
         if (parent->maps[i].end_key == PV_KEY_NEVER)
             copies[n++] = parent->maps[i];
+    child->may_hide = true;     /* a late fork: left to the pruning to sort out */
     /* the copies keep their order of replay, all after the parent's */
     qsort(copies, n, sizeof *copies, compare_seq);
     bool ok = true;
@@ -422,10 +448,20 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     pv_aspace_process *child = process_of(as, e->pid, true);
     if (!child)
         return false;
+    child->exit_epoch = NOT_EXITED;
+    /* a dropped map ending after the fork would make it late (unknown
+     * here); those live end at the fork, as the child's below */
+    as->missing |= child->dropped_end > e->key;
+    if (child->dropped_live) {
+        child->dropped_live = false;
+        child->dropped_end = e->key;
+    }
     /* a map of the child's ending after the fork: the fork is replayed late */
     bool late = as->renumber_forks;
     for (size_t i = 0; i < child->nr; i++) {    /* the pid's previous owner */
         late |= child->maps[i].end_key != PV_KEY_NEVER && child->maps[i].end_key > e->key;
+        /* a map begun at the fork's key may share an extent with a copy */
+        child->may_hide |= child->maps[i].begin_key == e->key;
         if (child->maps[i].end_key == PV_KEY_NEVER) {
             child->maps[i].end_key = e->key;
             child->changed = true;
@@ -435,6 +471,10 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
     pv_aspace_process *parent = process_of(as, e->ppid, false);
     if (!parent)
         return true;
+    if (parent->dropped_live) {
+        as->missing = true;     /* the copies are gone with the parent's maps */
+        return true;
+    }
     if (!late && !sort_maps(parent))
         return false;
     size_t n = 0;
@@ -484,8 +524,13 @@ static bool replay_fork(pv_aspace *as, const pv_aspace_event *e)
     uint32_t inherited = creator && e->ptid != e->tid ? name_at(creator, e->key) : NO_NAME;
     if (!add_name(as, e->tid, e->key, inherited))
         return false;
-    if (e->pid == e->ppid)
-        return true;    /* a thread: shares its process's maps */
+    if (e->pid == e->ppid) {
+        /* a thread: shares its process's maps, alive */
+        pv_aspace_process *p = process_of(as, e->pid, false);
+        if (p)
+            p->exit_epoch = NOT_EXITED;
+        return true;
+    }
     return replay_fork_maps(as, e);
 }
 
@@ -501,6 +546,11 @@ static int compare_extent(const void *a, const void *b)
     return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;     /* latest first */
 }
 
+static bool same_group(const pv_map *a, const pv_map *b)
+{
+    return a->start == b->start && a->end == b->end && a->begin_key == b->begin_key;
+}
+
 /* Drops the maps no lookup can return: those that ended at the key they
  * began (replaced at once), and those a later map of the same extent,
  * begun at the same key, outlives (as when a file repeats its events). */
@@ -509,12 +559,12 @@ static size_t prune_maps(pv_aspace_process *p)
     if (p->nr)
         qsort(p->maps, p->nr, sizeof *p->maps, compare_extent);
     size_t kept = 0;
+    bool may_hide = false;
     pv_map group = {0};         /* the extent of the latest maps seen */
     uint64_t outlived = 0;      /* the latest end_key of that extent so far */
     for (size_t j = 0; j < p->nr; j++) {
         pv_map m = p->maps[j];
-        bool same = j > 0 && m.start == group.start && m.end == group.end &&
-                    m.begin_key == group.begin_key;
+        bool same = j > 0 && same_group(&m, &group);
         if (!same) {
             group = m;
             outlived = 0;
@@ -522,9 +572,13 @@ static size_t prune_maps(pv_aspace_process *p)
         bool hidden = same && outlived >= m.end_key;
         if (m.end_key > outlived)
             outlived = m.end_key;
-        if (m.begin_key < m.end_key && !hidden)
+        if (m.begin_key < m.end_key && !hidden) {
+            /* two kept of one group: ending the later one may hide the other */
+            may_hide |= kept > 0 && same_group(&p->maps[kept - 1], &m);
             p->maps[kept++] = m;
+        }
     }
+    p->may_hide = may_hide;
     p->nr = kept;
     p->sorted = false;
     p->nr_in_order = 0;
@@ -539,8 +593,10 @@ static void prune(pv_aspace *as)
     for (size_t i = 0; i < as->nr_processes; i++) {
         pv_aspace_process *p = &as->processes[i];
         /* one pruned and unchanged since (an exited process's) has nothing
-         * to drop: left as it is, sorted for lookups */
-        held += p->changed ? prune_maps(p) : p->nr;
+         * to drop, nor has one where no map can hide another (never-live
+         * maps go as they come, drop_never_live): either is left as it
+         * is, sorted for lookups (a fork's child: its copies, sorted once) */
+        held += p->changed && (p->may_hide || as->prune_all) ? prune_maps(p) : p->nr;
         p->changed = false;
     }
     for (size_t i = 0; i < as->nr_threads; i++) {
@@ -553,7 +609,63 @@ static void prune(pv_aspace *as)
         held += kept;
     }
     as->held = held;
-    as->prune_at = held * 2 > 4096 ? held * 2 : 4096;
+    as->prune_at = held * 2 > as->prune_floor ? held * 2 : as->prune_floor;
+}
+
+/* A leader's EXIT: its process's maps go once no lookup has asked for
+ * them for exit_grace epochs (pv_aspace_drop_exited). */
+static bool replay_exit(pv_aspace *as, const pv_aspace_event *e)
+{
+    if (!as->drop_exited || e->pid != e->tid || e->pid == PV_KERNEL_PID)
+        return true;
+    uint32_t i = id_find(&as->process_ids, e->pid);
+    if (i == NO_INDEX)
+        return true;
+    pv_aspace_process *p = &as->processes[i];
+    p->exit_epoch = as->epoch;
+    if (p->listed)
+        return true;
+    if (!pv_array_grow((void **)&as->exited, &as->cap_exited, as->nr_exited + 1, sizeof *as->exited))
+        return false;
+    as->exited[as->nr_exited++] = i;
+    p->listed = true;
+    return true;
+}
+
+static void drop_maps(pv_aspace *as, pv_aspace_process *p)
+{
+    for (size_t i = 0; i < p->nr; i++) {
+        if (p->maps[i].end_key == PV_KEY_NEVER)
+            p->dropped_live = true;
+        else if (p->maps[i].end_key > p->dropped_end)
+            p->dropped_end = p->maps[i].end_key;
+    }
+    as->held -= p->nr;
+    as->nr_dropped += p->nr;
+    free(p->maps);
+    free(p->max_end);
+    p->maps = NULL;
+    p->max_end = NULL;
+    p->nr = p->cap = p->cap_max_end = p->nr_in_order = p->last = 0;
+    p->sorted = true;
+    p->changed = p->may_hide = false;
+}
+
+void pv_aspace_drop_exited(pv_aspace *as)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < as->nr_exited; i++) {
+        pv_aspace_process *p = &as->processes[as->exited[i]];
+        if (p->exit_epoch != NOT_EXITED && as->epoch - p->exit_epoch < as->exit_grace) {
+            as->exited[kept++] = as->exited[i];
+            continue;
+        }
+        if (p->exit_epoch != NOT_EXITED && as->drop_exited)
+            drop_maps(as, p);
+        p->exit_epoch = NOT_EXITED;
+        p->listed = false;
+    }
+    as->nr_exited = kept;
 }
 
 bool pv_aspace_apply(pv_aspace *as, uint64_t key)
@@ -570,6 +682,9 @@ bool pv_aspace_apply(pv_aspace *as, uint64_t key)
             break;
         case EV_FORK:
             ok = replay_fork(as, &e);
+            break;
+        case EV_EXIT:
+            ok = replay_exit(as, &e);
             break;
         }
         if (ok && as->held >= as->prune_at)
@@ -672,10 +787,22 @@ static bool map_holds(const pv_map *m, uint64_t addr, uint64_t key)
     return m->start <= addr && addr < m->end && m->begin_key <= key && key < m->end_key;
 }
 
+/* Whether the dropped maps of p might answer at key: then the lookup
+ * cannot, and the caller replays again keeping them (as->missing). */
+static bool misses_dropped(pv_aspace *as, pv_aspace_process *p, uint64_t key)
+{
+    if (p->exit_epoch != NOT_EXITED)
+        p->exit_epoch = as->epoch;      /* asked for after its exit: kept longer */
+    if (!p->dropped_live && key >= p->dropped_end)
+        return false;
+    as->missing = true;
+    return true;
+}
+
 const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key)
 {
     pv_aspace_process *p = find_process(as, pid);
-    if (!p || p->nr == 0)
+    if (!p || misses_dropped(as, p, key) || p->nr == 0)
         return NULL;
     /* Most lookups hit the map of the previous one: accept it when no
      * other map of the process overlaps it (then nothing can beat it). */
@@ -704,8 +831,8 @@ const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t
 
 uint64_t pv_aspace_lowest_start(pv_aspace *as, int32_t pid, uint32_t dso, uint64_t key)
 {
-    const pv_aspace_process *p = find_process(as, pid);
-    if (!p)
+    pv_aspace_process *p = find_process(as, pid);
+    if (!p || misses_dropped(as, p, key))
         return UINT64_MAX;
     for (size_t i = 0; i < p->nr; i++) {
         const pv_map *m = &p->maps[i];

@@ -28,8 +28,14 @@
  * come, maps a later copy of theirs outlives as they pile up, and each
  * distinct comm is held once: a file that repeats its events holds them
  * once.
- * EXIT changes nothing here: a sample never follows its process's exit, and
- * a reused pid is a new process from its FORK on.
+ * A process's leader's EXIT ends no map (perf takes samples after it,
+ * as the task finishes exiting): when the caller allows it (drop_exited),
+ * its maps go once exit_grace epochs of the caller's clock have passed
+ * with no lookup of the process, so that memory holds the processes
+ * still alive, not all that ever lived.  A lookup that the dropped maps
+ * might have answered, or a fork from a process whose maps went, sets
+ * missing instead: the caller replays again from the start keeping them.
+ * A reused pid is a new process from its FORK on.
  * No file access: the maps carry a dso number the caller assigns.
  */
 #ifndef PV_ADDR_SPACE_H
@@ -85,6 +91,17 @@ typedef struct pv_aspace {
     size_t last_process, last_kernel;   /* lookup caches */
     bool renumber_forks;        /* tests: each fork's copies get new seqs, the slow twin
                                    of copies that keep theirs */
+    /* exited processes (see above); the caller sets drop_exited,
+     * exit_grace and moves epoch on */
+    bool drop_exited, missing;
+    uint64_t epoch;
+    unsigned exit_grace;
+    uint32_t *exited;           /* indices of processes whose leader exited */
+    size_t nr_exited, cap_exited;
+    size_t nr_dropped;          /* maps dropped so far */
+    bool prune_all;             /* tests: every changed process pruned, the twin of
+                                   pruning only those where a map may hide another */
+    size_t prune_floor;         /* held below it, no pruning (tests lower it) */
 } pv_aspace;
 
 void pv_aspace_init(pv_aspace *as);
@@ -96,10 +113,15 @@ void pv_aspace_add_comm(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid, c
                         size_t comm_len, bool exec);
 void pv_aspace_add_fork(pv_aspace *as, uint64_t key, int32_t pid, int32_t ppid, int32_t tid,
                         int32_t ptid);
+void pv_aspace_add_exit(pv_aspace *as, uint64_t key, int32_t pid, int32_t tid);
 
 /* Replays the events fed with keys up to key (PV_KEY_NEVER: all of them);
  * false when out of memory. */
 bool pv_aspace_apply(pv_aspace *as, uint64_t key);
+/* Drops the maps of the processes whose leader exited exit_grace epochs
+ * or more before (or since their last lookup); the caller calls it as
+ * epoch moves on. */
+void pv_aspace_drop_exited(pv_aspace *as);
 
 /* The map holding addr in process pid at key (pid -1: the kernel's maps), or NULL. */
 const pv_map *pv_aspace_find(pv_aspace *as, int32_t pid, uint64_t addr, uint64_t key);

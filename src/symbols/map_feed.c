@@ -1,7 +1,9 @@
 #include "symbols/symbolizer_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/pv_array.h"
 #include "decode/record_types.h"
 
 /* ---- walking the records --------------------------------------------------- */
@@ -28,12 +30,32 @@ static uint64_t record_key(const pv_symbolizer *s, const pv_record *r, const pv_
     return key_of(s, r->index, (t->fields & PV_SAMPLE_TIME) != 0, t->time);
 }
 
+/* An event fed with a key below one the address space was applied to is
+ * replayed late, after later ones.  A replay that keeps exited processes'
+ * maps (replay_keeping_all) gives the same address space only when no
+ * event came late before it: the first one stops the dropping, and after
+ * drops calls for that replay first (FEED_LATE: the record is fed again
+ * after it). */
+enum { FEED_LATE = 2 };
+
+static bool late_after_drops(pv_symbolizer *s, uint64_t key)
+{
+    if (!s->drop_exited || !s->feed.applied_any || key >= s->feed.applied_key)
+        return false;
+    if (s->space.nr_dropped)
+        return true;
+    s->drop_exited = s->space.drop_exited = false;
+    return false;
+}
+
 static int add_mmap(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
     pv_file *f = s->file;
     pv_rec_mmap m;
     if (pv_rec_mmap_decode(f, r, &m, err))
         return -1;
+    if (late_after_drops(s, record_key(s, r, &m.trailer)))
+        return FEED_LATE;
     int32_t pid = (int32_t)m.pid;
     /* MMAP, and the short MMAP2 of old kernels, have no prot: perf takes
      * their maps as executable unless marked data */
@@ -65,18 +87,25 @@ static int add_comm(pv_symbolizer *s, const pv_record *r, pv_error *err)
     pv_rec_comm c;
     if (pv_rec_comm_decode(s->file, r, &c, err))
         return -1;
+    if (late_after_drops(s, record_key(s, r, &c.trailer)))
+        return FEED_LATE;
     pv_aspace_add_comm(&s->space, record_key(s, r, &c.trailer), (int32_t)c.pid, (int32_t)c.tid,
                        c.comm, (size_t)c.comm_len, c.exec);
     return 0;
 }
 
-static int add_fork(pv_symbolizer *s, const pv_record *r, pv_error *err)
+static int add_task(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
     pv_rec_task t;
     if (pv_rec_task_decode(s->file, r, &t, err))
         return -1;
-    pv_aspace_add_fork(&s->space, record_key(s, r, &t.trailer), (int32_t)t.pid, (int32_t)t.ppid,
-                       (int32_t)t.tid, (int32_t)t.ptid);
+    if (late_after_drops(s, record_key(s, r, &t.trailer)))
+        return FEED_LATE;
+    if (t.exit)
+        pv_aspace_add_exit(&s->space, record_key(s, r, &t.trailer), (int32_t)t.pid, (int32_t)t.tid);
+    else
+        pv_aspace_add_fork(&s->space, record_key(s, r, &t.trailer), (int32_t)t.pid,
+                           (int32_t)t.ppid, (int32_t)t.tid, (int32_t)t.ptid);
     return 0;
 }
 
@@ -104,6 +133,39 @@ int pv_sym_apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err
     return rc;
 }
 
+static bool note_round(map_feed *m, uint64_t index)
+{
+    if (m->rounds_head > 0 && m->rounds_head * 2 >= m->nr_rounds_ahead) {
+        /* passed ones go: what is held is the rounds ahead of the scan */
+        memmove(m->rounds, m->rounds + m->rounds_head, (m->nr_rounds_ahead - m->rounds_head) * sizeof *m->rounds);
+        m->nr_rounds_ahead -= m->rounds_head;
+        m->rounds_head = 0;
+    }
+    if (!pv_array_grow((void **)&m->rounds, &m->cap_rounds, m->nr_rounds_ahead + 1, sizeof *m->rounds))
+        return false;
+    m->rounds[m->nr_rounds_ahead++] = index;
+    return true;
+}
+
+/* Whether feed_record has anything to do with a record of this type: most
+ * are samples, passed over without the call. */
+static inline bool feeds(const pv_symbolizer *s, uint32_t type)
+{
+    switch (type) {
+    case PV_RECORD_MMAP:
+    case PV_RECORD_MMAP2:
+    case PV_RECORD_COMM:
+    case PV_RECORD_FORK:
+    case PV_RECORD_HEADER_BUILD_ID:
+    case PV_RECORD_FINISHED_ROUND:
+        return true;
+    case PV_RECORD_EXIT:
+        return s->drop_exited;
+    default:
+        return false;
+    }
+}
+
 static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
 {
     switch (r->type) {
@@ -113,13 +175,17 @@ static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
     case PV_RECORD_COMM:
         return add_comm(s, r, err);
     case PV_RECORD_FORK:
-        return add_fork(s, r, err);
+        return add_task(s, r, err);
+    case PV_RECORD_EXIT:
+        return add_task(s, r, err);
     case PV_RECORD_HEADER_BUILD_ID: {
         pv_build_id_iter it;
         pv_build_ids_start_record(&it, s->file, r);
         return pv_sym_apply_build_ids(s, &it, err) < 0 ? -1 : 0;
     }
     case PV_RECORD_FINISHED_ROUND:
+        if (s->drop_exited && !note_round(&s->feed, r->index))
+            return pv_error_set(err, "%s: out of memory reading maps", s->file->path);
         s->feed.round_before = s->feed.last_round;
         s->feed.last_round = r->index;
         if (s->feed.nr_rounds < 2)
@@ -146,6 +212,8 @@ static bool fed_enough(const pv_symbolizer *s, uint64_t index)
     return m->nr_rounds == 2 && m->round_before > index;
 }
 
+static int replay_keeping_all(pv_symbolizer *s, uint64_t stop, pv_error *err);
+
 static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
 {
     map_feed *m = &s->feed;
@@ -163,10 +231,22 @@ static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
             break;
         }
         m->next_index = r.index + 1;
-        if (feed_record(s, &r, err) < 0)
+        if (!feeds(s, r.type))
+            continue;
+        rc = feed_record(s, &r, err);
+        if (rc == FEED_LATE)
+            rc = replay_keeping_all(s, r.index, err);    /* r fed again there */
+        if (rc < 0)
             return -1;
     }
     return 0;
+}
+
+void pv_sym_ready_space(pv_symbolizer *s)
+{
+    pv_aspace_init(&s->space);
+    s->space.drop_exited = s->drop_exited;
+    s->space.exit_grace = s->exit_grace;
 }
 
 /* Back to the start of the stream; the dsos and their symbols stay. */
@@ -174,11 +254,73 @@ static void restart_feed(pv_symbolizer *s)
 {
     if (s->feed.started)
         pv_walk_end(&s->feed.walk);
+    free(s->feed.rounds);
     memset(&s->feed, 0, sizeof s->feed);
     for (size_t i = 0; i < s->nr_dsos; i++)
         s->dsos[i].jit_fed = false;
     pv_aspace_free(&s->space);
-    pv_aspace_init(&s->space);
+    pv_sym_ready_space(s);
+}
+
+/* The exited processes' maps back: the feed read again from the start,
+ * keeping them, up to the record at stop (fed last, when read) and the
+ * address space applied to the same key.  With no event replayed late
+ * before (late_after_drops), the same events fed in the same order and
+ * applied up to the same key give the address space that never dropped a
+ * map: its replay is in key order, and the feed ahead of the scan hands
+ * the same events.  From then on nothing is dropped. */
+static int replay_keeping_all(pv_symbolizer *s, uint64_t stop, pv_error *err)
+{
+    map_feed before = s->feed;
+    s->drop_exited = false;
+    restart_feed(s);
+    map_feed *m = &s->feed;
+    m->consumer = before.consumer;
+    pv_walk_start(&m->walk, s->file);
+    m->started = true;
+    pv_record r;
+    bool pending = false;
+    while (m->next_index < stop) {
+        int rc = pv_walk_next(&m->walk, &r, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            m->done = true;
+            break;
+        }
+        if (r.index >= stop) {
+            pending = true;
+            break;
+        }
+        m->next_index = r.index + 1;
+        if (feeds(s, r.type) && feed_record(s, &r, err) < 0)
+            return -1;
+    }
+    m->applied_key = before.applied_key;
+    m->applied_any = before.applied_any;
+    if (m->applied_any && !pv_aspace_apply(&s->space, m->applied_key))
+        return pv_error_set(err, "%s: out of memory building address spaces", s->file->path);
+    if (pending) {
+        m->next_index = r.index + 1;
+        if (feeds(s, r.type) && feed_record(s, &r, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Each FINISHED_ROUND the consumer has passed moves the epoch on; the
+ * processes exited long enough before go. */
+static void pass_rounds(pv_symbolizer *s)
+{
+    map_feed *m = &s->feed;
+    bool moved = false;
+    while (m->rounds_head < m->nr_rounds_ahead && m->rounds[m->rounds_head] < m->consumer) {
+        m->rounds_head++;
+        s->space.epoch++;
+        moved = true;
+    }
+    if (moved)
+        pv_aspace_drop_exited(&s->space);
 }
 
 int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uint64_t time,
@@ -195,8 +337,43 @@ int pv_symbolizer_at(pv_symbolizer *s, uint64_t record_index, bool has_time, uin
         s->feed.consumer = record_index;
     if (feed_until(s, record_index, err))
         return -1;
+    if (!s->feed.applied_any || *key > s->feed.applied_key)
+        s->feed.applied_key = *key;
+    s->feed.applied_any = true;
     if (!pv_aspace_apply(&s->space, *key))
         return pv_error_set(err, "%s: out of memory building address spaces", s->file->path);
+    /* a fork from a process whose maps went */
+    if (s->space.missing && replay_keeping_all(s, s->feed.next_index, err))
+        return -1;
+    if (s->drop_exited)
+        pass_rounds(s);
     return 0;
 }
 
+/* A lookup that needs dropped maps replays them; when that fails (out of
+ * memory, the file unreadable now), the address space fails and so does
+ * the next pv_symbolizer_at. */
+static bool replay_for_lookup(pv_symbolizer *s)
+{
+    if (!s->space.missing)
+        return false;
+    pv_error err;
+    memset(&err, 0, sizeof err);
+    if (replay_keeping_all(s, s->feed.next_index, &err) == 0)
+        return true;
+    s->space.failed = true;
+    return false;
+}
+
+const pv_map *pv_sym_find_map_again(pv_symbolizer *s, int32_t pid, uint64_t addr, uint64_t key)
+{
+    return replay_for_lookup(s) ? pv_aspace_find(&s->space, pid, addr, key) : NULL;
+}
+
+uint64_t pv_sym_lowest_start(pv_symbolizer *s, int32_t pid, uint32_t dso, uint64_t key)
+{
+    uint64_t start = pv_aspace_lowest_start(&s->space, pid, dso, key);
+    if (start == UINT64_MAX && replay_for_lookup(s))
+        start = pv_aspace_lowest_start(&s->space, pid, dso, key);
+    return start;
+}

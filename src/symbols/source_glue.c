@@ -22,7 +22,7 @@ bool pv_symbolizer_source_line(pv_symbolizer *s, int32_t pid, uint64_t key, unsi
 {
     if (cpumode != CPUMODE_USER || file_size == 0)
         return false;
-    const pv_map *m = pv_aspace_find(&s->space, pid, ip, key);
+    const pv_map *m = pv_sym_find_map(s, pid, ip, key);
     if (!m)
         return false;
     dso *d = &s->dsos[m->dso];

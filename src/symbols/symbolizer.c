@@ -12,7 +12,15 @@ int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer *
         return pv_error_set(err, "%s: out of memory", f->path);
     s->file = f;
     s->timed = pv_sym_file_is_timed(f);
-    pv_aspace_init(&s->space);
+    /* a file keyed by ordinals replays from the start when a record
+     * comes back, and a directory's streams order nothing until all are
+     * read: neither drops exited processes' maps.  The environment keeps
+     * them (tests: the twin that never drops) or sets the grace. */
+    const char *keep = getenv("PERFVTAB_KEEP_EXITED_MAPS");
+    s->drop_exited = s->timed && f->nr_segments == 0 && !(keep && *keep);
+    const char *grace = getenv("PERFVTAB_EXIT_GRACE_ROUNDS");
+    s->exit_grace = grace && *grace ? (unsigned)strtoul(grace, NULL, 10) : PV_EXIT_GRACE_ROUNDS;
+    pv_sym_ready_space(s);
     pv_symtab_init(&s->kallsyms);
     if (paths && paths->sysroot && *paths->sysroot && !(s->sysroot = pv_strdup(paths->sysroot))) {
         pv_symbolizer_free(s);
@@ -41,6 +49,7 @@ void pv_symbolizer_free(pv_symbolizer *s)
     free(s->dso_slots);
     if (s->feed.started)
         pv_walk_end(&s->feed.walk);
+    free(s->feed.rounds);
     pv_aspace_free(&s->space);
     pv_symtab_free(&s->kallsyms);
     free(s->kallsyms_status);
@@ -101,7 +110,7 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
         return;
     }
     /* the map depends on the process and the key: looked up every time */
-    const pv_map *m = pv_aspace_find(&s->space, kernel ? PV_KERNEL_PID : pid, ip, key);
+    const pv_map *m = pv_sym_find_map(s, kernel ? PV_KERNEL_PID : pid, ip, key);
     if (!m) {
         out->status = "no map holds the address";
         return;
@@ -147,7 +156,7 @@ bool pv_symbolizer_map(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned cpu
     bool kernel = cpumode == CPUMODE_KERNEL || cpumode == CPUMODE_GUEST_KERNEL;
     if (!kernel && cpumode != CPUMODE_USER)
         return false;
-    const pv_map *m = pv_aspace_find(&s->space, kernel ? PV_KERNEL_PID : pid, ip, key);
+    const pv_map *m = pv_sym_find_map(s, kernel ? PV_KERNEL_PID : pid, ip, key);
     if (!m)
         return false;
     const dso *d = &s->dsos[m->dso];

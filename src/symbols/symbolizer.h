@@ -1,7 +1,7 @@
 /*
  * Resolving the addresses of one recording: ip -> dso, offset, symbol.
  *
- * The file's MMAP/MMAP2, COMM and FORK records build an address space
+ * The file's MMAP/MMAP2, COMM, FORK and EXIT records build an address space
  * (addr_space.h) and a table of the mapped files ("dsos") as the scan
  * advances (pv_symbolizer_at), read by a walk of their own a little ahead
  * of it, so the first rows need not wait for the whole file.  A dso's

@@ -4,7 +4,7 @@
  * src/symbols/: symbolizer.h is the interface.
  *
  *   dso_table.c      the dsos of the recording, interned by name
- *   map_feed.c       map, comm and fork records fed to the address spaces
+ *   map_feed.c       map, comm, fork and exit records fed to the address spaces
  *   symbol_files.c   finding and loading each dso's symbols
  *   symbolizer.c     opening, lookups of addresses and comms
  *   unwind_glue.c    DWARF stacks: the unwinder over the address spaces
@@ -32,6 +32,13 @@
 
 
 enum { CPUMODE_KERNEL = 1, CPUMODE_USER = 2, CPUMODE_GUEST_KERNEL = 4 };
+
+/* FINISHED_ROUNDs the scan passes after a process's exit (or its last
+ * lookup since) before its maps go: a task's last samples come in the
+ * microseconds after its EXIT, within a round or two of it in the file,
+ * and the samples before it lie before the second round after it.  Only
+ * the speed depends on it: a lookup that needs dropped maps replays. */
+#define PV_EXIT_GRACE_ROUNDS 5
 
 /* DSO_JIT: anonymous code named by /tmp/perf-PID.map; DSO_JITDUMP: a
  * runtime's jit-PID.dump, whose code loads are maps of their own */
@@ -66,6 +73,13 @@ typedef struct map_feed {
     uint64_t last_round, round_before;  /* the last two FINISHED_ROUNDs fed */
     unsigned nr_rounds;         /* fed, up to 2 */
     uint64_t consumer;          /* the furthest record looked up (ordinal keys restart below it) */
+    uint64_t applied_key;       /* the highest key the address space was applied to */
+    bool applied_any;
+    /* FINISHED_ROUNDs fed and not yet passed by the consumer, oldest
+     * first from rounds[rounds_head]: each one passed moves the address
+     * space's epoch on (its exited processes' grace) */
+    uint64_t *rounds;
+    size_t rounds_head, nr_rounds_ahead, cap_rounds;
 } map_feed;
 
 struct pv_symbolizer {
@@ -74,6 +88,10 @@ struct pv_symbolizer {
     bool timed;
     pv_aspace space;
     map_feed feed;
+    /* exited processes' maps may go (a timed file of one stream), see
+     * addr_space.h; false once a replay keeps them all */
+    bool drop_exited;
+    unsigned exit_grace;
     /* the record pv_symbolizer_at readied last: in time order it may lie
      * before feed.consumer, and the stack memo is keyed by it */
     uint64_t readied_record;
@@ -115,6 +133,13 @@ void pv_sym_set_build_id(dso *d, const uint8_t *id, uint8_t len);
 bool pv_sym_offsets_are_addresses(const char *name, bool jit);
 bool pv_sym_file_is_timed(const pv_file *f);
 int pv_sym_apply_build_ids(pv_symbolizer *s, pv_build_id_iter *it, pv_error *err);
+/* The address space fresh, dropping exited processes' maps when allowed. */
+void pv_sym_ready_space(pv_symbolizer *s);
+/* The map holding addr in process pid at key, and the lowest start of
+ * dso's maps there (addr_space.h), replaying the maps again from the start
+ * when exited ones they need were dropped. */
+const pv_map *pv_sym_find_map_again(pv_symbolizer *s, int32_t pid, uint64_t addr, uint64_t key);
+uint64_t pv_sym_lowest_start(pv_symbolizer *s, int32_t pid, uint32_t dso, uint64_t key);
 void pv_sym_load_dso(pv_symbolizer *s, dso *d);
 /* Finds and reads jitdump d once; -1 (err) out of memory or stopped. */
 int pv_sym_load_jitdump(pv_symbolizer *s, dso *d, pv_error *err);
@@ -129,5 +154,12 @@ bool pv_sym_jit_source_line(const dso *d, const pv_map *m, uint64_t ip, unsigned
                             size_t file_size, uint64_t *line);
 bool pv_sym_read_feature_text(pv_file *f, unsigned id, char *out, size_t size);
 pv_debug_cache *pv_sym_debug_cache(pv_symbolizer *s);
+
+static inline const pv_map *pv_sym_find_map(pv_symbolizer *s, int32_t pid, uint64_t addr,
+                                           uint64_t key)
+{
+    const pv_map *m = pv_aspace_find(&s->space, pid, addr, key);
+    return m || !s->space.missing ? m : pv_sym_find_map_again(s, pid, addr, key);
+}
 
 #endif

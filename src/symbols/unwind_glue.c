@@ -22,7 +22,7 @@ typedef struct unwind_lookup {
 static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
 {
     unwind_lookup *l = ctx;
-    const pv_map *m = pv_aspace_find(&l->s->space, l->pid, addr, l->key);
+    const pv_map *m = pv_sym_find_map(l->s, l->pid, addr, l->key);
     if (!m)
         return false;
     dso *d = &l->s->dsos[m->dso];
@@ -33,7 +33,7 @@ static bool unwind_find_map(void *ctx, uint64_t addr, pv_unwind_map *out)
     out->pgoff = m->pgoff;
     out->path = d->kind == DSO_ELF || d->kind == DSO_VDSO ? d->runtime_path : NULL;
     /* maps of the same dso left from before an exec or a fork count too */
-    uint64_t lowest = pv_aspace_lowest_start(&l->s->space, l->pid, m->dso, l->key);
+    uint64_t lowest = pv_sym_lowest_start(l->s, l->pid, m->dso, l->key);
     out->perf_lowest_start = lowest == UINT64_MAX ? m->start : lowest;
     return true;
 }

@@ -429,6 +429,125 @@ static void test_fork_copies_twin(void)
           "%ld lookups differ, %ld found, %ld in children", n.mismatches, n.found, n.children);
 }
 
+/* Feeds maps and forks where keys repeat (several events at one key, some
+ * events twice, stretches of keys again, pids reused), looking up as it
+ * goes, pruning often. */
+static void feed_repeating(pv_aspace *as, unsigned seed)
+{
+    as->prune_floor = as->prune_at = 8;
+    uint64_t key = 1;
+    for (int i = 0; i < 1500; i++) {
+        seed = seed * 1103515245u + 12345u;
+        key += (seed >> 7) % 3 == 0;            /* a third of the events move the key on */
+        if (i % 250 == 249)
+            key -= 60;                          /* events again, late: maps hide others */
+        int32_t pid = 100 + (int32_t)((seed >> 16) % 5);
+        int copies = (seed >> 24) % 4 == 0 ? 2 : 1;
+        for (int c = 0; c < copies; c++) {
+            if ((seed >> 9) % 7 == 0) {
+                int32_t child = 200 + (int32_t)((seed >> 12) % 12);
+                pv_aspace_add_fork(as, key, child, pid, child, pid);
+            } else {
+                int32_t owner = (seed >> 5) % 5 == 0 ? 200 + (int32_t)((seed >> 11) % 12) : pid;
+                uint64_t start = 0x400000 + ((seed >> 4) % 24) * 0x1000;
+                uint64_t len = (1 + (seed >> 20) % 4) * 0x1000;
+                pv_aspace_add_mmap(as, key, owner, start, len, 0, (uint32_t)i);
+            }
+        }
+        pv_aspace_apply(as, key);
+        (void)dso_at(as, pid, 0x400000 + ((seed >> 3) % 30) * 0x1000, key);
+    }
+}
+
+/* Pruning only the processes where a map may hide another (the rest have
+ * nothing to drop) answers as pruning every changed process, the twin. */
+static void test_prune_twin(void)
+{
+    long mismatches = 0, found = 0;
+    size_t held_apart = 0;
+    for (unsigned seed = 21; seed <= 26; seed++) {
+        pv_aspace some, all;
+        pv_aspace_init(&some);
+        pv_aspace_init(&all);
+        all.prune_all = true;
+        feed_repeating(&some, seed);
+        feed_repeating(&all, seed);
+        held_apart += pv_aspace_held(&some) != pv_aspace_held(&all);
+        for (int32_t pid = 100; pid < 212; pid++)
+            for (uint64_t key = 0; key <= 1100; key += 3)
+                for (uint64_t addr = 0x3ff000; addr < 0x41c000; addr += 0x800) {
+                    long a = dso_at(&some, pid, addr, key), b = dso_at(&all, pid, addr, key);
+                    mismatches += a != b;
+                    found += a >= 0;
+                }
+        pv_aspace_free(&some);
+        pv_aspace_free(&all);
+    }
+    check(mismatches == 0 && found > 10000,
+          "pruning only where a map may hide another finds what pruning every process finds",
+          "%ld lookups differ, %ld found", mismatches, found);
+    check(held_apart == 0, "and holds as many maps", "%zu feeds held more", held_apart);
+}
+
+/* Moves the epoch on by n, dropping what is due. */
+static void pass_epochs(pv_aspace *as, unsigned n)
+{
+    while (n--) {
+        as->epoch++;
+        pv_aspace_drop_exited(as);
+    }
+}
+
+/* A process's maps go exit_grace epochs after its leader's EXIT (or its
+ * last lookup); a lookup or a fork the dropped maps might have answered
+ * sets missing (the symbolizer then replays keeping them all, the twin
+ * t_exited_maps.sh compares with); a reused pid's new maps answer. */
+static void test_exited_dropped(void)
+{
+    pv_aspace as;
+    pv_aspace_init(&as);
+    as.drop_exited = true;
+    as.exit_grace = 2;
+    pv_aspace_add_mmap(&as, 1, 10, 0x1000, 0x1000, 0, 1);
+    pv_aspace_add_fork(&as, 2, 20, 10, 20, 10);
+    pv_aspace_add_mmap(&as, 3, 20, 0x5000, 0x1000, 0, 2);
+    pv_aspace_add_exit(&as, 4, 20, 21);             /* a thread's exit: kept */
+    pv_aspace_add_exit(&as, 5, 20, 20);
+    pv_aspace_apply(&as, 5);
+    size_t held = pv_aspace_held(&as);
+    pass_epochs(&as, 1);
+    check(dso_at(&as, 20, 0x5800, 5) == 2 && !as.missing, "an exited process's maps stay within the grace",
+          "got %ld", dso_at(&as, 20, 0x5800, 5));
+    pass_epochs(&as, 1);
+    check(pv_aspace_held(&as) == held, "a lookup during the grace moves it on", "held %zu of %zu",
+          pv_aspace_held(&as), held);
+    pass_epochs(&as, 2);
+    check(pv_aspace_held(&as) == held - 2 && as.nr_dropped == 2, "then its maps go",
+          "held %zu of %zu, %zu dropped", pv_aspace_held(&as), held, as.nr_dropped);
+    check(dso_at(&as, 20, 0x5800, 6) == -1 && as.missing, "a lookup they might answer is missing",
+          "missing %d", as.missing);
+    as.missing = false;
+    check(dso_at(&as, 10, 0x1800, 6) == 1 && !as.missing, "the parent's stay", "missing %d",
+          as.missing);
+    /* the pid reused: the old maps end at the fork, the new ones answer after it */
+    pv_aspace_add_fork(&as, 8, 20, 10, 20, 10);
+    pv_aspace_apply(&as, 8);
+    check(dso_at(&as, 20, 0x1800, 9) == 1 && !as.missing, "a reused pid's copies answer",
+          "missing %d", as.missing);
+    check(dso_at(&as, 20, 0x5800, 7) == -1 && as.missing, "before its fork the dropped ones are missing",
+          "missing %d", as.missing);
+    as.missing = false;
+    /* a fork from a process whose maps went */
+    pv_aspace_add_mmap(&as, 10, 40, 0x9000, 0x1000, 0, 4);
+    pv_aspace_add_exit(&as, 11, 40, 40);
+    pv_aspace_apply(&as, 11);
+    pass_epochs(&as, 2);
+    pv_aspace_add_fork(&as, 12, 41, 40, 41, 40);
+    pv_aspace_apply(&as, 12);
+    check(as.missing, "a fork from a dropped process is missing its copies", "not missing");
+    pv_aspace_free(&as);
+}
+
 /* Lookups through the stride index find what a bisection of the whole
  * table finds, at every symbol's edges and between them, in tables of
  * every size around the stride's multiples. */
@@ -467,6 +586,8 @@ int main(void)
     test_symtab_index_twin();
     test_merge_twin();
     test_fork_copies_twin();
+    test_prune_twin();
+    test_exited_dropped();
     test_apply_in_steps();
     test_repeated_events_held_once();
     test_empty();

@@ -150,6 +150,14 @@ static void pprof_function_body(sqlite3_context *ctx, int argc, sqlite3_value **
         pv_result_error(ctx, &err);
         rc = -1;
     }
+    /* stopped: debug info may have been left unread (unwind/debug_cache.h) */
+    if (rc == 0 && probe.stopped) {
+        char *msg = sqlite3_mprintf("perf_pprof: %s: interrupted", path);
+        sqlite3_result_error(ctx, msg ? msg : "perf_pprof: interrupted", -1);
+        sqlite3_free(msg);
+        sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+        rc = -1;
+    }
     if (rc == 0) {
         uint8_t *blob = NULL;
         size_t len = 0;

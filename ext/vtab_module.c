@@ -245,6 +245,20 @@ static int out_of_memory(PvCursor *cur, int rc)
     return SQLITE_NOMEM;
 }
 
+/* A call during which the statement was stopped fails, even where its
+ * work went on: the reader may have left debug info unread after the stop
+ * (unwind/debug_cache.h), and what it made without it is not handed on. */
+static int stopped(PvCursor *cur, int rc)
+{
+    if (rc != SQLITE_OK)
+        return rc;
+    sqlite3_free(cur->base.pVtab->zErrMsg);
+    cur->base.pVtab->zErrMsg = sqlite3_mprintf("%s: interrupted", cur->def->name);
+    cur->eof = true;
+    cur->spent = true;
+    return SQLITE_INTERRUPT;
+}
+
 static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv)
 {
@@ -252,6 +266,8 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     int rc = filter_rows(base, idxNum, idxStr, argc, argv);
     if (pv_alloc_failures() != failures)
         rc = out_of_memory((PvCursor *)base, rc);
+    if (((PvCursor *)base)->stop.stopped)
+        rc = stopped((PvCursor *)base, rc);
     return rc;
 }
 
@@ -261,6 +277,8 @@ static int pvNext(sqlite3_vtab_cursor *base)
     int rc = next_row(base);
     if (pv_alloc_failures() != failures)
         rc = out_of_memory((PvCursor *)base, rc);
+    if (((PvCursor *)base)->stop.stopped)
+        rc = stopped((PvCursor *)base, rc);
     return rc;
 }
 
@@ -272,6 +290,11 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
         ((PvCursor *)base)->spent = true;
         sqlite3_result_error_nomem(ctx);
         rc = SQLITE_NOMEM;
+    } else if (((PvCursor *)base)->stop.stopped) {
+        ((PvCursor *)base)->spent = true;
+        sqlite3_result_error(ctx, "interrupted", -1);
+        sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+        rc = SQLITE_INTERRUPT;
     }
     return rc;
 }
@@ -282,6 +305,8 @@ static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
     int rc = rowid_value(base, rowid);
     if (pv_alloc_failures() != failures)
         rc = out_of_memory((PvCursor *)base, rc);
+    if (((PvCursor *)base)->stop.stopped)
+        rc = stopped((PvCursor *)base, rc);
     return rc;
 }
 

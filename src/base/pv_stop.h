@@ -10,6 +10,11 @@
  * are also read by the thread that decompresses them (stream/unpack.c),
  * which must not run the caller's check, and is stopped by the walk that
  * waits for it instead.
+ *
+ * A check that has said stop says it at every later ask of the same work:
+ * what skips work at a stop (debug info left unread, unwind/debug_cache.h)
+ * relies on the work then failing, so that nothing made without it is
+ * handed on.
  */
 #ifndef PV_STOP_H
 #define PV_STOP_H

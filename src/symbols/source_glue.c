@@ -43,11 +43,18 @@ bool pv_symbolizer_source_line(pv_symbolizer *s, int32_t pid, uint64_t key, unsi
      * afresh next time */
     /* the code's own line, from the compact tables (unwind/line_table.h):
      * libdw's memory for them is gone once they are copied */
-    if (level == 0)
-        return pv_line_table_find(pv_debug_cache_lines(pv_sym_debug_cache(s), d->runtime_path),
-                                  file_addr, file, file_size, line);
+    pv_debug_cache *cache = pv_sym_debug_cache(s);
+    /* no debug file read once the work is stopped (debug_cache.h) */
+    pv_debug_cache_set_stop(cache, pv_file_stop(s->file));
+    if (level == 0) {
+        bool found = pv_line_table_find(pv_debug_cache_lines(cache, d->runtime_path), file_addr,
+                                        file, file_size, line);
+        pv_debug_cache_set_stop(cache, NULL);
+        return found;
+    }
     pv_libdw_memory_begin();
-    struct Dwfl_Module *mod = pv_debug_cache_module(pv_sym_debug_cache(s), d->runtime_path);
+    struct Dwfl_Module *mod = pv_debug_cache_module(cache, d->runtime_path);
+    pv_debug_cache_set_stop(cache, NULL);
     bool found = pv_source_line_at(mod, file_addr, level, file, file_size, line);
     if (pv_libdw_out_of_memory()) {
         pv_alloc_count_failure();

@@ -84,6 +84,11 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
     if (s->stack_memo &&
         pv_stack_memo_get(s->stack_memo, record, key, frames, max, &nr, names, names_size))
         return nr;
+    /* once stopped, no stack is unwound: each new process's session would
+     * read its files' debug info again (the work fails: base/pv_stop.h) */
+    pv_error stop_err;
+    if (pv_stop_check_point(pv_file_stop(s->file), "unwinding", &stop_err))
+        return 0;
     if (!s->unwinder) {
         char arch[64];
         s->unwinder = pv_unwinder_new(pv_feature_arch(s->file, arch, sizeof arch)
@@ -92,8 +97,10 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
             return 0;
         pv_unwinder_use_debug_cache(s->unwinder, pv_sym_debug_cache(s));
     }
-    /* a stack built short of memory is not remembered */
+    /* a stack built short of memory, or after a stop (debug info left
+     * unread), is not remembered */
     unsigned long failures = pv_alloc_failures();
+    pv_debug_cache_set_stop(s->debug_cache, pv_file_stop(s->file));
     unwind_lookup lookup = { s, (int32_t)sample->pid, key };
     pv_unwind_result res;
     size_t nr_ips = pv_unwind_sample(s->unwinder, sample, unwind_find_map, &lookup, s->user_ips,
@@ -127,8 +134,11 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
             frames[nr++] = (pv_unwound_frame){ ip, inline_names[j].inlined ? inline_names[j].at : -1,
                                                (uint32_t)j };
     }
-    if (s->stack_memo && pv_alloc_failures() == failures)
+    pv_error stopped;
+    if (s->stack_memo && pv_alloc_failures() == failures &&
+        !pv_stop_check_point(pv_file_stop(s->file), "unwinding", &stopped))
         pv_stack_memo_put(s->stack_memo, record, key, frames, nr, max, names, names_size);
+    pv_debug_cache_set_stop(s->debug_cache, NULL);
     return nr;
 }
 

@@ -12,6 +12,7 @@
 #include "unwind/inline_frames.h"
 #include "unwind/line_table.h"
 #include "base/pv_alloc.h"
+#include "base/pv_stop.h"
 
 /* One file: its libdwfl session (or the memory that it is no ELF file)
  * and its line tables, each made the first time it is asked for. */
@@ -36,6 +37,7 @@ struct pv_debug_cache {
     Dwfl_Callbacks callbacks;
     char *debuginfo_path;
     pv_debug_cache_stats stats;
+    const pv_stop *stop;                /* pv_debug_cache_set_stop's, or NULL */
 };
 
 pv_debug_cache *pv_debug_cache_new(size_t max_files)
@@ -197,6 +199,22 @@ static void remove_file(pv_debug_cache *c, debug_file *f)
 
 /* The slot of path: the one open, checked against the disk once per
  * generation, else a new one; NULL when out of memory. */
+/* Whether the work asked to stop: then no file is opened, nor line table
+ * built (megabytes of debug info read after the stop); the stop, once
+ * said, is said to every later ask, so nothing made without them is
+ * handed on (debug_cache.h). */
+static bool must_stop(const pv_debug_cache *c)
+{
+    pv_error ignored;
+    return c->stop && pv_stop_check_point(c->stop, "debug info", &ignored) != 0;
+}
+
+void pv_debug_cache_set_stop(pv_debug_cache *c, const pv_stop *stop)
+{
+    if (c)
+        c->stop = stop;
+}
+
 static debug_file *file_slot(pv_debug_cache *c, const char *path)
 {
     debug_file *f = find_open(c, path);
@@ -211,6 +229,8 @@ static debug_file *file_slot(pv_debug_cache *c, const char *path)
     }
     if (f) {
         c->stats.reused++;
+    } else if (must_stop(c)) {
+        return NULL;
     } else {
         f = make_room(c);
         if (!open_file(c, f, path)) {
@@ -235,10 +255,11 @@ struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path)
 const pv_line_table *pv_debug_cache_lines(pv_debug_cache *c, const char *path)
 {
     debug_file *f = c && path ? file_slot(c, path) : NULL;
-    if (!f || f->lines || !f->exists)
+    if (!f || f->lines || !f->exists || must_stop(c))
         return f ? f->lines : NULL;
     /* built in a session of its own, ended at once (line_table.h) */
-    if (pv_line_table_build(&c->callbacks, f->path, &f->lines) != 0)
+    /* stopped (-2): the work fails (base/pv_stop.h); memory is counted */
+    if (pv_line_table_build(&c->callbacks, f->path, c->stop, &f->lines) == -1)
         pv_alloc_count_failure();
     return f->lines;
 }

@@ -76,6 +76,14 @@ struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path);
 struct pv_line_table;
 const struct pv_line_table *pv_debug_cache_lines(pv_debug_cache *c, const char *path);
 
+/* The stop (base/pv_stop.h) of the work now asking, NULL after it: while
+ * it says stop, no file is opened and no line table built, and the asks
+ * above answer as for a file without them.  A stop, once said, stays said
+ * for the work it was made for, so that work fails: no answer made without
+ * the debug info is handed on. */
+struct pv_stop;
+void pv_debug_cache_set_stop(pv_debug_cache *c, const struct pv_stop *stop);
+
 /* Drops the session of path (a lookup in it ran out of memory inside
  * libdw, which may have left its tables short): the next asks for the
  * file open it afresh. */

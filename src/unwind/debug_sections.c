@@ -9,6 +9,7 @@
 
 #include "base/byte_reader.h"
 #include "base/pv_alloc.h"
+#include "base/pv_stop.h"
 
 #define READ_CHUNK (64 * 1024)
 
@@ -139,8 +140,17 @@ static bool read_at(int fd, uint8_t *buf, uint64_t size, uint64_t offset)
 /* The zlib stream of size bytes at offset, inflated into exactly
  * out->size bytes.  The buffer grows as the stream yields: a header that
  * claims more than the stream holds costs no memory. */
-static pv_section_status inflate_at(int fd, uint64_t offset, uint64_t size, pv_section_bytes *out)
+/* Whether the work was stopped: no more of a section is read. */
+static bool stopped(const pv_debug_elf *e)
 {
+    pv_error ignored;
+    return e->stop && pv_stop_check_point(e->stop, "debug info", &ignored) != 0;
+}
+
+static pv_section_status inflate_at(const pv_debug_elf *e, uint64_t offset, uint64_t size,
+                                    pv_section_bytes *out)
+{
+    int fd = e->fd;
     uint64_t want = out->size;
     size_t cap = want < 4 * size + READ_CHUNK ? (size_t)want : (size_t)(4 * size + READ_CHUNK);
     uint8_t *chunk = pv_malloc(READ_CHUNK);
@@ -158,6 +168,10 @@ static pv_section_status inflate_at(int fd, uint64_t offset, uint64_t size, pv_s
     uint64_t done = 0;
     while (rc == Z_OK && !ended) {
         if (z.avail_in == 0) {
+            if (stopped(e)) {
+                status = PV_SECTION_STOPPED;
+                break;
+            }
             uint64_t n = size - done < READ_CHUNK ? size - done : READ_CHUNK;
             if (n == 0 || !read_at(fd, chunk, n, offset + done))
                 break;
@@ -204,6 +218,8 @@ pv_section_status pv_debug_elf_read(pv_debug_elf *e, const char *name, pv_sectio
     GElf_Shdr shdr;
     if (!find_section(e, name, &shdr))
         return e->failed ? PV_SECTION_FOR_LIBDW : PV_SECTION_ABSENT;
+    if (stopped(e))
+        return PV_SECTION_STOPPED;
     if (shdr.sh_offset > e->file_size || shdr.sh_size > e->file_size - shdr.sh_offset)
         return PV_SECTION_FOR_LIBDW;    /* past the end of the file */
     if (!(shdr.sh_flags & SHF_COMPRESSED)) {
@@ -236,7 +252,7 @@ pv_section_status pv_debug_elf_read(pv_debug_elf *e, const char *name, pv_sectio
         out->size = 0;
         return PV_SECTION_FOR_LIBDW;
     }
-    return inflate_at(e->fd, shdr.sh_offset + header_size, packed, out);
+    return inflate_at(e, shdr.sh_offset + header_size, packed, out);
 }
 
 uint64_t pv_debug_elf_address_sync(pv_debug_elf *e)

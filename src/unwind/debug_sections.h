@@ -23,6 +23,7 @@ typedef enum pv_section_status {
     PV_SECTION_ABSENT,      /* no such section, or SHT_NOBITS */
     PV_SECTION_FOR_LIBDW,   /* one libdw reads its own way, or unreadable */
     PV_SECTION_NO_MEMORY,
+    PV_SECTION_STOPPED,     /* the work was stopped (stop, base/pv_stop.h) */
 } pv_section_status;
 
 typedef struct pv_debug_elf {
@@ -33,6 +34,7 @@ typedef struct pv_debug_elf {
     uint16_t type;          /* e_type */
     uint64_t file_size;     /* bounds what a section header may claim */
     bool failed;            /* libelf could not read a header: answers not to be trusted */
+    const struct pv_stop *stop;     /* asked between reads; NULL: never stop */
 } pv_debug_elf;
 
 typedef struct pv_section_bytes {

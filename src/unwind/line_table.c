@@ -12,6 +12,7 @@
 #include "base/key_table.h"
 #include "base/pv_alloc.h"
 #include "base/pv_array.h"
+#include "base/pv_stop.h"
 #include "unwind/debug_sections.h"
 #include "unwind/dwarf_units.h"
 #include "unwind/elf_snapshot.h"
@@ -296,7 +297,7 @@ static bool fill_with_libdw(pv_line_table *t, Dwfl_Module *mod)
  * run.  The answers are libdw's (tests/t_line_table.sh); what this
  * reading leaves to libdw (own_status OWN_FOR_LIBDW) is read by libdw.
  */
-typedef enum own_status { OWN_DONE, OWN_FOR_LIBDW, OWN_NO_MEMORY } own_status;
+typedef enum own_status { OWN_DONE, OWN_FOR_LIBDW, OWN_NO_MEMORY, OWN_STOPPED } own_status;
 
 #define NOT_YET (UINT32_MAX - 1)
 
@@ -310,6 +311,7 @@ typedef struct unit_lines_ref {
 } unit_lines_ref;
 
 typedef struct own_reader {
+    const pv_stop *stop;    /* handed to each file opened (debug_sections.h) */
     pv_debug_elf elf;
     int debug_fd;           /* the separate debug file's, or -1 */
     pv_section_bytes str, line_str;
@@ -324,12 +326,15 @@ typedef struct own_reader {
 
 static own_status section_failed(pv_section_status s)
 {
-    return s == PV_SECTION_NO_MEMORY ? OWN_NO_MEMORY : OWN_FOR_LIBDW;
+    return s == PV_SECTION_NO_MEMORY ? OWN_NO_MEMORY
+           : s == PV_SECTION_STOPPED ? OWN_STOPPED
+                                     : OWN_FOR_LIBDW;
 }
 
 /* Reads a section, an absent one as empty. */
 static own_status read_section(own_reader *o, const char *name, pv_section_bytes *out)
 {
+    o->elf.stop = o->stop;
     pv_section_status s = pv_debug_elf_read(&o->elf, name, out);
     return s == PV_SECTION_READ || s == PV_SECTION_ABSENT ? OWN_DONE : section_failed(s);
 }
@@ -493,10 +498,11 @@ static own_status read_lines(pv_line_table *t, own_reader *o)
     return st;
 }
 
-static own_status fill_own(pv_line_table *t, Dwfl_Module *mod, int main_fd)
+static own_status fill_own(pv_line_table *t, Dwfl_Module *mod, int main_fd, const pv_stop *stop)
 {
     own_reader o;
     memset(&o, 0, sizeof o);
+    o.stop = stop;
     o.debug_fd = -1;
     o.strings.str = &o.str;
     o.strings.line_str = &o.line_str;
@@ -528,8 +534,10 @@ static own_status fill_own(pv_line_table *t, Dwfl_Module *mod, int main_fd)
     return st;
 }
 
-int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path, pv_line_table **out)
+int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path, const pv_stop *stop,
+                        pv_line_table **out)
 {
+    bool was_stopped = false;
     *out = NULL;
     pv_line_table *t = pv_calloc(1, sizeof *t);
     if (!t)
@@ -553,7 +561,8 @@ int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path, pv_li
             close(fd);
         }
         if (ok && mod) {
-            own_status st = own_fd >= 0 ? fill_own(t, mod, own_fd) : OWN_FOR_LIBDW;
+            own_status st = own_fd >= 0 ? fill_own(t, mod, own_fd, stop) : OWN_FOR_LIBDW;
+            was_stopped = st == OWN_STOPPED;
             if (st == OWN_FOR_LIBDW) {
                 reset(t);
                 ok = fill_with_libdw(t, mod);
@@ -567,7 +576,7 @@ int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path, pv_li
     }
     if (!ok) {
         pv_line_table_free(t);
-        return -1;
+        return was_stopped ? -2 : -1;
     }
     *out = t;
     return 0;

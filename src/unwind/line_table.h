@@ -34,9 +34,12 @@ typedef struct pv_line_table pv_line_table;
 
 /* The line tables of the ELF file at path, its debug info found through
  * callbacks (as debug_cache.c's sessions find it), into *out: a table
- * with no rows when the file has no debug info or is no ELF file.  0, or
- * -1 when memory ran out (here or inside libdw/libelf). */
-int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path, pv_line_table **out);
+ * with no rows when the file has no debug info or is no ELF file.  0, -1
+ * when memory ran out (here or inside libdw/libelf), or -2 when stop
+ * (NULL: never) said stop between the reads of its sections. */
+struct pv_stop;
+int pv_line_table_build(const Dwfl_Callbacks *callbacks, const char *path,
+                        const struct pv_stop *stop, pv_line_table **out);
 
 void pv_line_table_free(pv_line_table *t);
 

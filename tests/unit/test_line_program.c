@@ -315,7 +315,7 @@ static void damaged_file_tests(const char *self, const char *tmpdir)
             fclose(f);
         free(copy);
         pv_line_table *t = NULL;
-        if (ok && pv_line_table_build(&callbacks, path, &t) == 0) {
+        if (ok && pv_line_table_build(&callbacks, path, NULL, &t) == 0) {
             char file[256];
             uint64_t line;
             for (uint64_t pc = 0; pc < 0x40000; pc += 7)

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "base/json_writer.h"
@@ -32,6 +33,8 @@ struct PvCache {
     PvCacheEntry slots[CACHE_SLOTS];
     pv_debug_cache *debug_info;     /* made on first use */
     char *sysroot, *symdir;         /* perf_symbol_path's setting */
+    unsigned threads;               /* perf_threads' setting; 0: unset */
+    uint64_t profiles_split, profiles_whole;    /* perf_profile's passes */
 };
 
 PvCache *pv_cache_new(void)
@@ -96,6 +99,27 @@ const char *pv_cache_sysroot(const PvCache *cache)
 const char *pv_cache_symdir(const PvCache *cache)
 {
     return cache->symdir;
+}
+
+void pv_cache_set_threads(PvCache *cache, unsigned threads)
+{
+    cache->threads = threads;
+}
+
+void pv_cache_count_profile(PvCache *cache, bool split)
+{
+    if (split)
+        cache->profiles_split++;
+    else
+        cache->profiles_whole++;
+}
+
+unsigned pv_cache_threads(const PvCache *cache)
+{
+    if (cache->threads)
+        return cache->threads;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (unsigned)cores : 1;
 }
 
 
@@ -248,6 +272,11 @@ static void cache_stats_function_body(sqlite3_context *ctx, int argc, sqlite3_va
     u64_field(&w, "max_bytes", recordings ? total.max_bytes : PV_STACK_MEMO_BYTES);
     pv_json_key(&w, "full");
     pv_json_bool(&w, full);
+    pv_json_object_end(&w);
+    pv_json_key(&w, "profiles");
+    pv_json_object_begin(&w);
+    u64_field(&w, "split", cache->profiles_split);
+    u64_field(&w, "whole", cache->profiles_whole);
     pv_json_object_end(&w);
     pv_json_object_end(&w);
     pv_result_strbuf(ctx, &out);

@@ -56,6 +56,13 @@ int pv_cache_set_symbol_paths(PvCache *cache, const char *sysroot, const char *s
 const char *pv_cache_sysroot(const PvCache *cache);
 const char *pv_cache_symdir(const PvCache *cache);
 
+/* The connection's perf_threads setting (ext/threads_setting.c): how many
+ * threads a query's pass may use; unset (0), the machine's online cores. */
+void pv_cache_set_threads(PvCache *cache, unsigned threads);
+unsigned pv_cache_threads(const PvCache *cache);
+/* Counts a perf_profile pass, split on threads or not (perf_cache_stats). */
+void pv_cache_count_profile(PvCache *cache, bool split);
+
 /* perf_cache_stats() (pv_cache_stats_functions, ext/function_defs.h): JSON
  * of what the connection's caches hold and did (opened perf.data files,
  * debug files, remembered stacks), for diagnostics and tests. */

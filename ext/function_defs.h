@@ -45,6 +45,7 @@ typedef struct PvFunctionDef {
 extern const PvFunctionDef pv_cache_stats_functions[];   /* ext/file_cache.c */
 extern const PvFunctionDef pv_pprof_functions[];         /* ext/pprof.c */
 extern const PvFunctionDef pv_symbol_path_functions[];   /* ext/symbol_paths.c */
+extern const PvFunctionDef pv_threads_functions[];       /* ext/threads_setting.c */
 extern const PvFunctionDef pv_flamegraph_functions[];    /* ext/flamegraph.c */
 extern const PvFunctionDef pv_sum_by_functions[];        /* ext/sum_by.c */
 

@@ -7,10 +7,11 @@
  * The entry point registers, for one connection, one module per table
  * (ext/<table>.c, each made a module by ext/vtab_module.c), all sharing
  * the connection's state (ext/file_cache.c: its open files, caches and
- * perf_symbol_path setting), and the eight SQL functions of the lists in
+ * perf_symbol_path and perf_threads settings), and the nine SQL functions of the lists in
  * ext/function_defs.h:
  *   perf_pprof            ext/pprof.c
  *   perf_symbol_path      ext/symbol_paths.c
+ *   perf_threads          ext/threads_setting.c
  *   perf_cache_stats      ext/file_cache.c
  *   perf_frame_name       ext/flamegraph.c
  *   perf_folded, perf_flamegraph, perf_flamegraph_diff (aggregates)
@@ -58,7 +59,7 @@ static const PvTableDef *const tables[] = {
 #define NR_TABLES (sizeof tables / sizeof tables[0])
 static const PvFunctionDef *const function_lists[] = {
     pv_cache_stats_functions, pv_pprof_functions, pv_symbol_path_functions,
-    pv_flamegraph_functions, pv_sum_by_functions,
+    pv_flamegraph_functions, pv_sum_by_functions, pv_threads_functions,
 };
 #define NR_FUNCTION_LISTS (sizeof function_lists / sizeof function_lists[0])
 

@@ -28,6 +28,7 @@
 
 #include "format/event_names.h"
 #include "analysis/profile.h"
+#include "analysis/profile_parallel.h"
 #include "symbol_paths.h"
 #include "vtab_common.h"
 
@@ -66,11 +67,18 @@ static void sort_rows(pv_profile *p, pv_file *file, const PvRowOrder *order);
 static int profile_first(PvCursor *cur, pv_error *err)
 {
     ProfileState *st = cur->state;
-    if (pv_vtab_symbolizer(cur, &st->symbolizer, err))
-        return -1;
     bool children = pv_column_used(cur, COL_CHILDREN_SAMPLES) ||
                     pv_column_used(cur, COL_CHILDREN_PERIOD);
-    if (pv_profile_build(cur->file, st->symbolizer, children, &st->profile, err))
+    /* on the connection's threads (perf_threads) where the file splits,
+     * else on this one: the same rows */
+    pv_symbol_paths paths = { pv_cache_sysroot(cur->cache), pv_cache_symdir(cur->cache) };
+    int split = pv_profile_build_parallel(cur->file, &paths, pv_cache_threads(cur->cache),
+                                          children, &st->profile, err);
+    if (split < 0)
+        return -1;
+    pv_cache_count_profile(cur->cache, split == 0);
+    if (split > 0 && (pv_vtab_symbolizer(cur, &st->symbolizer, err) ||
+                      pv_profile_build(cur->file, st->symbolizer, children, &st->profile, err)))
         return -1;
     if (cur->row_order > 0 && cur->row_order <= (sizeof profile_orders / sizeof profile_orders[0]))
         sort_rows(&st->profile, cur->file, &profile_orders[cur->row_order - 1]);
@@ -281,7 +289,8 @@ static int compare_rows(const void *xp, const void *yp, void *arg)
 static void sort_rows(pv_profile *p, pv_file *file, const PvRowOrder *order)
 {
     SortContext sc = { file, order };
-    qsort_r(p->rows, p->nr_rows, sizeof *p->rows, compare_rows, &sc);
+    if (p->nr_rows > 1)     /* no rows: rows is NULL, which qsort_r may not take */
+        qsort_r(p->rows, p->nr_rows, sizeof *p->rows, compare_rows, &sc);
 }
 
 static int profile_column(PvCursor *cur, sqlite3_context *ctx, int i)

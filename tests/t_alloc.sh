@@ -21,7 +21,8 @@ S="SELECT perf_symbol_path(NULL, '$PV_ROOT/tests/fixtures/symbols');"
 queries=(
     "$S SELECT record, comm, dso, sym, sym_offset, sym_status FROM perf_samples('$F/example.data')"
     "$S SELECT sample, depth, ip, sym, dso, inlined, srcline FROM perf_callchains('$F/dwarf.data')"
-    "$S SELECT * FROM perf_profile('$F/example.data')"
+    "$S SELECT perf_threads(1); SELECT * FROM perf_profile('$F/example.data')"
+    "$S SELECT perf_threads(4); SELECT * FROM perf_profile('$F/example.data')"
     "SELECT * FROM perf_records('$F/multi.data')"
     "SELECT * FROM perf_features('$F/multi.data')"
     "SELECT * FROM perf_events('$F/multi.data')"
@@ -54,6 +55,9 @@ queries=(
     "SELECT * FROM perf_records('-')"
 )
 how=(--runs 40)
+# perf_profile splits example.data into parts of 4 KB, one a thread
+# (analysis/profile_parallel.h): a failure on any thread fails the query
+export PERFVTAB_PROFILE_PART_MIN=4096
 [ "${ALLOC_SWEEP:-}" = full ] && how=(--full)
 # '-': a stream, the pipe fixture, spooled once and read again by every run
 cat "$F/tracepoint_pipe.data" | timeout 1800 "$PV_BUILD/tools/alloc_sweep" "${how[@]}" "${queries[@]}"

@@ -17,11 +17,20 @@ typedef struct key {
     const char *dso, *sym;
     uint64_t addr;
     bool inlined;
+    uint64_t sym_start;         /* not compared: the row's, when it is made */
 } key;
 
-static key key_of(int attr_index, const pv_location *l, uint64_t ip)
+/* The symbol's start as the symbolizer looked it up: a kernel address
+ * (cpumode 1 or 4) is looked up as itself, another by its offset in the
+ * dso (as an ELF's segment places it, a constant away from its address). */
+static uint64_t sym_start(const pv_location *l, uint64_t ip, unsigned cpumode)
 {
-    key k = { attr_index, l->dso, l->sym, 0, false };
+    return (cpumode == 1 || cpumode == 4 ? ip : l->dso_offset) - l->sym_offset;
+}
+
+static key key_of(int attr_index, const pv_location *l, uint64_t ip, unsigned cpumode)
+{
+    key k = { attr_index, l->dso, l->sym, 0, false, sym_start(l, ip, cpumode) };
     if (!l->sym)
         k.addr = l->dso ? l->dso_offset : ip;
     return k;
@@ -50,7 +59,7 @@ static bool rehash(pv_profile *p, size_t nr_slots)
         slots[i] = NO_SLOT;
     for (size_t r = 0; r < p->nr_rows; r++) {
         key k = { p->rows[r].attr_index, p->rows[r].dso, p->rows[r].sym, p->rows[r].addr,
-                  p->rows[r].inlined };
+                  p->rows[r].inlined, 0 };
         size_t i = hash(&k) & (nr_slots - 1);
         while (slots[i] != NO_SLOT)
             i = (i + 1) & (nr_slots - 1);
@@ -71,9 +80,13 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     size_t i = hash(k) & (p->nr_slots - 1);
     while (p->slots[i] != NO_SLOT) {
         pv_profile_row *r = &p->rows[p->slots[i]];
-        key other = { r->attr_index, r->dso, r->sym, r->addr, r->inlined };
-        if (same(&other, k))
+        key other = { r->attr_index, r->dso, r->sym, r->addr, r->inlined, 0 };
+        if (same(&other, k)) {
+            /* one function, one start: else the start cannot name it */
+            if (r->sym_start != k->sym_start && r->sym && !r->inlined)
+                p->starts_differ = true;
             return r;
+        }
         i = (i + 1) & (p->nr_slots - 1);
     }
     if (p->nr_rows == *cap) {
@@ -91,6 +104,7 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     r->sym = k->sym;
     r->addr = k->addr;
     r->inlined = k->inlined;
+    r->sym_start = k->sym_start;
     p->slots[i] = (uint32_t)p->nr_rows++;
     return r;
 }
@@ -145,7 +159,7 @@ static int count_stack(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file *
     pv_sample_stack_start(&sc->stack, f, s, sym, order);
     while ((rc = pv_sample_stack_next(&sc->stack, &frame, err)) == 1) {
         pv_sample_stack_locate(&sc->stack, &frame, &l);
-        key k = key_of(s->attr_index, &l, frame.ip);
+        key k = key_of(s->attr_index, &l, frame.ip, frame.cpumode);
         /* a function inlined there is its own row, perf's "name (inlined)":
          * its name outlives the stack's buffer */
         if (pv_stack_frame_inlined(&frame)) {
@@ -175,7 +189,8 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file 
     if (has_thread && (s->sample_type & PV_SAMPLE_IP))
         pv_symbolizer_resolve(sym, (int32_t)s->pid, order, s->misc & PV_MISC_CPUMODE_MASK,
                               s->ip, &l);
-    key own = key_of(s->attr_index, &l, (s->sample_type & PV_SAMPLE_IP) ? s->ip : 0);
+    key own = key_of(s->attr_index, &l, (s->sample_type & PV_SAMPLE_IP) ? s->ip : 0,
+                     s->misc & PV_MISC_CPUMODE_MASK);
     pv_profile_row *row = row_for(p, &own, cap);
     if (!row)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
@@ -245,8 +260,13 @@ int pv_profile_event_period(const pv_profile *p, int attr_index, int64_t *total)
     return p->event_overflowed[attr_index] ? -1 : 0;
 }
 
-int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
-                     pv_error *err)
+bool pv_profile_sum_events(pv_profile *p)
+{
+    return sum_event_periods(p);
+}
+
+static int build(pv_file *f, pv_symbolizer *sym, bool with_children,
+                 struct pv_sample_range *range, bool sum_events, pv_profile *out, pv_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
@@ -258,20 +278,33 @@ int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_prof
     counting c = { out, &cap, sym, f, with_children, sc };
     /* without children no callchain is read: the fixed fields are enough,
      * as for perf_samples' symbol columns */
-    int rc = with_children ? pv_sample_pass(f, count_visit, &c, err)
-                           : pv_sample_pass_fixed(f, count_visit, &c, err);
+    int rc = range ? pv_sample_pass_range(f, !with_children, range, count_visit, &c, err)
+             : with_children ? pv_sample_pass(f, count_visit, &c, err)
+                             : pv_sample_pass_fixed(f, count_visit, &c, err);
     free(sc);
     free(out->slots);
     out->slots = NULL;
     out->nr_slots = 0;
     pv_key_table_free(&out->name_keys);
-    if (rc == 0 && !sum_event_periods(out))
+    if (rc == 0 && sum_events && !sum_event_periods(out))
         rc = pv_error_set(err, "%s: out of memory counting the profile", f->path);
     if (rc < 0) {
         pv_profile_free(out);
         return -1;
     }
     return 0;
+}
+
+int pv_profile_build(pv_file *f, pv_symbolizer *sym, bool with_children, pv_profile *out,
+                     pv_error *err)
+{
+    return build(f, sym, with_children, NULL, true, out, err);
+}
+
+int pv_profile_build_range(pv_file *f, pv_symbolizer *sym, bool with_children,
+                           struct pv_sample_range *range, pv_profile *out, pv_error *err)
+{
+    return build(f, sym, with_children, range, false, out, err);
 }
 
 void pv_profile_free(pv_profile *p)
@@ -284,5 +317,7 @@ void pv_profile_free(pv_profile *p)
     free(p->slots);
     free(p->event_periods);
     free(p->event_overflowed);
+    if (p->kept)
+        p->free_kept(p->kept);
     memset(p, 0, sizeof *p);
 }

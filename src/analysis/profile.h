@@ -30,6 +30,10 @@ typedef struct pv_profile_row {
     const char *sym;            /* NULL: unresolved, then addr names the row */
     uint64_t addr;              /* unresolved: dso_offset, or the ip without a dso */
     bool inlined;               /* sym names a function inlined there (debug info) */
+    uint64_t sym_start;         /* sym, not inlined: dso_offset - sym_offset at its first
+                                   frame, which with the texts of dso and sym tells
+                                   the function apart in any symbolizer
+                                   (analysis/profile_parallel.c) */
     uint64_t self_samples, self_period;
     uint64_t samples, period;   /* children: on the stack, once per sample */
 } pv_profile_row;
@@ -48,12 +52,27 @@ typedef struct pv_profile {
     int64_t *event_periods;
     bool *event_overflowed;
     size_t nr_events;
+    /* a row's frames gave two sym_starts: sym_start does not name it */
+    bool starts_differ;
+    /* what the rows point into besides the caller's symbolizer
+     * (profile_parallel.c's workers), freed by free_kept; NULL: nothing */
+    struct pv_profile_kept *kept;
+    void (*free_kept)(struct pv_profile_kept *kept);
 } pv_profile;
 
 /* Counts every sample of f; with_children also walks the callchains. */
 int pv_profile_build(pv_file *f, pv_symbolizer *s, bool with_children, pv_profile *out,
                      pv_error *err);
 void pv_profile_free(pv_profile *p);
+
+/* The same over the samples of range only (sample_pass.h), for a worker
+ * thread of analysis/profile_parallel.h: no event periods are summed. */
+struct pv_sample_range;
+int pv_profile_build_range(pv_file *f, pv_symbolizer *s, bool with_children,
+                           struct pv_sample_range *range, pv_profile *out, pv_error *err);
+/* Sums the event periods of a profile built by ranges; false when out of
+ * memory. */
+bool pv_profile_sum_events(pv_profile *p);
 
 /* The event's total self period (event_periods above) into *total: 0 when
  * it is known, -1 when the signed 64-bit sum overflowed. */

@@ -24,4 +24,19 @@ int pv_sample_pass(pv_file *f, pv_sample_visit visit, void *ctx, pv_error *err);
  * that reads no callchain, branch stack or registers. */
 int pv_sample_pass_fixed(pv_file *f, pv_sample_visit visit, void *ctx, pv_error *err);
 
+/* A part of the pass, for a worker thread (analysis/profile_parallel.h):
+ * the samples whose records start at file offsets [from, to) of a single
+ * uncompressed file.  The records before from are stepped over unread.
+ * *cancel (read atomically) set by another thread stops the pass with
+ * PV_ERROR_STOPPED; a record out of a COMPRESSED container sets
+ * *compressed and ends the pass (-1): its offset is its container's, so
+ * it cannot be split. */
+typedef struct pv_sample_range {
+    uint64_t from, to;
+    const int *cancel;
+    bool compressed;
+} pv_sample_range;
+int pv_sample_pass_range(pv_file *f, bool fixed_only, pv_sample_range *range,
+                         pv_sample_visit visit, void *ctx, pv_error *err);
+
 #endif

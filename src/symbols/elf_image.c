@@ -4,6 +4,7 @@
 #include "base/pv_alloc.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -12,12 +13,20 @@
 
 #define NT_GNU_BUILD_ID_TYPE 3
 
+static bool libelf_usable;
+
+static void ready_libelf(void)
+{
+    libelf_usable = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+/* Once per process, whichever thread (a connection's, a profile's part)
+ * opens an ELF file first. */
 static bool libelf_ready(void)
 {
-    static int state;   /* 0 unknown, 1 ready, -1 unusable */
-    if (state == 0)
-        state = elf_version(EV_CURRENT) != EV_NONE ? 1 : -1;
-    return state == 1;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, ready_libelf);
+    return libelf_usable;
 }
 
 static void read_build_id(Elf *elf, Elf_Scn *scn, pv_elf_image *img)

@@ -33,6 +33,10 @@ static const char *const queries[] = {
      "WHERE s.ip >= m.start AND s.ip - m.start < m.len"),
     /* stops early: the cursor (and any decompressing thread) ends mid-stream */
     "SELECT record, time FROM perf_samples(?1) LIMIT 5",
+    /* split over threads of its own where the file allows
+     * (PERFVTAB_PROFILE_PART_MIN, t_threads.sh) */
+    "SELECT * FROM perf_profile(?1)",
+    "SELECT event, name, period FROM perf_profile(?1)",
 };
 #define NR_QUERIES (sizeof queries / sizeof queries[0])
 

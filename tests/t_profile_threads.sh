@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# long-running: a minute or two with the bench files present
+# perf_profile split over threads (analysis/profile_parallel.h) against its
+# twin on one thread (perf_threads(1)): every fixture and both bench files
+# give the same bytes -- full rows unsorted, as the table makes them (row
+# order included), without the children columns (a pass that reads no
+# callchain, never split: it stays the same), and sql/flat_profile.sql and
+# sql/inclusive_profile.sql sorted by the table -- errors included.
+# PERFVTAB_PROFILE_PART_MIN makes the
+# small fixtures split into parts of a few KB; perf_cache_stats counts the
+# passes that split, so a fallback everywhere cannot pass unnoticed.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+cd "$PV_ROOT"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+flat=$(grep -v '^--' sql/flat_profile.sql)
+inclusive=$(grep -v '^--' sql/inclusive_profile.sql)
+# side threads file: every query's output, then how many passes split
+side() {
+    local q
+    q=$(sql_quote "$2")
+    "$PV_SQLRUN" -n NULL "SELECT 'threads ' || perf_threads($1)" \
+        "SELECT * FROM perf_profile($q)" \
+        "SELECT event, dso, sym, addr, samples, period, inlined, name, event_period, dso_name
+         FROM perf_profile($q)" \
+        "${flat//@file/$q}" "${inclusive//@file/$q}" \
+        "SELECT 'split ' || (perf_cache_stats()->>'$.profiles.split')" 2>&1
+}
+compare() {  # threads part_min file...
+    local threads=$1 part_min=$2 f
+    shift 2
+    local compared=0 split=0 differ=0
+    for f in "$@"; do
+        PERFVTAB_PROFILE_PART_MIN=$part_min side 1 "$f" >"$tmp/one"
+        PERFVTAB_PROFILE_PART_MIN=$part_min side "$threads" "$f" >"$tmp/four"
+        compared=$((compared + 1))
+        grep -q '^split [1-9]' "$tmp/four" && split=$((split + 1))
+        if ! diff <(grep -v '^split \|^threads ' "$tmp/one") <(grep -v '^split \|^threads ' "$tmp/four") \
+            >"$tmp/diff"; then
+            differ=$((differ + 1))
+            echo "# differs: $f: $(oneline "$tmp/diff")"
+        fi
+        grep -q '^split 0$' "$tmp/one" || { differ=$((differ + 1)); echo "# perf_threads(1) split: $f"; }
+    done
+    echo "$compared $split $differ"
+}
+
+files=()
+while IFS= read -r f; do files+=("$f"); done < <(find tests/fixtures -name '*.data' | sort)
+# 4 parts of 4 KB or more, then up to 64 of 512 bytes: boundaries everywhere
+for threads_part in 4:4096 64:512; do
+    read -r compared split differ < <(compare "${threads_part%:*}" "${threads_part#*:}" "${files[@]}" |
+                                      tee "$tmp/log" | tail -n 1)
+    grep '^#' "$tmp/log"
+    check "perf_profile on ${threads_part%:*} threads (parts of ${threads_part#*:} bytes or more) equals perf_threads(1), rows and order, on $compared fixtures ($split split)" \
+        "$([ "$split" -gt 10 ] && echo "$differ")" 0
+done
+
+for name in perf procs; do
+    f=${PV_BENCH_DATA:-$PV_ROOT/bench/data}/$name.data
+    if [ ! -f "$f" ]; then
+        echo "ok - perf_profile on threads, bench/data/$name.data # SKIP input absent: make bench records it"
+        continue
+    fi
+    # the built-in part size: a bench file splits as a user's would
+    read -r compared split differ < <(compare 4 "" "$f" | tee "$tmp/log" | tail -n 1)
+    grep '^#' "$tmp/log"
+    check "perf_profile on 4 threads equals perf_threads(1) on bench/data/$name.data" \
+        "$([ "$split" = 1 ] && echo "$differ")" 0
+done
+
+# the setting: the connection's, 1 to 64 or NULL, refused where a statement writes
+check "perf_threads(3) is read back by perf_threads(); NULL is the machine's cores" \
+    "$(sqlrun "SELECT perf_threads(3)" "SELECT perf_threads()" "SELECT perf_threads(NULL) = perf_threads() AND perf_threads() >= 1")" \
+    "$(printf '3\n3\n1')"
+for bad in 0 65 "'x'" 1.5; do
+    got=$(sqlrun "SELECT perf_threads($bad)")
+    [[ $got == *"perf_threads: a number of threads from 1 to 64, or NULL"* ]] ||
+        not_ok "perf_threads($bad) is an error" "$got"
+done
+got=$(sqlrun "CREATE TABLE t(x)" "INSERT INTO t SELECT perf_threads(1)")
+[[ $got == *perf_threads* ]] && [[ $got == *writ* ]] && ok "perf_threads in a statement that writes is refused" ||
+    not_ok "perf_threads in a statement that writes is refused" "$got"

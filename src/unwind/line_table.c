@@ -204,12 +204,13 @@ static bool read_runs(pv_line_table *t, Dwarf *dw)
         return false;
     bool ok = true;
     for (size_t i = 0; i < nr && ok; i++) {
-        Dwarf_Addr start;
-        Dwarf_Word length;
-        Dwarf_Off offset;
+        Dwarf_Addr start = 0;
+        Dwarf_Word length = 0;
+        Dwarf_Off offset = 0;
         Dwarf_Arange *one = dwarf_onearange(aranges, i);
         ok = one && dwarf_getarangeinfo(one, &start, &length, &offset) == 0;
-        a[i] = (pv_arange){ start, length, 0, offset };
+        if (ok)
+            a[i] = (pv_arange){ start, length, 0, offset };
     }
     ok = ok && add_runs(t, a, nr);
     free(a);

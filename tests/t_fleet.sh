@@ -9,6 +9,10 @@
 # the document's example uses.
 set -u
 . "$(dirname "$0")/lib/common.sh"
+# the documents' outputs were made where the fixtures' kernel was not the
+# running one: so here too, whatever this machine runs (its kallsyms would
+# name their kernel frames where its kernel is theirs)
+export PERFVTAB_NOT_RUNNING_KERNEL=1
 cd "$PV_ROOT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -83,6 +83,19 @@ static void frame_name_func_body(sqlite3_context *ctx, int argc, sqlite3_value *
     pv_strbuf_free(&name);
 }
 
+/* The text made in b as the result, its malloc'd buffer taken over by
+ * SQLite, no copy; out of memory when it could not be made.  b is freed. */
+static void result_made_text(sqlite3_context *ctx, pv_strbuf *b, bool made)
+{
+    if (made) {
+        sqlite3_result_text64(ctx, b->text, b->len, free, SQLITE_UTF8);
+        b->text = NULL;
+    } else {
+        sqlite3_result_error_nomem(ctx);
+    }
+    pv_strbuf_free(b);
+}
+
 /* ---- perf_folded ---- */
 
 static void folded_step_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -113,13 +126,7 @@ static void folded_final_body(sqlite3_context *ctx)
         return;  /* no rows: NULL */
     if (stack->count > 0) {
         pv_strbuf joined = {0};
-        if (pv_folded_stack_join(stack, &joined)) {
-            sqlite3_result_text64(ctx, joined.text, joined.len, free, SQLITE_UTF8);
-            joined.text = NULL;
-        } else {
-            sqlite3_result_error_nomem(ctx);
-        }
-        pv_strbuf_free(&joined);
+        result_made_text(ctx, &joined, pv_folded_stack_join(stack, &joined));
     }
     pv_folded_stack_free(stack);
 }
@@ -279,14 +286,7 @@ static void flamegraph_final_body(sqlite3_context *ctx)
     if (agg && agg->unit)
         style.unit = agg->unit;
     pv_strbuf svg = {0};
-    if (graph && pv_flamegraph_svg(graph, &style, &svg)) {
-        /* the buffer is malloc'd: SQLite takes it over, no copy */
-        sqlite3_result_text64(ctx, svg.text, svg.len, free, SQLITE_UTF8);
-        svg.text = NULL;
-    } else {
-        sqlite3_result_error_nomem(ctx);
-    }
-    pv_strbuf_free(&svg);
+    result_made_text(ctx, &svg, graph && pv_flamegraph_svg(graph, &style, &svg));
     pv_flamegraph_free(empty);
     if (agg) {
         pv_flamegraph_free(agg->graph);

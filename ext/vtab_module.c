@@ -259,39 +259,44 @@ static int stopped(PvCursor *cur, int rc)
     return SQLITE_INTERRUPT;
 }
 
+/* rc of a cursor's call begun when failures allocations had failed, made
+ * to fail when an allocation failed or the statement was stopped during
+ * it. */
+static int call_ended(sqlite3_vtab_cursor *base, unsigned long failures, int rc)
+{
+    PvCursor *cur = (PvCursor *)base;
+    if (pv_alloc_failures() != failures)
+        rc = out_of_memory(cur, rc);
+    if (cur->stop.stopped)
+        rc = stopped(cur, rc);
+    return rc;
+}
+
 static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
                     int argc, sqlite3_value **argv)
 {
     unsigned long failures = pv_alloc_failures();
-    int rc = filter_rows(base, idxNum, idxStr, argc, argv);
-    if (pv_alloc_failures() != failures)
-        rc = out_of_memory((PvCursor *)base, rc);
-    if (((PvCursor *)base)->stop.stopped)
-        rc = stopped((PvCursor *)base, rc);
-    return rc;
+    return call_ended(base, failures, filter_rows(base, idxNum, idxStr, argc, argv));
 }
 
 static int pvNext(sqlite3_vtab_cursor *base)
 {
     unsigned long failures = pv_alloc_failures();
-    int rc = next_row(base);
-    if (pv_alloc_failures() != failures)
-        rc = out_of_memory((PvCursor *)base, rc);
-    if (((PvCursor *)base)->stop.stopped)
-        rc = stopped((PvCursor *)base, rc);
-    return rc;
+    return call_ended(base, failures, next_row(base));
 }
 
+/* As call_ended, but the error is the value's: the statement reports it. */
 static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
+    PvCursor *cur = (PvCursor *)base;
     unsigned long failures = pv_alloc_failures();
     int rc = column_value(base, ctx, i);
     if (pv_alloc_failures() != failures) {
-        ((PvCursor *)base)->spent = true;
+        cur->spent = true;
         sqlite3_result_error_nomem(ctx);
         rc = SQLITE_NOMEM;
-    } else if (((PvCursor *)base)->stop.stopped) {
-        ((PvCursor *)base)->spent = true;
+    } else if (cur->stop.stopped) {
+        cur->spent = true;
         sqlite3_result_error(ctx, "interrupted", -1);
         sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
         rc = SQLITE_INTERRUPT;
@@ -302,12 +307,7 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)
 {
     unsigned long failures = pv_alloc_failures();
-    int rc = rowid_value(base, rowid);
-    if (pv_alloc_failures() != failures)
-        rc = out_of_memory((PvCursor *)base, rc);
-    if (((PvCursor *)base)->stop.stopped)
-        rc = stopped((PvCursor *)base, rc);
-    return rc;
+    return call_ended(base, failures, rowid_value(base, rowid));
 }
 
 static const sqlite3_module pv_module = {

@@ -43,6 +43,19 @@ compare() {
     esac
 }
 
+# build_hot CC PREFIX NAME FLAGS: hot_lines.c built by CC with FLAGS into
+# $tmp/PREFIX..., then compare NAME; SKIP when CC cannot (an old compiler
+# lacks a flag)
+build_hot() {
+    local out
+    out=$tmp/$2$(echo "$4" | tr -d ' =-')
+    if $1 $4 -o "$out" "$root/tests/fixtures/srcline/hot_lines.c" 2>"$tmp/cc.log"; then
+        compare "$3" "$out"
+    else
+        echo "ok - line table: $3 # SKIP input absent: $1 cannot ($(head -c 100 "$tmp/cc.log"))"
+    fi
+}
+
 compare "committed fixture (symbols, build-id c1/599b…)" \
     "$root/tests/fixtures/symbols/.build-id/c1/599b38f1a85b0d75483b70cc6f7c358d642838"
 compare "committed fixture (lazy_bind)" "$root/tests/fixtures/lazy_bind/root/tmp/perfvtab-fixtures/lazy_bind"
@@ -63,12 +76,7 @@ if command -v gcc >/dev/null; then
     src=$root/tests/fixtures/srcline/hot_lines.c
     for flags in "-O2 -g -gdwarf64" "-O2 -gdwarf-4 -gdwarf64" "-O2 -gdwarf-3" "-O2 -g -gz=zlib" \
         "-O2 -gdwarf-4 -gz=zlib-gnu"; do
-        out=$tmp/hot$(echo "$flags" | tr -d ' =-')
-        if gcc $flags -o "$out" "$src" 2>"$tmp/gcc.log"; then
-            compare "hot_lines built with $flags" "$out"
-        else
-            echo "ok - line table: hot_lines built with $flags # SKIP input absent: gcc cannot ($(head -c 100 "$tmp/gcc.log"))"
-        fi
+        build_hot gcc hot "hot_lines built with $flags" "$flags"
     done
     # separate debug files, compressed, found by .gnu_debuglink
     mkdir -p "$tmp/link"
@@ -89,12 +97,7 @@ fi
 
 if command -v clang >/dev/null; then
     for flags in "-O2 -gdwarf-4 -gdwarf-aranges" "-O0 -gdwarf-5 -gdwarf-aranges"; do
-        out=$tmp/clang$(echo "$flags" | tr -d ' =-')
-        if clang $flags -o "$out" "$root/tests/fixtures/srcline/hot_lines.c" 2>"$tmp/gcc.log"; then
-            compare "hot_lines built by clang with $flags" "$out"
-        else
-            echo "ok - line table: clang $flags # SKIP input absent: clang cannot ($(head -c 100 "$tmp/gcc.log"))"
-        fi
+        build_hot clang clang "hot_lines built by clang with $flags" "$flags"
     done
 else
     echo "ok - line table: clang's DWARF # SKIP input absent: clang"

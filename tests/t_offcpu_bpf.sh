@@ -41,16 +41,26 @@ if ! command -v python3 >/dev/null; then
     echo "ok - offcpu-time samples (every check) # SKIP python3 not found"
     exit 0
 fi
-python3 tests/tools/offcpu_bpf_fixture.py "$fix/sleeper.data" "$tmp/bpf.data" >"$tmp/bpf.out"
-if cmp -s "$tmp/bpf.data" "$fix/bpf.data" && cmp -s "$tmp/bpf.out" "$fix/bpf.out"; then
-    ok "bpf.data and bpf.out are what tests/tools/offcpu_bpf_fixture.py makes of sleeper.data"
-else
-    not_ok "bpf.data and bpf.out are what tests/tools/offcpu_bpf_fixture.py makes of sleeper.data" \
-        "they differ: run it again (README)"
-fi
-if ! python3 tests/tools/perf_to_big_endian.py "$fix/bpf.data" "$tmp/bpf.be.data" >/dev/null 2>"$tmp/err"; then
-    not_ok "bpf.data: perf_to_big_endian.py" "$(oneline "$tmp/err")"
-fi
+
+# fixture NAME [ARG...]: the committed NAME.data and NAME.out are what
+# offcpu_bpf_fixture.py ARG... makes of sleeper.data; $tmp/NAME.be.data, the
+# big-endian copy of NAME.data
+fixture() {
+    local name=$1
+    shift
+    local what="$name.data and $name.out are what offcpu_bpf_fixture.py${*:+ $*} makes of sleeper.data"
+    python3 tests/tools/offcpu_bpf_fixture.py "$@" "$fix/sleeper.data" "$tmp/$name.data" >"$tmp/$name.out"
+    if cmp -s "$tmp/$name.data" "$fix/$name.data" && cmp -s "$tmp/$name.out" "$fix/$name.out"; then
+        ok "$what"
+    else
+        not_ok "$what" "they differ: run it again (README)"
+    fi
+    if ! python3 tests/tools/perf_to_big_endian.py "$fix/$name.data" "$tmp/$name.be.data" \
+        >/dev/null 2>"$tmp/err"; then
+        not_ok "$name.data: perf_to_big_endian.py" "$(oneline "$tmp/err")"
+    fi
+}
+fixture bpf
 
 # the generator's samples as rows: tid pid start end duration outside, and the frames
 want_rows=$(awk '{ print $2 "\t" $3 "\t\t\t" $5 "\tsummed" }' "$fix/bpf.out")
@@ -127,16 +137,7 @@ done
 # Which half of the raw task pair is the pid (perf 6.14+ reads a direct
 # sample's swapped) is proven in tests/unit/test_samples.c; here pid = tid.
 thresh=11000000
-python3 tests/tools/offcpu_bpf_fixture.py --raw $thresh "$fix/sleeper.data" "$tmp/raw.data" >"$tmp/raw.out"
-if cmp -s "$tmp/raw.data" "$fix/raw.data" && cmp -s "$tmp/raw.out" "$fix/raw.out"; then
-    ok "raw.data and raw.out are what offcpu_bpf_fixture.py --raw $thresh makes of sleeper.data"
-else
-    not_ok "raw.data and raw.out are what offcpu_bpf_fixture.py --raw $thresh makes of sleeper.data" \
-        "they differ: run it again (README)"
-fi
-if ! python3 tests/tools/perf_to_big_endian.py "$fix/raw.data" "$tmp/raw.be.data" >/dev/null 2>"$tmp/err"; then
-    not_ok "raw.data: perf_to_big_endian.py" "$(oneline "$tmp/err")"
-fi
+fixture raw --raw $thresh
 # tid pid start end duration outside, as raw.out's bytes say
 want_raw_rows=$(awk '$1 == "direct" { printf "%s\t%s\t%.0f\t%s\t%s\t\n", $2, $3, $4 - $5, $4, $5 }
                      $1 == "summed" { print $2 "\t" $3 "\t\t\t" $5 "\tsummed" }' "$fix/raw.out")

@@ -7,6 +7,7 @@
 
 #include "analysis/sample_pass.h"
 #include "base/pv_alloc.h"
+#include "base/pv_env.h"
 #include "base/pv_stop.h"
 #include "format/features.h"
 #include "format/perf_abi.h"
@@ -176,14 +177,7 @@ static bool splittable(const pv_file *f)
 
 static uint64_t part_min(void)
 {
-    const char *s = getenv("PERFVTAB_PROFILE_PART_MIN");
-    if (s && *s) {
-        char *end;
-        unsigned long long n = strtoull(s, &end, 10);
-        if (*end == '\0' && n > 0)
-            return n;
-    }
-    return PV_PROFILE_PART_MIN;
+    return pv_env_number("PERFVTAB_PROFILE_PART_MIN", 1, PV_PROFILE_PART_MIN);
 }
 
 /* ---- the merge: rows by their function, across symbolizers ---- */

@@ -30,6 +30,10 @@ typedef struct pv_stop {
     pthread_t thread;           /* the only thread that asks it */
 } pv_stop;
 
+/* Whether stop, asked on its own thread, says the work must stop (false for
+ * NULL): for work that stops without an error of its own to report. */
+bool pv_stop_said(const pv_stop *stop);
+
 /* -1 with err set ("what: interrupted", PV_ERROR_STOPPED) when stop, asked
  * on its own thread, says the work must stop; else 0 (also for NULL). */
 int pv_stop_check_point(const pv_stop *stop, const char *what, pv_error *err);

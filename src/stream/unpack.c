@@ -11,6 +11,7 @@
 #include "format/user_records.h"
 #include "stream/file_walk.h"
 #include "base/pv_alloc.h"
+#include "base/pv_env.h"
 
 /* Decompressed bytes per block: big enough that handing a block over costs
  * nothing next to filling it, small enough that the blocks stay in cache
@@ -199,14 +200,7 @@ static void *produce(void *arg)
 
 static uint64_t thread_threshold(void)
 {
-    const char *s = getenv("PERFVTAB_UNPACK_THREAD_MIN");
-    if (s && *s) {
-        char *end;
-        unsigned long long n = strtoull(s, &end, 10);
-        if (*end == '\0')
-            return n;
-    }
-    return PV_UNPACK_THREAD_MIN;
+    return pv_env_number("PERFVTAB_UNPACK_THREAD_MIN", 0, PV_UNPACK_THREAD_MIN);
 }
 
 /* Starts the thread at container; false when it cannot be started. */

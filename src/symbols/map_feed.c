@@ -214,26 +214,36 @@ static bool fed_enough(const pv_symbolizer *s, uint64_t index)
 
 static int replay_keeping_all(pv_symbolizer *s, uint64_t stop, pv_error *err);
 
-static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
+/* The feed's next record, its walk started at the first: 1, r read; 0 at
+ * the end of the stream (the feed done); -1 on error. */
+static int next_record(map_feed *m, pv_file *f, pv_record *r, pv_error *err)
 {
-    map_feed *m = &s->feed;
     if (!m->started) {
-        pv_walk_start(&m->walk, s->file);
+        pv_walk_start(&m->walk, f);
         m->started = true;
     }
+    int rc = pv_walk_next(&m->walk, r, err);
+    if (rc == 0)
+        m->done = true;
+    return rc;
+}
+
+/* r fed, the feed past it; feed_record's result, 0 for a record it has
+ * nothing to do with. */
+static int feed_next(pv_symbolizer *s, const pv_record *r, pv_error *err)
+{
+    s->feed.next_index = r->index + 1;
+    return feeds(s, r->type) ? feed_record(s, r, err) : 0;
+}
+
+static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
+{
     pv_record r;
     while (!fed_enough(s, index)) {
-        int rc = pv_walk_next(&m->walk, &r, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) {
-            m->done = true;
-            break;
-        }
-        m->next_index = r.index + 1;
-        if (!feeds(s, r.type))
-            continue;
-        rc = feed_record(s, &r, err);
+        int rc = next_record(&s->feed, s->file, &r, err);
+        if (rc <= 0)
+            return rc;
+        rc = feed_next(s, &r, err);
         if (rc == FEED_LATE)
             rc = replay_keeping_all(s, r.index, err);    /* r fed again there */
         if (rc < 0)
@@ -276,35 +286,27 @@ static int replay_keeping_all(pv_symbolizer *s, uint64_t stop, pv_error *err)
     restart_feed(s);
     map_feed *m = &s->feed;
     m->consumer = before.consumer;
-    pv_walk_start(&m->walk, s->file);
-    m->started = true;
     pv_record r;
     bool pending = false;
     while (m->next_index < stop) {
-        int rc = pv_walk_next(&m->walk, &r, err);
+        int rc = next_record(m, s->file, &r, err);
         if (rc < 0)
             return -1;
-        if (rc == 0) {
-            m->done = true;
+        if (rc == 0)
             break;
-        }
         if (r.index >= stop) {
             pending = true;
             break;
         }
-        m->next_index = r.index + 1;
-        if (feeds(s, r.type) && feed_record(s, &r, err) < 0)
+        if (feed_next(s, &r, err) < 0)
             return -1;
     }
     m->applied_key = before.applied_key;
     m->applied_any = before.applied_any;
     if (m->applied_any && !pv_aspace_apply(&s->space, m->applied_key))
         return pv_error_set(err, "%s: out of memory building address spaces", s->file->path);
-    if (pending) {
-        m->next_index = r.index + 1;
-        if (feeds(s, r.type) && feed_record(s, &r, err) < 0)
-            return -1;
-    }
+    if (pending && feed_next(s, &r, err) < 0)
+        return -1;
     return 0;
 }
 

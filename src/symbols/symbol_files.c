@@ -368,8 +368,7 @@ void pv_sym_load_dso(pv_symbolizer *s, dso *d)
     /* once the work is stopped no symbol file is read (kallsyms is 5 MB of
      * text): the file is left unloaded, asked again next time, and the
      * work fails (base/pv_stop.h) */
-    pv_error stop_err;
-    if (pv_stop_check_point(pv_file_stop(s->file), "symbols", &stop_err))
+    if (pv_stop_said(pv_file_stop(s->file)))
         return;
     d->loaded = true;
     d->identity_offsets = pv_sym_offsets_are_addresses(d->name, d->kind == DSO_JIT);

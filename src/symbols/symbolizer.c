@@ -1,5 +1,6 @@
 #include "symbols/symbolizer_internal.h"
 #include "base/pv_alloc.h"
+#include "base/pv_env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,8 @@ int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer *
      * them (tests: the twin that never drops) or sets the grace. */
     const char *keep = getenv("PERFVTAB_KEEP_EXITED_MAPS");
     s->drop_exited = s->timed && f->nr_segments == 0 && !(keep && *keep);
-    const char *grace = getenv("PERFVTAB_EXIT_GRACE_ROUNDS");
-    s->exit_grace = grace && *grace ? (unsigned)strtoul(grace, NULL, 10) : PV_EXIT_GRACE_ROUNDS;
+    s->exit_grace =
+        (unsigned)pv_env_number("PERFVTAB_EXIT_GRACE_ROUNDS", 0, PV_EXIT_GRACE_ROUNDS);
     pv_sym_ready_space(s);
     pv_symtab_init(&s->kallsyms);
     if (paths && paths->sysroot && *paths->sysroot && !(s->sysroot = pv_strdup(paths->sysroot))) {

@@ -86,8 +86,7 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
         return nr;
     /* once stopped, no stack is unwound: each new process's session would
      * read its files' debug info again (the work fails: base/pv_stop.h) */
-    pv_error stop_err;
-    if (pv_stop_check_point(pv_file_stop(s->file), "unwinding", &stop_err))
+    if (pv_stop_said(pv_file_stop(s->file)))
         return 0;
     if (!s->unwinder) {
         char arch[64];
@@ -134,9 +133,8 @@ size_t pv_symbolizer_unwind(pv_symbolizer *s, const pv_sample *sample, uint64_t 
             frames[nr++] = (pv_unwound_frame){ ip, inline_names[j].inlined ? inline_names[j].at : -1,
                                                (uint32_t)j };
     }
-    pv_error stopped;
     if (s->stack_memo && pv_alloc_failures() == failures &&
-        !pv_stop_check_point(pv_file_stop(s->file), "unwinding", &stopped))
+        !pv_stop_said(pv_file_stop(s->file)))
         pv_stack_memo_put(s->stack_memo, record, key, frames, nr, max, names, names_size);
     pv_debug_cache_set_stop(s->debug_cache, NULL);
     return nr;

@@ -197,24 +197,17 @@ static void remove_file(pv_debug_cache *c, debug_file *f)
     }
 }
 
-/* The slot of path: the one open, checked against the disk once per
- * generation, else a new one; NULL when out of memory. */
-/* Whether the work asked to stop: then no file is opened, nor line table
- * built (megabytes of debug info read after the stop); the stop, once
- * said, is said to every later ask, so nothing made without them is
- * handed on (debug_cache.h). */
-static bool must_stop(const pv_debug_cache *c)
-{
-    pv_error ignored;
-    return c->stop && pv_stop_check_point(c->stop, "debug info", &ignored) != 0;
-}
-
 void pv_debug_cache_set_stop(pv_debug_cache *c, const pv_stop *stop)
 {
     if (c)
         c->stop = stop;
 }
 
+/* The slot of path: the one open, checked against the disk once per
+ * generation, else a new one; NULL when out of memory.  Once the work asked
+ * to stop, no file is opened, nor line table built (megabytes of debug info
+ * read after the stop); the stop, once said, is said to every later ask, so
+ * nothing made without them is handed on (debug_cache.h). */
 static debug_file *file_slot(pv_debug_cache *c, const char *path)
 {
     debug_file *f = find_open(c, path);
@@ -229,7 +222,7 @@ static debug_file *file_slot(pv_debug_cache *c, const char *path)
     }
     if (f) {
         c->stats.reused++;
-    } else if (must_stop(c)) {
+    } else if (pv_stop_said(c->stop)) {
         return NULL;
     } else {
         f = make_room(c);
@@ -255,7 +248,7 @@ struct Dwfl_Module *pv_debug_cache_module(pv_debug_cache *c, const char *path)
 const pv_line_table *pv_debug_cache_lines(pv_debug_cache *c, const char *path)
 {
     debug_file *f = c && path ? file_slot(c, path) : NULL;
-    if (!f || f->lines || !f->exists || must_stop(c))
+    if (!f || f->lines || !f->exists || pv_stop_said(c->stop))
         return f ? f->lines : NULL;
     /* built in a session of its own, ended at once (line_table.h) */
     /* stopped (-2): the work fails (base/pv_stop.h); memory is counted */

@@ -139,14 +139,8 @@ static bool read_at(int fd, uint8_t *buf, uint64_t size, uint64_t offset)
 
 /* The zlib stream of size bytes at offset, inflated into exactly
  * out->size bytes.  The buffer grows as the stream yields: a header that
- * claims more than the stream holds costs no memory. */
-/* Whether the work was stopped: no more of a section is read. */
-static bool stopped(const pv_debug_elf *e)
-{
-    pv_error ignored;
-    return e->stop && pv_stop_check_point(e->stop, "debug info", &ignored) != 0;
-}
-
+ * claims more than the stream holds costs no memory.  Once the work is
+ * stopped, no more of a section is read. */
 static pv_section_status inflate_at(const pv_debug_elf *e, uint64_t offset, uint64_t size,
                                     pv_section_bytes *out)
 {
@@ -168,7 +162,7 @@ static pv_section_status inflate_at(const pv_debug_elf *e, uint64_t offset, uint
     uint64_t done = 0;
     while (rc == Z_OK && !ended) {
         if (z.avail_in == 0) {
-            if (stopped(e)) {
+            if (pv_stop_said(e->stop)) {
                 status = PV_SECTION_STOPPED;
                 break;
             }
@@ -218,7 +212,7 @@ pv_section_status pv_debug_elf_read(pv_debug_elf *e, const char *name, pv_sectio
     GElf_Shdr shdr;
     if (!find_section(e, name, &shdr))
         return e->failed ? PV_SECTION_FOR_LIBDW : PV_SECTION_ABSENT;
-    if (stopped(e))
+    if (pv_stop_said(e->stop))
         return PV_SECTION_STOPPED;
     if (shdr.sh_offset > e->file_size || shdr.sh_size > e->file_size - shdr.sh_offset)
         return PV_SECTION_FOR_LIBDW;    /* past the end of the file */

@@ -57,27 +57,51 @@ static bool walks_agree(uint64_t n, int rca, int rcb, const pv_record *ra, const
     return true;
 }
 
+/* A recording opened twice: read by pread windows (disk) and as an image
+ * in memory (mem, over image). */
+typedef struct twin_files {
+    pv_file *disk, *mem;
+    uint8_t *image;
+} twin_files;
+
+/* false, the check what failed, when either opening fails. */
+static bool open_twins(const char *path, const char *what, twin_files *t)
+{
+    *t = (twin_files){0};
+    uint64_t size;
+    t->image = slurp(path, &size);
+    if (!t->image) {
+        check(false, what, "cannot read the file");
+        return false;
+    }
+    pv_error err;
+    if (pv_file_open(path, &t->disk, &err) ||
+        pv_file_open_memory(path, t->image, size, &t->mem, &err)) {
+        check(false, what, "%s", err.msg);
+        pv_file_close(t->disk);
+        free(t->image);
+        return false;
+    }
+    return true;
+}
+
+static void close_twins(twin_files *t)
+{
+    pv_file_close(t->disk);
+    pv_file_close(t->mem);
+    free(t->image);
+}
+
 static void same_records(const char *path)
 {
     char what[512], why[2048] = "";
     snprintf(what, sizeof what, "%s: records read by pread windows equal the image in memory", path);
-    uint64_t size;
-    uint8_t *image = slurp(path, &size);
-    if (!image) {
-        check(false, what, "cannot read the file");
+    twin_files t;
+    if (!open_twins(path, what, &t))
         return;
-    }
-    pv_file *disk = NULL, *mem = NULL;
-    pv_error err;
-    if (pv_file_open(path, &disk, &err) || pv_file_open_memory(path, image, size, &mem, &err)) {
-        check(false, what, "%s", err.msg);
-        pv_file_close(disk);
-        free(image);
-        return;
-    }
     pv_walk a, b;
-    pv_walk_start(&a, disk);
-    pv_walk_start(&b, mem);
+    pv_walk_start(&a, t.disk);
+    pv_walk_start(&b, t.mem);
     uint64_t n = 0;
     for (;;) {
         pv_record ra, rb;
@@ -93,9 +117,7 @@ static void same_records(const char *path)
     if (!why[0] && n < 50)
         snprintf(why, sizeof why, "only %llu records: not a test of windows", (unsigned long long)n);
     check(!why[0], what, "%s", why);
-    pv_file_close(disk);
-    pv_file_close(mem);
-    free(image);
+    close_twins(&t);
 }
 
 /* pv_sample_decode_fixed must agree with the full decode on its fields. */
@@ -330,20 +352,11 @@ static void threaded_same_as_inline(const char *path)
 {
     char what[512], why[2048] = "";
     snprintf(what, sizeof what, "%s: records decompressed on a thread equal those without", path);
-    uint64_t size;
-    uint8_t *image = slurp(path, &size);
-    if (!image) {
-        check(false, what, "cannot read it");
+    twin_files t;
+    if (!open_twins(path, what, &t))
         return;
-    }
-    pv_file *disk = NULL, *mem = NULL;
+    pv_file *disk = t.disk, *mem = t.mem;
     pv_error err;
-    if (pv_file_open(path, &disk, &err) || pv_file_open_memory(path, image, size, &mem, &err)) {
-        check(false, what, "%s", err.msg);
-        pv_file_close(disk);
-        free(image);
-        return;
-    }
     int threads_before = nr_threads();
     pv_walk a, b;
     pv_walk_start(&a, disk);
@@ -419,12 +432,9 @@ static void threaded_same_as_inline(const char *path)
     snprintf(what, sizeof what, "%s: %llu bytes of data decompressed without a thread", path,
              (unsigned long long)disk->data_section.size);
     check(any && disk->data_section.size < PV_UNPACK_THREAD_MIN, what, "threaded");
-    pv_file_close(disk);
-    pv_file_close(mem);
-    free(image);
+    close_twins(&t);
 }
 
-/* The skip line of tests/run.sh for a check whose input file is absent. */
 /* tests/bad_input/base.data with a data section of the n bytes given. */
 static uint8_t *image_with_data(const uint8_t *data, uint64_t n, uint64_t *size)
 {

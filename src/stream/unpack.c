@@ -17,8 +17,14 @@
  * nothing next to filling it, small enough that the blocks stay in cache
  * between the thread that writes them and the walk that reads them. */
 #define BLOCK_CAPACITY (256u << 10)
-/* With a thread: the walk reads one block while the thread fills the others. */
-#define NR_BLOCKS 3
+/* With a thread: the walk reads one block while the thread fills the others.
+ * Enough of them (2 MB) that neither side waits on the other for every
+ * block when a core is taken from one of them for a time slice or two. */
+#define NR_BLOCKS 8
+/* A thread that found every block full is woken when this many are free
+ * again, not at each one: it then fills them in one run, and the two
+ * threads do not hand the processor to each other block by block. */
+#define REFILL_AT (NR_BLOCKS / 2)
 /* zstd decompresses with its tables on the heap; the thread needs little. */
 #define THREAD_STACK (512u << 10)
 
@@ -50,6 +56,7 @@ struct pv_unpacker {
      * produced <= released + NR_BLOCKS (guarded by lock) */
     uint64_t produced, taken, released;
     bool stop, finished;
+    bool producer_waiting;    /* the thread waits for REFILL_AT free blocks */
     pv_file_walk files;       /* the thread's own walk to the containers */
 };
 
@@ -179,8 +186,11 @@ static void *produce(void *arg)
     pv_unpacker *u = arg;
     pthread_mutex_lock(&u->lock);
     for (;;) {
-        while (!u->stop && u->produced - u->released == NR_BLOCKS)
+        while (!u->stop && u->produced - u->released == NR_BLOCKS) {
+            u->producer_waiting = true;
             pthread_cond_wait(&u->freed, &u->lock);
+        }
+        u->producer_waiting = false;
         if (u->stop)
             break;
         pv_unpack_block *b = &u->blocks[u->produced % NR_BLOCKS];
@@ -298,7 +308,10 @@ int pv_unpacker_next_block(pv_unpacker *u, const pv_unpack_block **out, pv_error
     pthread_mutex_lock(&u->lock);
     if (u->taken > u->released) {
         u->released++;
-        pthread_cond_signal(&u->freed);
+        /* the walk holds at most one block, so this comes before it can
+         * wait for one: the thread is never left asleep with none to fill */
+        if (u->producer_waiting && NR_BLOCKS - (u->produced - u->released) >= REFILL_AT)
+            pthread_cond_signal(&u->freed);
     }
     while (u->produced == u->taken && !u->finished)
         pthread_cond_wait(&u->filled, &u->lock);

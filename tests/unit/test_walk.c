@@ -345,6 +345,53 @@ static void stops_busy_thread(void)
     free(image);
 }
 
+/* A walk that pauses now and then, so that the thread fills every block
+ * and sleeps until half of them are free again (unpack.c, REFILL_AT): it
+ * is woken before the walk runs out, and every record comes, in order. */
+static void pausing_walk_wakes_thread(void)
+{
+    const char *what = "a walk pausing while its thread waits for free blocks gets every record, in order";
+    uint64_t size;
+    uint8_t *image = big_compressed_image(8u << 20, &size);
+    pv_file *f = NULL;
+    pv_error err;
+    if (!image || pv_file_open_memory("big_compressed", image, size, &f, &err)) {
+        check(false, what, "%s", image ? err.msg : "cannot make the image");
+        free(image);
+        return;
+    }
+    setenv("PERFVTAB_UNPACK_THREAD_MIN", "0", 1);
+    pv_walk w;
+    pv_walk_start(&w, f);
+    pv_record rec;
+    int rc;
+    uint64_t n = 0, bad = 0, bytes = 0, pauses = 0;
+    while ((rc = pv_walk_next(&w, &rec, &err)) == 1) {
+        if (!rec.compressed)
+            continue;
+        uint16_t want = (uint16_t)(8 + 8 * (n % 7));
+        bad += rec.type != 100 || rec.size != want ||
+               (want > 8 && rec.bytes[rec.size - 1] != (uint8_t)n);
+        bytes += rec.size;
+        n++;
+        /* about every 700 KB, 12 times: the thread fills the ring meanwhile */
+        if (n % 20000 == 0 && pauses < 12) {
+            usleep(10000);
+            pauses++;
+        }
+    }
+    char why[1024];
+    snprintf(why, sizeof why, "rc %d, %llu records, %llu bytes, %llu wrong, %llu pauses: %s", rc,
+             (unsigned long long)n, (unsigned long long)bytes, (unsigned long long)bad,
+             (unsigned long long)pauses, rc < 0 ? err.msg : "");
+    check(rc == 0 && bad == 0 && bytes >= (8u << 20) && pauses == 12 && walk_threaded(&w),
+          what, "%s", why);
+    pv_walk_end(&w);
+    unsetenv("PERFVTAB_UNPACK_THREAD_MIN");
+    pv_file_close(f);
+    free(image);
+}
+
 /* A compressed file walked from disk without a thread and from memory with
  * one (PERFVTAB_UNPACK_THREAD_MIN): the same records, byte for byte; the
  * thread ends with the walk, however far it got. */
@@ -556,6 +603,7 @@ int main(void)
     threaded_same_as_inline("tests/corpus/linux-perf-data/tests/fixtures/sleep.compressed.data");
     threaded_same_as_inline("tests/fixtures/tracepoint_zfile.data");
     stops_busy_thread();
+    pausing_walk_wakes_thread();
     compressed2_sizes();
     return failures ? 1 : 0;
 }

@@ -22,10 +22,10 @@ int pv_record_rows_start(PvCursor *cur, pv_error *err)
                                cur->watch_rounds, err);
 }
 
-int pv_record_rows_next(PvCursor *cur, pv_error *err)
+/* The row after the record the iterator gave (rc), or the end. */
+static int rows_took(PvCursor *cur, int rc, pv_error *err)
 {
     PvRecordRows *rows = cur->state;
-    int rc = pv_record_iter_next(&rows->iter, &rows->record, err);
     if (rc <= 0) {
         cur->eof = rc == 0;
         if (pv_record_iter_rounds_broken(&rows->iter))
@@ -34,6 +34,22 @@ int pv_record_rows_next(PvCursor *cur, pv_error *err)
     }
     cur->rowid = (sqlite3_int64)rows->record.index;
     return cur->def->decode ? cur->def->decode(cur, err) : 0;
+}
+
+static __attribute__((noinline)) int rows_next_slow(PvCursor *cur, pv_error *err)
+{
+    PvRecordRows *rows = cur->state;
+    return rows_took(cur, pv_record_iter_next(&rows->iter, &rows->record, err), err);
+}
+
+int pv_record_rows_next(PvCursor *cur, pv_error *err)
+{
+    /* the common row apart, so that it saves no registers and makes no
+     * call but the table's decode (a tail call) */
+    PvRecordRows *rows = cur->state;
+    if (pv_record_iter_take_pinned(&rows->iter, &rows->record))
+        return rows_took(cur, 1, err);
+    return rows_next_slow(cur, err);
 }
 
 int pv_record_rows_first(PvCursor *cur, pv_error *err)

@@ -53,7 +53,17 @@ typedef struct SamplesState {
     int word_column, word_attr;
     uint16_t word_at, word_end;
     uint8_t word_kind;
+    /* How column_word finds a record's event (a word_event), and where
+     * the records hold the word of its id (WORD_EVENT_DENSE; word_end
+     * covers it). */
+    uint8_t word_event;
+    uint16_t word_id_at;
 } SamplesState;
+
+/* WORD_EVENT_ZERO: the file's samples are all its first event's;
+ * WORD_EVENT_DENSE: the id's word, looked up in the file's dense table of
+ * ids; WORD_EVENT_SEARCH: pv_sample_attr_index, a call. */
+enum word_event { WORD_EVENT_SEARCH, WORD_EVENT_ZERO, WORD_EVENT_DENSE };
 
 enum word_kind { WORD_NONE, WORD_U64, WORD_U32, WORD_S32 };
 
@@ -167,6 +177,26 @@ static __attribute__((noinline)) bool make_places(PvCursor *cur)
     return true;
 }
 
+/* How column_word finds a record's event as pv_sample_attr_index does,
+ * without a call where it can: the file's one event, or the word of the id
+ * read straight into the file's dense table of ids (the file in its own
+ * byte order). */
+static void note_id_word(const pv_file *f, SamplesState *st)
+{
+    st->word_event = WORD_EVENT_SEARCH;
+    if (pv_samples_one_event(f)) {
+        st->word_event = WORD_EVENT_ZERO;
+        return;
+    }
+    uint16_t at = pv_sample_dense_id_at(f);
+    if (at == 0)
+        return;
+    st->word_event = WORD_EVENT_DENSE;
+    st->word_id_at = at;
+    if (st->word_end < at + 8)
+        st->word_end = (uint16_t)(at + 8);
+}
+
 /* An integer fixed field read alone, without decoding the sample (a scan
  * of a column or two reads one word per row): 1 *value is column i's, 0
  * it is NULL, -1 the full decode answers (not such a column, a record
@@ -197,22 +227,37 @@ static inline int fixed_int(PvCursor *cur, int i, int64_t *value)
         st->word_at = p->at[field];
         st->word_end = p->end;
         st->word_kind = is_s32 ? WORD_S32 : field == PV_FIELD_CPU ? WORD_U32 : WORD_U64;
+        note_id_word(cur->file, st);
     }
     return rc;
 }
 
 /* fixed_int's value, when it read column i from the same word of a record
- * of the same event last time: 1 *value set, -1 fixed_int answers.
- * Inline: a scan of a column reads one word per row this way. */
-static inline int column_word(PvCursor *cur, int i, int64_t *value)
+ * of the same event last time: 1 *value set, -1 fixed_int answers (or,
+ * unless search, column_word asked again with search, where the record's
+ * event takes a call).  Inline: a scan of a column reads one word per row
+ * this way. */
+static inline int column_word(PvCursor *cur, int i, int64_t *value, bool search)
 {
     SamplesState *st = cur->state;
     if (i != st->word_column || st->word_kind == WORD_NONE || st->decoded)
         return -1;
     const pv_record *r = &st->rows.record;
-    if (st->attr_index == -2)
-        st->attr_index = pv_sample_attr_index(cur->file, r);
-    if (st->attr_index != st->word_attr || r->size < st->word_end)
+    if (r->size < st->word_end)
+        return -1;
+    if (st->attr_index == -2) {
+        const pv_file *f = cur->file;
+        if (st->word_event == WORD_EVENT_DENSE) {
+            st->attr_index = pv_sample_attr_index_dense(f, r, st->word_id_at);
+        } else if (st->word_event == WORD_EVENT_ZERO) {
+            st->attr_index = 0;
+        } else if (search) {
+            st->attr_index = pv_sample_attr_index(f, r);
+        } else {
+            return -1;
+        }
+    }
+    if (st->attr_index != st->word_attr)
         return -1;
     uint64_t v = pv_sample_word(cur->file, r, st->word_at, st->word_kind == WORD_U64);
     *value = st->word_kind == WORD_S32 ? (int64_t)(int32_t)v : (int64_t)v;
@@ -293,29 +338,46 @@ static __attribute__((noinline)) int other_column(PvCursor *cur, sqlite3_context
     return pv_samples_decoded_column(cur, ctx, r, s, i);
 }
 
-static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
+/* Results an integer column read alone (rc, v: as fixed_int gives them),
+ * kept for the row's next read of it. */
+static inline int int_result(SamplesState *st, sqlite3_context *ctx, int i, int rc, int64_t v)
 {
-    /* the common case apart, so that it costs no more than it does: an
-     * integer field read alone */
-    SamplesState *st = cur->state;
-    int64_t v;
-    int rc;
-    if (st->last_column == i) {
-        rc = st->last_rc;
-        v = st->last_value;
-    } else {
-        rc = column_word(cur, i, &v);
-        if (rc < 0)
-            rc = fixed_int(cur, i, &v);
-        if (rc < 0)
-            return other_column(cur, ctx, i);
-        st->last_column = i;
-        st->last_rc = rc;
-        st->last_value = v;
-    }
+    st->last_column = i;
+    st->last_rc = rc;
+    st->last_value = v;
     if (rc > 0)
         sqlite3_result_int64(ctx, v);
     return SQLITE_OK;
+}
+
+/* samples_column's every other case. */
+static __attribute__((noinline)) int column_read(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    SamplesState *st = cur->state;
+    int64_t v;
+    int rc = column_word(cur, i, &v, true);
+    if (rc < 0)
+        rc = fixed_int(cur, i, &v);
+    if (rc < 0)
+        return other_column(cur, ctx, i);
+    return int_result(st, ctx, i, rc, v);
+}
+
+static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
+{
+    /* the common case apart, so that it costs no more than it does: an
+     * integer field read alone, from the word where the row before had it */
+    SamplesState *st = cur->state;
+    int64_t v;
+    if (st->last_column == i) {
+        if (st->last_rc > 0)
+            sqlite3_result_int64(ctx, st->last_value);
+        return SQLITE_OK;
+    }
+    int rc = column_word(cur, i, &v, false);
+    if (rc < 0)
+        return column_read(cur, ctx, i);
+    return int_result(st, ctx, i, rc, v);
 }
 
 const PvTableDef pv_samples_table = {

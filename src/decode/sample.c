@@ -461,6 +461,14 @@ int pv_record_time(const pv_file *f, const pv_record *rec, bool *has_time, uint6
     return 0;
 }
 
+uint16_t pv_sample_dense_id_at(const pv_file *f)
+{
+    if (pv_samples_one_event(f) || !f->id_dense || f->swap)
+        return 0;
+    uint64_t at = PV_RECORD_HEADER_SIZE + (uint64_t)f->sample_id_word * 8;
+    return at <= UINT16_MAX - 8 ? (uint16_t)at : 0;
+}
+
 uint64_t pv_sample_time_offset(uint64_t sample_type)
 {
     if (!(sample_type & PV_SAMPLE_TIME))

@@ -125,17 +125,36 @@ typedef struct pv_sample_id {
 
 /* The event (attr index) a record belongs to; -1 if its id is unknown. */
 int pv_record_attr_index(const pv_file *f, const pv_record *rec);
-/* The same for a SAMPLE (rec->type PV_RECORD_SAMPLE): inline, as a scan
+/* Whether every SAMPLE of f is its first event's (attr_index 0): one
+ * event, or samples without an id. */
+static inline bool pv_samples_one_event(const pv_file *f)
+{
+    return f->nr_attrs == 1 || f->sample_id_word < 0;
+}
+/* pv_record_attr_index of a SAMPLE (rec->type PV_RECORD_SAMPLE): inline, as a scan
  * of a column or two asks it of every row. */
 static inline int pv_sample_attr_index(const pv_file *f, const pv_record *rec)
 {
-    if (f->nr_attrs == 1 || f->sample_id_word < 0)
+    if (pv_samples_one_event(f))
         return 0;
     uint64_t body = (uint64_t)rec->size - PV_RECORD_HEADER_SIZE;
     uint64_t at = (uint64_t)f->sample_id_word * 8;
     if (body < at || body - at < 8)
         return -1;
     return pv_file_attr_for_id(f, pv_load_u64(rec->bytes + PV_RECORD_HEADER_SIZE + at, f->swap));
+}
+
+/* Where every SAMPLE of f holds its id's word (an offset in the record,
+ * header included) for pv_sample_attr_index_dense: where the file has
+ * several events, a dense table of ids and its own byte order; else 0. */
+uint16_t pv_sample_dense_id_at(const pv_file *f);
+/* pv_sample_attr_index of rec, a SAMPLE of at least id_at + 8 bytes, id_at
+ * from pv_sample_dense_id_at: the id's word looked up in the table, no
+ * call. */
+static inline int pv_sample_attr_index_dense(const pv_file *f, const pv_record *rec, uint16_t id_at)
+{
+    uint64_t k = pv_load_u64(rec->bytes + id_at, false) - f->id_base;
+    return k < f->nr_id_dense ? f->id_dense[k] : -1;
 }
 
 int pv_sample_decode(const pv_file *f, const pv_record *rec, pv_sample *s, pv_error *err);

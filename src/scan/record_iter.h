@@ -68,6 +68,14 @@ static inline int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_err
         return 1;
     return pv_record_iter_scanned(it, rec, rc);
 }
+/* pv_record_iter_next's common case, with no call: true when *rec is the
+ * next record of a scan no lookup reads (pv_ordered_scan_take_pinned);
+ * false when pv_record_iter_next answers. */
+static inline bool pv_record_iter_take_pinned(pv_record_iter *it, pv_record *rec)
+{
+    return !it->looking_up && !(it->board && it->board->readers) &&
+           pv_ordered_scan_take_pinned(&it->scan, rec);
+}
 /* Whether a scan watching the round rule met a record that breaks it. */
 bool pv_record_iter_rounds_broken(const pv_record_iter *it);
 /* Frees what the iterator holds, its filter included.  Safe on a zeroed or

@@ -89,18 +89,22 @@ static bool reserve_queue(pv_ordered_scan *o, uint64_t need)
 static void merge(const pv_queue_slot *a, uint64_t na, const pv_queue_slot *b, uint64_t nb,
                   pv_queue_slot *out)
 {
-    uint64_t i = 0, j = 0, k = 0;
+    const pv_queue_slot *a_end = a + na, *b_end = b + nb;
     /* without a branch on the keys: runs of CPUs interleave unpredictably */
-    while (i < na && j < nb) {
-        bool take_b = b[j].key < a[i].key;      /* ties: a's first */
-        out[k++] = *(take_b ? &b[j] : &a[i]);
-        j += take_b;
-        i += !take_b;
+    if (a < a_end && b < b_end) {
+        for (;;) {
+            bool take_b = b->key < a->key;      /* ties: a's first */
+            *out++ = *(take_b ? b : a);
+            b += take_b;
+            a += !take_b;
+            if (a == a_end || b == b_end)
+                break;
+        }
     }
-    while (i < na)
-        out[k++] = a[i++];
-    while (j < nb)
-        out[k++] = b[j++];
+    while (a < a_end)
+        *out++ = *a++;
+    while (b < b_end)
+        *out++ = *b++;
 }
 
 /* Merges the runs two by two until one is left. */
@@ -460,37 +464,66 @@ static void enqueue_span(pv_ordered_scan *o, uint64_t *outgrown)
     if (o->file->swap)
         return;
     uint64_t time_at = o->sample_time_at;
+    /* a record of at least min_size bytes holds its time (time_at >= 8) */
+    uint64_t min_size = time_at + 8;
     const uint8_t *p = span.next;
-    uint64_t n = 0, room = span.room;
+    uint64_t room = span.room;
     /* a slot tells a buffer by 15 bits */
     if (span.buffer >= PV_QUEUE_COPIED >> 16)
         room = 0;
     uint64_t free_slots = o->capacity - o->nr_queued;
     if (room > free_slots)
         room = free_slots;
-    while (n < room && o->nr_runs < o->runs_capacity) {
+    /* The queue's counters in locals, stored once after the loop: the
+     * slots' stores could otherwise be theirs, and each would be reloaded. */
+    pv_queue_slot *slots = o->slots;
+    uint64_t *run_starts = o->run_starts;
+    uint64_t queued = o->nr_queued, runs = o->nr_runs, runs_capacity = o->runs_capacity;
+    uint64_t held = o->held_bytes;
+    /* perf's highest time restarts when its queue is empty: every time
+     * taken is above 0 */
+    uint64_t max_time = queued == 0 && o->nr_shadow == 0 ? 0 : o->max_time;
+    /* an empty queue: the first record starts a run (no time is ~0) */
+    uint64_t last_key = queued ? slots[queued - 1].key : UINT64_MAX;
+    uint64_t held_limit = o->seen_round ? UINT64_MAX : o->roundless_limit;
+    /* the n-th record's ref: first_step + n fits the 16 bits (room) */
+    uint32_t first_ref = (uint32_t)span.buffer << 16 | span.first_step;
+    uint64_t first = queued, stop = queued + room;
+    while (queued < stop) {
         uint64_t left = (uint64_t)(span.end - p);
         if (left < PV_RECORD_HEADER_SIZE)
             break;
         uint16_t size = pv_load_u16(p + 6, false);
-        if (pv_load_u32(p, false) != PV_RECORD_SAMPLE || size < PV_RECORD_HEADER_SIZE ||
-            left < size || size < time_at || size - time_at < 8)
+        if (pv_load_u32(p, false) != PV_RECORD_SAMPLE || left < size || size < min_size)
             break;
         uint64_t time = pv_load_u64(p + time_at, false);
-        if (time == 0 || time == UINT64_MAX)
+        if (time - 1 >= UINT64_MAX - 1)     /* 0 and ~0: no time */
             break;
-        if ((o->nr_queued == 0 && o->nr_shadow == 0) || time > o->max_time)
-            o->max_time = time;
-        pv_queue_slot *slot = append_slot(o, time);
+        if (time < last_key) {
+            if (runs >= runs_capacity)
+                break;
+            run_starts[runs++] = queued;
+        }
+        if (time > max_time)
+            max_time = time;
+        pv_queue_slot *slot = &slots[queued];
+        slot->key = last_key = time;
         slot->at = (uint32_t)(p - span.base);
-        slot->ref = (uint32_t)span.buffer << 16 | (uint16_t)(span.first_step + n);
-        o->held_bytes += size;
+        slot->ref = first_ref + (uint32_t)(queued - first);
+        queued++;
+        held += size;
         p += size;
-        n++;
-        if (!o->seen_round && o->held_bytes > o->roundless_limit) {
-            *outgrown = span.first_index + n - 1;
+        if (held > held_limit) {
+            *outgrown = span.first_index + (queued - first) - 1;
             break;
         }
+    }
+    uint64_t n = queued - first;
+    if (n) {
+        o->nr_queued = queued;
+        o->nr_runs = runs;
+        o->held_bytes = held;
+        o->max_time = max_time;
     }
     o->nr_spanned += n;
     pv_walk_span_end(&o->scan.walk, &span, p, n);

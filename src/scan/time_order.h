@@ -150,19 +150,29 @@ static inline void pv_ordered_scan_hand_out_pinned(pv_ordered_scan *o, const pv_
     pv_walk_unpin(&o->scan.walk, place.buffer);
     o->held_bytes -= rec->size;
 }
-/* 1: *rec is the next record, its bytes valid until the next call; 0: no
- * more; -1: error in err.  Inline: a scan in time order hands out nearly
- * every row from the released records pinned in the walk's buffers. */
-static inline int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+/* pv_ordered_scan_next's common case alone: true when *rec is the next
+ * record, released and pinned in the walk's buffer; false when
+ * pv_ordered_scan_next_slow answers.  A caller's fast path of a row is
+ * this and no call. */
+static inline bool pv_ordered_scan_take_pinned(pv_ordered_scan *o, pv_record *rec)
 {
     if (o->next_out < o->released) {
         const pv_queue_slot *slot = &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out];
         if (!(slot->ref & PV_QUEUE_COPIED)) {
             o->next_out++;
             pv_ordered_scan_hand_out_pinned(o, slot, rec);
-            return 1;
+            return true;
         }
     }
+    return false;
+}
+/* 1: *rec is the next record, its bytes valid until the next call; 0: no
+ * more; -1: error in err.  Inline: a scan in time order hands out nearly
+ * every row from the released records pinned in the walk's buffers. */
+static inline int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
+{
+    if (pv_ordered_scan_take_pinned(o, rec))
+        return 1;
     return pv_ordered_scan_next_slow(o, rec, err);
 }
 /* Frees what the scan holds.  Safe on a zeroed or ended scan. */

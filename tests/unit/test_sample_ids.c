@@ -339,6 +339,24 @@ static bool lookup_right(const pv_file *f, uint64_t id)
     return !listed && got == -1;
 }
 
+/* perf_samples' column read alone finds a sample's event by
+ * pv_sample_attr_index_dense where pv_sample_dense_id_at allows: the same
+ * event as its twin pv_sample_attr_index, for a sample of that id. */
+static bool dense_read_right(fake *k, uint64_t id)
+{
+    uint16_t at = pv_sample_dense_id_at(&k->f);
+    if (at == 0)
+        return true;
+    byte_builder b;
+    bb_record_begin(&b, PV_RECORD_SAMPLE, 0, false);
+    bb_u64(&b, 0x1234);     /* ip */
+    bb_u64(&b, id);
+    pv_record r = bb_record_end(&b);
+    bool same = r.size >= at + 8u &&
+                pv_sample_attr_index_dense(&k->f, &r, at) == pv_sample_attr_index(&k->f, &r);
+    return same;
+}
+
 static void check_id_lookup(const char *label, uint64_t *ids0, uint64_t n0, uint64_t *ids1,
                             uint64_t n1, bool want_dense)
 {
@@ -360,8 +378,12 @@ static void check_id_lookup(const char *label, uint64_t *ids0, uint64_t n0, uint
     bool same = true;
     uint64_t bad = 0;
     uint64_t probes[] = { 0, 1, UINT64_MAX, UINT64_MAX - 1 };
+    fake_locate_ids(&k);
+    check(pv_sample_dense_id_at(&k.f) == (want_dense ? 16 : 0),
+          name("id lookup %s: samples' ids read straight %s", label, want_dense ? "at 16" : "nowhere"),
+          "at %u", (unsigned)pv_sample_dense_id_at(&k.f));
     for (size_t i = 0; i < 4; i++)
-        if (!lookup_right(&k.f, probes[i]) && same) {
+        if ((!lookup_right(&k.f, probes[i]) || !dense_read_right(&k, probes[i])) && same) {
             same = false;
             bad = probes[i];
         }
@@ -370,7 +392,7 @@ static void check_id_lookup(const char *label, uint64_t *ids0, uint64_t n0, uint
         for (uint64_t d = 0; d < 3; d++) {
             uint64_t near[] = { id - d, id + d };
             for (int j = 0; j < 2; j++)
-                if (!lookup_right(&k.f, near[j]) && same) {
+                if ((!lookup_right(&k.f, near[j]) || !dense_read_right(&k, near[j])) && same) {
                     same = false;
                     bad = near[j];
                 }

@@ -80,12 +80,13 @@ static void add(stream *s, uint8_t **at, uint32_t type, uint64_t time)
     }
 }
 
-/* A stream of about nr_rounds rounds of 2..4 CPU runs; rounds false: no
- * FINISHED_ROUND.  Stragglers and time 0 records when odd is set. */
+/* A stream of about nr_rounds rounds of 2..max_cpus CPU runs; rounds
+ * false: no FINISHED_ROUND.  Stragglers and time 0 records when odd is
+ * set. */
 static bool build(stream *s, const uint8_t *base, uint64_t base_size, int nr_rounds, bool rounds,
-                  bool odd)
+                  bool odd, int max_cpus)
 {
-    uint64_t max = (uint64_t)nr_rounds * 4 * 64 + 16;
+    uint64_t max = (uint64_t)nr_rounds * (uint64_t)max_cpus * 64 + 16;
     s->records = calloc(max, sizeof *s->records);
     s->image = malloc(base_size + max * 48);
     if (!s->records || !s->image)
@@ -95,7 +96,7 @@ static bool build(stream *s, const uint8_t *base, uint64_t base_size, int nr_rou
     s->nr = 0;
     uint64_t round_start = 1000000;
     for (int r = 0; r < nr_rounds; r++) {
-        int cpus = 2 + (int)rng(3);
+        int cpus = 2 + (int)rng((uint64_t)max_cpus - 1);
         for (int c = 0; c < cpus; c++) {
             /* a CPU's records since the last read: a sorted run that starts
              * up to a round back */
@@ -302,10 +303,13 @@ int main(void)
     uint64_t header_and_attrs = 0;
     for (int i = 7; i >= 0; i--)
         header_and_attrs = header_and_attrs << 8 | base[40 + i];
-    stream plain = {0}, odd = {0}, roundless = {0};
-    if (!build(&plain, base, header_and_attrs, 400, true, false) ||
-        !build(&odd, base, header_and_attrs, 400, true, true) ||
-        !build(&roundless, base, header_and_attrs, 400, false, false)) {
+    /* many: rounds of up to 16 CPU runs, more than a release merges in one
+     * pass (time_order.c, MERGE_WAYS): sorted whole, run by run */
+    stream plain = {0}, odd = {0}, roundless = {0}, many = {0};
+    if (!build(&plain, base, header_and_attrs, 400, true, false, 4) ||
+        !build(&odd, base, header_and_attrs, 400, true, true, 4) ||
+        !build(&roundless, base, header_and_attrs, 400, false, false, 4) ||
+        !build(&many, base, header_and_attrs, 200, true, true, 16)) {
         check(false, "time order: streams built", "out of memory");
         return 1;
     }
@@ -344,11 +348,14 @@ int main(void)
             false, never, true);
     compare("no rounds past the limit: the time index releases, same order", &roundless,
             PV_ORDER_PERF, false, 4096, true);
+    compare("perf order of rounds of many CPU runs, stragglers and time 0", &many, PV_ORDER_PERF,
+            false, never, true);
     }
     unlink(tmp);
     free(plain.image), free(plain.records);
     free(odd.image), free(odd.records);
     free(roundless.image), free(roundless.records);
+    free(many.image), free(many.records);
     free(base);
     return failures ? 1 : 0;
 }

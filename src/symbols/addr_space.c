@@ -367,14 +367,20 @@ static bool replay_mmap(pv_aspace *as, const pv_aspace_event *e)
         return false;
     p->exit_epoch = NOT_EXITED;         /* alive */
     /* live maps the new one hides entirely end now; partly hidden ones
-     * stay and lose to it in lookups */
+     * stay and lose to it in lookups.  Every map was live before (each
+     * end set is followed by drop_never_live): only one ended here can
+     * be dead, so the scan for them runs only then. */
+    bool ended_dead = false;
     for (size_t i = 0; i < p->nr; i++) {
         pv_map *old = &p->maps[i];
-        if (old->end_key == PV_KEY_NEVER && old->start >= e->start && old->end <= e->end)
+        if (old->end_key == PV_KEY_NEVER && old->start >= e->start && old->end <= e->end) {
             old->end_key = e->key;
+            ended_dead |= old->begin_key >= e->key;
+        }
         p->may_hide |= old->begin_key == e->key && old->start == e->start && old->end == e->end;
     }
-    drop_never_live(as, p);
+    if (ended_dead)
+        drop_never_live(as, p);
     pv_map m = {
         .start = e->start, .end = e->end, .pgoff = e->pgoff, .begin_key = e->key,
         .end_key = PV_KEY_NEVER, .seq = as->seq++, .pid = e->pid, .dso = e->dso,
@@ -457,7 +463,7 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
         child->dropped_end = e->key;
     }
     /* a map of the child's ending after the fork: the fork is replayed late */
-    bool late = as->renumber_forks;
+    bool late = as->renumber_forks, ended_dead = false;
     for (size_t i = 0; i < child->nr; i++) {    /* the pid's previous owner */
         late |= child->maps[i].end_key != PV_KEY_NEVER && child->maps[i].end_key > e->key;
         /* a map begun at the fork's key may share an extent with a copy */
@@ -465,9 +471,11 @@ static bool replay_fork_maps(pv_aspace *as, const pv_aspace_event *e)
         if (child->maps[i].end_key == PV_KEY_NEVER) {
             child->maps[i].end_key = e->key;
             child->changed = true;
+            ended_dead |= child->maps[i].begin_key >= e->key;
         }
     }
-    drop_never_live(as, child);
+    if (ended_dead)     /* as in replay_mmap */
+        drop_never_live(as, child);
     pv_aspace_process *parent = process_of(as, e->ppid, false);
     if (!parent)
         return true;

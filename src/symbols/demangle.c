@@ -20,7 +20,7 @@ static void append(const char *piece, size_t len, void *opaque)
  * the callback forms allocate nothing, and the answer is built here, where
  * a failed allocation is counted (base/pv_alloc.h) and fails the query.
  */
-char *pv_demangle(const char *name)
+char *pv_demangle_every(const char *name)
 {
     pv_strbuf out = {0};
     bool ok = rust_demangle_callback(name, DMGL_NO_OPTS, append, &out) ||
@@ -32,4 +32,18 @@ char *pv_demangle(const char *name)
     char *text = out.text;
     out.text = NULL;
     return text;
+}
+
+/* libiberty's Rust demangler takes only "_R" (v0) and "_ZN" (legacy)
+ * names; its C++ one, without DMGL_TYPES, only "_Z" and
+ * "_GLOBAL_[._$][DI]_" names.  test_demangle holds this to
+ * pv_demangle_every over every symbol of the system's libraries. */
+bool pv_demangle_may_change(const char *name)
+{
+    return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G');
+}
+
+char *pv_demangle(const char *name)
+{
+    return pv_demangle_may_change(name) ? pv_demangle_every(name) : NULL;
 }

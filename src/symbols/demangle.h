@@ -19,8 +19,18 @@
 #ifndef PV_DEMANGLE_H
 #define PV_DEMANGLE_H
 
+#include <stdbool.h>
+
 /* name demangled, in memory the caller frees; NULL when name is not a
  * mangled name (or memory ran out): show it as it is. */
 char *pv_demangle(const char *name);
+
+/* Whether pv_demangle could change name: false for the names neither
+ * demangler takes (most C names), which then cost no call. */
+bool pv_demangle_may_change(const char *name);
+
+/* pv_demangle asking libiberty whatever the name: the twin the tests
+ * compare pv_demangle_may_change's shortcut with. */
+char *pv_demangle_every(const char *name);
 
 #endif

@@ -132,7 +132,9 @@ bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img)
 }
 
 /* perf shows C++ and Rust names demangled (symbols/demangle.h); kernel and
- * JIT names, which do not come through here, stay as they are. */
+ * JIT names, which do not come through here, stay as they are.  The .plt
+ * entries' names, with their suffix, are demangled at once; the symbol
+ * tables' when asked for (symtree.h). */
 static void add_demangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
                           const char *name, const char *suffix)
 {
@@ -195,7 +197,7 @@ static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_s
         int bind = GELF_ST_BIND(sym.st_info);
         uint8_t binding = bind == STB_GLOBAL ? PV_BIND_GLOBAL
                         : bind == STB_WEAK ? PV_BIND_WEAK : PV_BIND_LOCAL;
-        add_demangled(t, sym.st_value, sym.st_size, binding, name, "");
+        pv_symtree_insert_mangled(t, sym.st_value, sym.st_size, binding, name);
     }
 }
 

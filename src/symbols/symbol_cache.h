@@ -1,5 +1,6 @@
 /*
- * Symbol lookups remembered: (dso, address) -> the symbol there.
+ * Symbol lookups remembered: (dso, offset in it) -> the symbol there (the
+ * kernel's by ip: its offsets are not what its symbols depend on).
  *
  * A profile asks for the same addresses millions of times (every sample in
  * a hot loop, every frame of a common stack), and each lookup walks a tree
@@ -33,7 +34,7 @@
 #define PV_SYMBOL_CACHE_EMPTY UINT32_MAX
 
 typedef struct pv_symbol_cache_entry {
-    uint64_t addr;
+    uint64_t addr;              /* the dso offset (the kernel: the ip) */
     uint64_t sym_offset;
     const char *sym;            /* NULL: no symbol; status says why */
     const char *status;

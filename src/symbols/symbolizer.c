@@ -131,19 +131,21 @@ void pv_symbolizer_resolve(pv_symbolizer *s, int32_t pid, uint64_t key, unsigned
         return;
     }
     out->dso_offset = d->identity_offsets ? ip : ip - m->start + m->pgoff;
-    uint64_t addr = out->dso_offset;
-    if (d->kind == DSO_ELF || d->kind == DSO_VDSO)
-        addr = pv_elf_offset_to_vaddr(&d->image, out->dso_offset);
-    else if (d->kind == DSO_KERNEL)
-        addr = ip;
-    /* the symbol at an address of a loaded dso never changes: cached */
-    pv_symbol_cache_entry mine, *e = pv_symbol_cache_slot(&s->symbol_cache, m->dso, addr);
+    /* the symbol at an offset of a loaded dso (the kernel's: at an ip)
+     * never changes: cached by it, before it is turned into the address
+     * the symbols use; a dso left unloaded (the work stopped) is not */
+    uint64_t at = d->kind == DSO_KERNEL ? ip : out->dso_offset;
+    pv_symbol_cache_entry mine,
+        *e = d->loaded ? pv_symbol_cache_slot(&s->symbol_cache, m->dso, at) : NULL;
     if (!e)
         e = &mine;
-    if (e == &mine || !pv_symbol_cache_holds(e, m->dso, addr)) {
+    if (e == &mine || !pv_symbol_cache_holds(e, m->dso, at)) {
+        uint64_t addr = at;
+        if (d->kind == DSO_ELF || d->kind == DSO_VDSO)
+            addr = pv_elf_offset_to_vaddr(&d->image, out->dso_offset);
         lookup_symbol(s, d, addr, e);
         e->dso = m->dso;
-        e->addr = addr;
+        e->addr = at;
     }
     out->sym = e->sym;
     out->sym_offset = e->sym_offset;

@@ -209,6 +209,79 @@ static bool parse_hex(const char **p, uint64_t *out)
     return true;
 }
 
+#define BYTES(x) (0x0101010101010101u * (x))
+
+/* 8 hex digits (the bytes of w, first digit lowest) as a number; false
+ * if any byte is not a hex digit. */
+static bool eight_hex_digits(uint64_t w, uint64_t *out)
+{
+    /* per byte, all below 0x80: x >= lo sets bit 7 of x + 0x80 - lo, and
+     * x <= hi clears it in x + 0x7f - hi, with no carry between bytes */
+    uint64_t high = BYTES(0x80);
+    uint64_t lower = w | BYTES(0x20);
+    uint64_t digit = (w + BYTES(0x80 - '0')) & ~(w + BYTES(0x7f - '9'));
+    uint64_t letter = (lower + BYTES(0x80 - 'a')) & ~(lower + BYTES(0x7f - 'f'));
+    if ((w & high) || ((digit | letter) & high) != high)
+        return false;
+    /* '0'-'9' -> 0-9, 'a'-'f' and 'A'-'F' -> 10-15 */
+    uint64_t v = (w & BYTES(0x0f)) + ((w >> 6) & BYTES(1)) * 9;
+    v = ((v & 0x0f000f000f000f00u) >> 8) | ((v & 0x000f000f000f000fu) << 4);
+    v = ((v & 0x00ff000000ff0000u) >> 16) | ((v & 0x000000ff000000ffu) << 8);
+    v = ((v & 0x0000ffff00000000u) >> 32) | ((v & 0x000000000000ffffu) << 16);
+    *out = v;
+    return true;
+}
+
+/* The address of nearly every kallsyms line, 16 hex digits, read 8 at a
+ * time; any other (fewer digits, 0x, too many) as parse_hex reads it.
+ * eol: the line's end, so that the 17th byte is in it. */
+static bool parse_address(const char **p, const char *eol, bool byte_by_byte, uint64_t *out)
+{
+    if (!byte_by_byte && eol - *p > 16) {
+        uint64_t w[2], high, low;
+        memcpy(w, *p, sizeof w);
+        if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) {
+            w[0] = __builtin_bswap64(w[0]);
+            w[1] = __builtin_bswap64(w[1]);
+        }
+        if (eight_hex_digits(w[0], &high) && eight_hex_digits(w[1], &low) &&
+            !hex_value_plus_one[(unsigned char)(*p)[16]]) {
+            *p += 16;
+            *out = high << 32 | low;
+            return true;
+        }
+    }
+    return parse_hex(p, out);
+}
+
+/* Where a kallsyms name ends: a blank, a CR, or the line's end. */
+static const bool ends_name[256] = { [0] = true, [' '] = true, ['\t'] = true, ['\r'] = true };
+
+/* The length of the name at name, up to eol (which ends it): 8 bytes at a
+ * time to the first below '!' (every end is), byte by byte from there
+ * when that one does not end it. */
+static size_t name_length(const char *name, const char *eol, bool byte_by_byte)
+{
+    size_t n = 0;
+    while (!byte_by_byte && eol - (name + n) >= 8) {
+        uint64_t w;
+        memcpy(&w, name + n, sizeof w);
+        if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+            w = __builtin_bswap64(w);
+        /* the lowest byte below 0x21 sets the lowest bit (later ones may
+         * be wrong, after the borrow) */
+        uint64_t below = (w - BYTES(0x21)) & ~w & BYTES(0x80);
+        if (below) {
+            n += (size_t)__builtin_ctzll(below) / 8;
+            break;
+        }
+        n += 8;
+    }
+    while (!ends_name[(unsigned char)name[n]])
+        n++;
+    return n;
+}
+
 /* The whole of a text file (procfs files have no size to ask for); NULL
  * when unreadable or over max bytes. */
 static char *slurp_text(const char *path, size_t max, size_t *len)
@@ -265,7 +338,9 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         free(text);
         return false;
     }
+    bool byte_by_byte = t->byte_by_byte;
     pv_symtab_free(t);
+    t->byte_by_byte = byte_by_byte;
     t->names = text;
     t->names_len = t->names_cap = len + 1;
     bool any_address = false;
@@ -278,7 +353,7 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         const char *p = line;
         line = eol + 1;
         uint64_t addr;
-        if (!parse_hex(&p, &addr) || !is_blank(*p))
+        if (!parse_address(&p, eol, byte_by_byte, &addr) || !is_blank(*p))
             continue;
         while (is_blank(*p))
             p++;
@@ -287,17 +362,16 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         char type = lower ? (char)(raw_type - 'a' + 'A') : raw_type;
         if (!raw_type)
             continue;
+        /* perf keeps text, weak and data symbols (and the others' names
+         * need no reading) */
+        if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
+            continue;
         p++;
         while (is_blank(*p))
             p++;
         char *name = (char *)p;
-        size_t n = 0;
-        while (name[n] && !is_blank(name[n]) && name[n] != '\r')
-            n++;
+        size_t n = name_length(name, eol, byte_by_byte);
         if (n == 0)
-            continue;
-        /* perf keeps text, weak and data symbols */
-        if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
             continue;
         const char *rest = name + n;
         while (is_blank(*rest))

@@ -42,6 +42,8 @@ typedef struct pv_symtab {
      * lookups bisect the whole table) */
     uint64_t *index;
     size_t nr_index;
+    bool byte_by_byte;      /* tests: kallsyms read a byte at a time, the
+                               twin of reading addresses and names 8 at once */
 } pv_symtab;
 
 #define PV_SYMTAB_STRIDE 16

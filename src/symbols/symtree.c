@@ -1,4 +1,6 @@
 #include "symbols/symtree.h"
+#include "symbols/demangle.h"
+#include "base/pv_alloc.h"
 #include "base/pv_array.h"
 
 #include <stdlib.h>
@@ -14,6 +16,9 @@ void pv_symtree_init(pv_symtree *t)
 
 void pv_symtree_free(pv_symtree *t)
 {
+    for (size_t i = 0; i < t->nr_shown; i++)
+        free(t->shown[i]);
+    free(t->shown);
     free(t->nodes);
     free(t->names);
     pv_symtree_init(t);
@@ -120,6 +125,7 @@ void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t bin
     n->name = (uint32_t)t->names_len;
     n->binding = binding;
     n->red = true;
+    n->mangled = false;
     n->left = n->right = NIL;
     memcpy(t->names + t->names_len, name, name_len);
     t->names[t->names_len + name_len] = 0;
@@ -139,6 +145,45 @@ void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t bin
         N(parent).right = z;
     insert_fixup(t, z);
     t->live++;
+}
+
+void pv_symtree_insert_mangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
+                               const char *name)
+{
+    char *demangled = t->demangle_now ? pv_demangle(name) : NULL;
+    const char *text = demangled ? demangled : name;
+    size_t before = t->nr;
+    pv_symtree_insert(t, start, size, binding, text, strlen(text));
+    if (t->nr > before)
+        N(before).mangled = !t->demangle_now && pv_demangle_may_change(name);
+    free(demangled);
+}
+
+const char *pv_symtree_name(pv_symtree *t, int32_t node)
+{
+    const char *name = t->names + N(node).name;
+    if (!N(node).mangled)
+        return name;
+    if ((size_t)node >= t->nr_shown) {
+        /* one slot per node there is (fixups ask before all are in) */
+        char **shown = pv_calloc(t->nr, sizeof *shown);
+        if (!shown)
+            return name;
+        for (size_t i = 0; i < t->nr_shown; i++)
+            shown[i] = t->shown[i];
+        free(t->shown);
+        t->shown = shown;
+        t->nr_shown = t->nr;
+    }
+    if (!t->shown[node]) {
+        char *demangled = pv_demangle(name);
+        if (!demangled) {
+            N(node).mangled = false;        /* not a mangled name after all */
+            return name;
+        }
+        t->shown[node] = demangled;
+    }
+    return t->shown[node];
 }
 
 static int32_t first(const pv_symtree *t)
@@ -268,10 +313,11 @@ static void erase(pv_symtree *t, int32_t z)
     t->live--;
 }
 
-static bool prefer(const pv_symtree *t, int32_t a, int32_t b)
+/* perf compares the names it shows */
+static bool prefer(pv_symtree *t, int32_t a, int32_t b)
 {
-    return pv_symbol_prefer_first(N(a).end > N(a).start, N(a).binding, t->names + N(a).name,
-                                  N(b).end > N(b).start, N(b).binding, t->names + N(b).name);
+    return pv_symbol_prefer_first(N(a).end > N(a).start, N(a).binding, pv_symtree_name(t, a),
+                                  N(b).end > N(b).start, N(b).binding, pv_symtree_name(t, b));
 }
 
 void pv_symtree_fixup(pv_symtree *t)

@@ -15,6 +15,11 @@
  *   3. the .plt entries, with no fixes.
  *
  * The sizing and alias rules are those of symtab.h.
+ *
+ * Names are shown demangled (symbols/demangle.h), as perf shows them, but
+ * a file's symbols mostly go unasked: a name inserted as the file has it
+ * is demangled the first time it is asked for (or compared, for aliases),
+ * and kept.
  */
 #ifndef PV_SYMTREE_H
 #define PV_SYMTREE_H
@@ -30,6 +35,7 @@ typedef struct pv_symtree_node {
     uint32_t name;              /* offset in the tree's names */
     uint8_t binding;
     bool red;
+    bool mangled;               /* the name may demangle: done when asked */
     int32_t left, right, parent;    /* node indices, -1 for none */
 } pv_symtree_node;
 
@@ -41,20 +47,28 @@ typedef struct pv_symtree {
     size_t names_len, names_cap;
     size_t live;                /* nodes in the tree */
     bool failed;
+    /* per node: its name demangled once asked (NULL: not yet, or the
+     * same as the name); nr_shown entries */
+    char **shown;
+    size_t nr_shown;
+    bool demangle_now;          /* tests: names demangled as inserted, the
+                                   twin of demangling when asked */
 } pv_symtree;
 
 void pv_symtree_init(pv_symtree *t);
 void pv_symtree_free(pv_symtree *t);
 void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
                        const char *name, size_t name_len);
+/* The same for a name as the file has it (NUL-terminated): shown
+ * demangled. */
+void pv_symtree_insert_mangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
+                               const char *name);
 /* Sizes size-0 symbols and drops aliases (symtab.h's rules), over the whole tree. */
 void pv_symtree_fixup(pv_symtree *t);
 /* perf's search from the root; -1 when no symbol holds addr. */
 int32_t pv_symtree_find(const pv_symtree *t, uint64_t addr);
 
-static inline const char *pv_symtree_name(const pv_symtree *t, int32_t node)
-{
-    return t->names + t->nodes[node].name;
-}
+/* The node's name as perf shows it; the pointer holds for the tree's life. */
+const char *pv_symtree_name(pv_symtree *t, int32_t node);
 
 #endif

@@ -1,0 +1,124 @@
+/*
+ * Unit tests of the names of ELF symbols (src/symbols/symtree.c,
+ * demangle.c, elf_image.c): names demangled when first asked for, against
+ * their twin demangled as inserted, at every symbol boundary of real
+ * libraries (C, C++ and the compilers' big tables); and pv_demangle's
+ * shortcut (names neither demangler takes are not handed to libiberty)
+ * against pv_demangle_every over every one of their names.
+ *
+ * Output: one "ok - what" or "not ok - what: why" line per check.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols/demangle.h"
+#include "symbols/elf_image.h"
+#include "symbols/symtree.h"
+#include "unit_check.h"
+
+static const char *const libraries[] = {
+    "/lib/x86_64-linux-gnu/libc.so.6",
+    "/lib/x86_64-linux-gnu/libstdc++.so.6",
+    "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+    "/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus",
+    "/usr/lib/gcc/x86_64-linux-gnu/12/cc1",
+    "/usr/bin/sqlite3",
+};
+
+static bool same_text(const char *a, const char *b)
+{
+    return (a == NULL) == (b == NULL) && (!a || strcmp(a, b) == 0);
+}
+
+/* pv_demangle and its twin on one name; false (and a message) on a difference */
+static bool demangles_alike(const char *name, const char *where)
+{
+    char *fast = pv_demangle(name), *every = pv_demangle_every(name);
+    bool same = same_text(fast, every);
+    if (!same)
+        printf("# %s: %s demangles to %s, its twin to %s\n", where, name, fast ? fast : "(none)",
+               every ? every : "(none)");
+    free(fast);
+    free(every);
+    return same;
+}
+
+static void test_shortcut_names(void)
+{
+    static const char *const names[] = {
+        "_ZN3foo3barEv", "_ZN9hot_names4main17h088665bc2f64c49bE", "_RNvCs1234_9hot_names4main",
+        "_GLOBAL__sub_I_main", "_GLOBAL__D_x", "_GLOBAL__I_x", "_GLOBAL_.I_x", "_GLOBAL_$D_x",
+        "_Z", "_ZN", "_R", "_G", "_", "", "ZN3foo3barEv", "__ZN3foo3barEv", "_Z3foov",
+        "main", "__libc_start_main", "_start", "_dl_start", "PyInit__struct", "_PyObject_New",
+        "__RNvCs1234_9hot_names4main", "_ZSt4cout", "_ZTV3Foo", "_ZTHN3foo1xE",
+    };
+    bool all = true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        all &= demangles_alike(names[i], "hand-made");
+    check(all, "demangle: the shortcut answers as libiberty on hand-made names", "see above");
+}
+
+/* The symbol at addr in t: its name, start and end, or "(none)". */
+static void describe(pv_symtree *t, uint64_t addr, char *out, size_t size)
+{
+    int32_t x = pv_symtree_find(t, addr);
+    if (x < 0)
+        snprintf(out, size, "(none)");
+    else
+        snprintf(out, size, "%s [%llx, %llx)", pv_symtree_name(t, x),
+                 (unsigned long long)t->nodes[x].start, (unsigned long long)t->nodes[x].end);
+}
+
+static void test_library(const char *path)
+{
+    if (access(path, R_OK) != 0) {
+        printf("ok - symbol names of %s # SKIP input absent: %s\n", path, path);
+        return;
+    }
+    pv_symtree lazy, eager;
+    pv_symtree_init(&lazy);
+    pv_symtree_init(&eager);
+    eager.demangle_now = true;
+    bool read = pv_elf_read_symbols(path, path, &lazy) && pv_elf_read_symbols(path, path, &eager);
+    char what[512];
+    snprintf(what, sizeof what, "symbol names of %s: both trees read", path);
+    check(read && lazy.nr == eager.nr && lazy.live == eager.live, what, "%s: read %d, %zu and %zu nodes", path, read, lazy.nr,
+          eager.nr);
+    /* the raw names of every symbol, through the shortcut and without */
+    bool alike = true;
+    for (size_t i = 0; i < lazy.nr; i++)
+        alike &= demangles_alike(lazy.names + lazy.nodes[i].name, path);
+    snprintf(what, sizeof what, "demangle: the shortcut answers as libiberty on every symbol of %s",
+             path);
+    check(alike, what, "see above");
+    /* every boundary of every symbol, erased ones included */
+    size_t differ = 0;
+    for (size_t i = 0; i < lazy.nr && read && lazy.nr == eager.nr; i++) {
+        const uint64_t at[] = { lazy.nodes[i].start - 1, lazy.nodes[i].start,
+                                lazy.nodes[i].end - 1, lazy.nodes[i].end };
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+            char a[1024], b[1024];
+            describe(&lazy, at[k], a, sizeof a);
+            describe(&eager, at[k], b, sizeof b);
+            if (strcmp(a, b) != 0 && differ++ < 5)
+                printf("# %s at %llx: %s, demangled at once %s\n", path,
+                       (unsigned long long)at[k], a, b);
+        }
+    }
+    snprintf(what, sizeof what,
+             "symbol names of %s: demangled when asked, as demangled at once, at every boundary",
+             path);
+    check(differ == 0, what, "%zu differ", differ);
+    pv_symtree_free(&lazy);
+    pv_symtree_free(&eager);
+}
+
+int main(void)
+{
+    test_shortcut_names();
+    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++)
+        test_library(libraries[i]);
+    return failures != 0;
+}

@@ -3,7 +3,10 @@
 # slow twin: at every address of each debug file's .debug_aranges span (16
 # bytes either side), the file path and line the table gives are the ones
 # dwfl_module_getsrc + dwfl_lineinfo give (src/unwind/source_lines.c at
-# level 0), and so is "no line" (build/tools/line_twins).
+# level 0), and so is "no line" (build/tools/line_twins). The tables run
+# a unit's line program at its first lookup: each is also compared with
+# its twin built whole (PERFVTAB_WHOLE_LINE_TABLES), looked up in address
+# order and from the top down.
 #
 # Files: the committed ELF fixtures with debug info; tests/fixtures/srcline/
 # hot_lines.c and tests/fixtures/clones/clones.c built here with gcc -g at -O2
@@ -36,7 +39,7 @@ compare() {
     *": no debug info")
         echo "ok - line table: $1 # SKIP input absent: no debug info for $2" ;;
     *" 0 differ "*)
-        if [ $rc -eq 0 ]; then ok "line table: $1 equals libdw at every address (${out#*: })"
+        if [ $rc -eq 0 ]; then ok "line table: $1 equals libdw and the whole table at every address (${out#*: })"
         else not_ok "line table: $1" "exit $rc: $out"; status=1; fi ;;
     *)
         not_ok "line table: $1" "$out"; status=1 ;;

@@ -499,22 +499,41 @@ static int by_address(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-pv_lines_status pv_line_program_run(pv_line_program *p, const pv_section_bytes *line, bool swap,
-                                    uint64_t offset, uint8_t address_size, const char *comp_dir,
-                                    const pv_dwarf_context *strings)
+/* The header and file table of the program at offset, into h and p. */
+static pv_lines_status read_start(pv_line_program *p, const pv_section_bytes *line, bool swap,
+                                  uint64_t offset, uint8_t address_size, const char *comp_dir,
+                                  const pv_dwarf_context *strings, line_header *h)
 {
     p->nr_rows = p->nr_files = p->names_len = p->nr_dirs = 0;
     if (!line->data || offset >= line->size)
         return PV_LINES_BAD;
-    line_header h;
-    pv_lines_status s = read_header(line, swap, offset, address_size, &h);
+    pv_lines_status s = read_header(line, swap, offset, address_size, h);
     if (s != PV_LINES_READ)
         return s;
     pv_dwarf_context c = *strings;
-    c.offset_size = h.offset_size;
+    c.offset_size = h->offset_size;
     c.address_size = address_size;
     c.version = 5;
-    s = read_files(p, line, swap, &h, comp_dir, &c);
+    s = read_files(p, line, swap, h, comp_dir, &c);
+    if (s != PV_LINES_READ)
+        p->nr_files = 0;
+    return s;
+}
+
+pv_lines_status pv_line_program_files(pv_line_program *p, const pv_section_bytes *line, bool swap,
+                                      uint64_t offset, uint8_t address_size, const char *comp_dir,
+                                      const pv_dwarf_context *strings)
+{
+    line_header h;
+    return read_start(p, line, swap, offset, address_size, comp_dir, strings, &h);
+}
+
+pv_lines_status pv_line_program_run(pv_line_program *p, const pv_section_bytes *line, bool swap,
+                                    uint64_t offset, uint8_t address_size, const char *comp_dir,
+                                    const pv_dwarf_context *strings)
+{
+    line_header h;
+    pv_lines_status s = read_start(p, line, swap, offset, address_size, comp_dir, strings, &h);
     if (s == PV_LINES_READ)
         s = run_program(p, line, swap, &h, address_size);
     if (s != PV_LINES_READ) {

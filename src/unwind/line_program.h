@@ -52,6 +52,14 @@ pv_lines_status pv_line_program_run(pv_line_program *p, const pv_section_bytes *
                                     uint64_t offset, uint8_t address_size, const char *comp_dir,
                                     const pv_dwarf_context *strings);
 
+/* The header and file table alone of the program at offset, read as
+ * pv_line_program_run reads them (no rows): whether running it would be
+ * PV_LINES_FOR_LIBDW is known from these, since only the forms of a DWARF
+ * 5 file table leave a program to libdw. */
+pv_lines_status pv_line_program_files(pv_line_program *p, const pv_section_bytes *line, bool swap,
+                                      uint64_t offset, uint8_t address_size, const char *comp_dir,
+                                      const pv_dwarf_context *strings);
+
 /* The name of file number file of the last program run; NULL when it has
  * none of that number. */
 const char *pv_line_program_file(const pv_line_program *p, uint32_t file);

@@ -34,7 +34,10 @@ typedef struct line_unit {
     uint64_t die_offset;
     uint64_t unit_offset;   /* its header, for the DWARF read here */
     uint32_t first, nr;
+    bool pending;           /* its program not run yet: run at its first lookup */
 } line_unit;
+
+struct own_reader;
 
 /* A run of .debug_aranges entries naming one unit, from start on. */
 typedef struct unit_run {
@@ -55,12 +58,17 @@ struct pv_line_table {
     pv_key_table paths;     /* the files' paths, each once */
     char *joined;           /* while building: dir/name of the path looked up */
     size_t cap_joined;
+    struct own_reader *lazy;    /* while units are pending: what running them needs */
+    size_t nr_pending;
 };
+
+static void free_lazy(pv_line_table *t);
 
 void pv_line_table_free(pv_line_table *t)
 {
     if (!t)
         return;
+    free_lazy(t);
     free(t->runs);
     free(t->units);
     free(t->rows);
@@ -69,10 +77,12 @@ void pv_line_table_free(pv_line_table *t)
     free(t);
 }
 
+static size_t lazy_bytes(const pv_line_table *t);
+
 size_t pv_line_table_bytes(const pv_line_table *t)
 {
     return t ? sizeof *t + t->nr_runs * sizeof *t->runs + t->cap_units * sizeof *t->units +
-                   t->cap_rows * sizeof *t->rows + pv_key_table_bytes(&t->paths)
+                   t->cap_rows * sizeof *t->rows + pv_key_table_bytes(&t->paths) + lazy_bytes(t)
              : 0;
 }
 
@@ -165,7 +175,7 @@ static int64_t unit_number(pv_line_table *t, const pv_arange *a)
     if (t->nr_units >= UINT32_MAX ||
         !pv_array_grow((void **)&t->units, &t->cap_units, t->nr_units + 1, sizeof *t->units))
         return -1;
-    t->units[t->nr_units] = (line_unit){ a->die_offset, a->unit_offset, 0, 0 };
+    t->units[t->nr_units] = (line_unit){ a->die_offset, a->unit_offset, 0, 0, false };
     return (int64_t)t->nr_units++;
 }
 
@@ -254,6 +264,7 @@ static void finish(pv_line_table *t)
 /* Back to no rows, for libdw to fill the table instead. */
 static void reset(pv_line_table *t)
 {
+    free_lazy(t);
     free(t->runs);
     free(t->units);
     free(t->rows);
@@ -297,6 +308,15 @@ static bool fill_with_libdw(pv_line_table *t, Dwfl_Module *mod)
  * then .debug_line, each unit's rows copied as soon as its program has
  * run.  The answers are libdw's (tests/t_line_table.sh); what this
  * reading leaves to libdw (own_status OWN_FOR_LIBDW) is read by libdw.
+ *
+ * Lazily: a unit's program is run the first time an address in it is
+ * looked up (the first row of a query in ld.so would otherwise run all of
+ * its programs), the reader kept with .debug_line and the string
+ * sections until every unit has run.  Only the forms of a DWARF 5 file
+ * table leave a program to libdw, so every unit's header and file table
+ * are read at once: a file that libdw must read is known before any
+ * lookup.  PERFVTAB_WHOLE_LINE_TABLES set runs every program at once, the
+ * twin tests/t_line_table.sh compares with.
  */
 typedef enum own_status { OWN_DONE, OWN_FOR_LIBDW, OWN_NO_MEMORY, OWN_STOPPED } own_status;
 
@@ -315,7 +335,8 @@ typedef struct own_reader {
     const pv_stop *stop;    /* handed to each file opened (debug_sections.h) */
     pv_debug_elf elf;
     int debug_fd;           /* the separate debug file's, or -1 */
-    pv_section_bytes str, line_str;
+    bool swap;              /* the file's byte order is not ours */
+    pv_section_bytes line, str, line_str;
     pv_dwarf_context strings;
     unit_lines_ref *refs;
     char *dirs;
@@ -476,60 +497,153 @@ static bool copy_program(pv_line_table *t, own_reader *o, line_unit *u, const ch
     return true;
 }
 
+/* Runs unit i's program and copies its rows: false when out of memory
+ * (the unit then has no rows). */
+static bool run_unit(pv_line_table *t, own_reader *o, size_t i, own_status *st)
+{
+    const unit_lines_ref *ref = &o->refs[i];
+    line_unit *u = &t->units[i];
+    const char *comp_dir = ref->comp_dir == NO_PATH ? NULL : o->dirs + ref->comp_dir;
+    u->first = (uint32_t)t->nr_rows;
+    u->nr = 0;
+    pv_lines_status ls = pv_line_program_run(&o->program, &o->line, o->swap, ref->stmt_list,
+                                             ref->address_size, comp_dir, &o->strings);
+    if (ls == PV_LINES_FOR_LIBDW)
+        *st = OWN_FOR_LIBDW;
+    if (ls == PV_LINES_NO_MEMORY || (ls == PV_LINES_READ && !copy_program(t, o, u, comp_dir))) {
+        *st = OWN_NO_MEMORY;
+        t->nr_rows = u->first;  /* its rows so far dropped: the unit can be run again */
+        u->nr = 0;
+        return false;
+    }
+    return true;
+}
+
 /* Each unit's line program, run and copied. */
 static own_status read_lines(pv_line_table *t, own_reader *o)
 {
-    pv_section_bytes line = { 0 };
-    own_status st = read_section(o, ".debug_line", &line);
-    for (size_t i = 0; st == OWN_DONE && i < t->nr_units; i++) {
-        const unit_lines_ref *ref = &o->refs[i];
+    own_status st = OWN_DONE;
+    for (size_t i = 0; st == OWN_DONE && i < t->nr_units; i++)
+        if (o->refs[i].has_lines)
+            run_unit(t, o, i, &st);
+    return st;
+}
+
+/* Each unit's header and file table read, its program left pending: those
+ * tell whether libdw must read the file (pv_line_program_files). */
+static own_status check_lines(pv_line_table *t, own_reader *o)
+{
+    for (size_t i = 0; i < t->nr_units; i++) {
+        unit_lines_ref *ref = &o->refs[i];
         if (!ref->has_lines)
             continue;
         const char *comp_dir = ref->comp_dir == NO_PATH ? NULL : o->dirs + ref->comp_dir;
-        pv_lines_status ls = pv_line_program_run(&o->program, &line, o->elf.swap, ref->stmt_list,
-                                                 ref->address_size, comp_dir, &o->strings);
+        pv_lines_status ls = pv_line_program_files(&o->program, &o->line, o->swap,
+                                                   ref->stmt_list, ref->address_size, comp_dir,
+                                                   &o->strings);
         if (ls == PV_LINES_FOR_LIBDW)
-            st = OWN_FOR_LIBDW;
-        else if (ls == PV_LINES_NO_MEMORY)
-            st = OWN_NO_MEMORY;
-        else if (ls == PV_LINES_READ && !copy_program(t, o, &t->units[i], comp_dir))
-            st = OWN_NO_MEMORY;
+            return OWN_FOR_LIBDW;
+        if (ls == PV_LINES_NO_MEMORY)
+            return OWN_NO_MEMORY;
+        /* a malformed header: no rows, as running it would give */
+        ref->has_lines = ls == PV_LINES_READ;
+        t->units[i].pending = ref->has_lines;
+        t->nr_pending += ref->has_lines;
     }
-    pv_section_bytes_free(&line);
-    return st;
+    return OWN_DONE;
+}
+
+static void close_files(own_reader *o)
+{
+    pv_debug_elf_close(&o->elf);
+    if (o->debug_fd >= 0)
+        close(o->debug_fd);
+    o->debug_fd = -1;
+}
+
+static void free_reader(own_reader *o)
+{
+    close_files(o);
+    pv_section_bytes_free(&o->line);
+    pv_section_bytes_free(&o->str);
+    pv_section_bytes_free(&o->line_str);
+    free(o->refs);
+    free(o->dirs);
+    free(o->file_paths);
+    pv_line_program_free(&o->program);
+    free(o);
+}
+
+static void free_lazy(pv_line_table *t)
+{
+    if (t->lazy)
+        free_reader(t->lazy);
+    t->lazy = NULL;
+    t->nr_pending = 0;
+}
+
+static size_t lazy_bytes(const pv_line_table *t)
+{
+    const own_reader *o = t->lazy;
+    return o ? sizeof *o + o->line.size + o->str.size + o->line_str.size +
+                   t->nr_units * sizeof *o->refs + o->cap_dirs
+             : 0;
+}
+
+/* Runs pending unit i (a lookup's): false when out of memory, the
+ * failure counted (base/pv_alloc.h) so that the query does not take the
+ * missing line for none.  The last pending unit run, the reader is freed. */
+static bool run_pending(pv_line_table *t, size_t i)
+{
+    own_status st = OWN_DONE;
+    if (!run_unit(t, t->lazy, i, &st)) {
+        pv_alloc_count_failure();
+        return false;
+    }
+    t->units[i].pending = false;
+    if (--t->nr_pending == 0) {
+        free_lazy(t);
+        finish(t);
+    }
+    return true;
 }
 
 static own_status fill_own(pv_line_table *t, Dwfl_Module *mod, int main_fd, const pv_stop *stop)
 {
-    own_reader o;
-    memset(&o, 0, sizeof o);
-    o.stop = stop;
-    o.debug_fd = -1;
-    o.strings.str = &o.str;
-    o.strings.line_str = &o.line_str;
+    own_reader *o = pv_calloc(1, sizeof *o);
+    if (!o)
+        return OWN_NO_MEMORY;
+    o->stop = stop;
+    o->debug_fd = -1;
+    o->strings.str = &o->str;
+    o->strings.line_str = &o->line_str;
     bool found;
     uint64_t main_bias, debug_bias;
-    own_status st = open_dwarf_file(&o, mod, main_fd, &found, &main_bias, &debug_bias);
+    own_status st = open_dwarf_file(o, mod, main_fd, &found, &main_bias, &debug_bias);
     if (st == OWN_DONE && found) {
         t->unit_bias = debug_bias - main_bias;
         t->row_bias = debug_bias;
-        st = read_section(&o, ".debug_str", &o.str);
+        o->swap = o->elf.swap;
+        st = read_section(o, ".debug_str", &o->str);
         if (st == OWN_DONE)
-            st = read_section(&o, ".debug_line_str", &o.line_str);
+            st = read_section(o, ".debug_line_str", &o->line_str);
         if (st == OWN_DONE)
-            st = read_units(t, &o);
+            st = read_units(t, o);
         if (st == OWN_DONE && t->nr_units > 0)
-            st = read_lines(t, &o);
+            st = read_section(o, ".debug_line", &o->line);
+        if (st == OWN_DONE && t->nr_units > 0)
+            st = getenv("PERFVTAB_WHOLE_LINE_TABLES") ? read_lines(t, o) : check_lines(t, o);
     }
-    pv_debug_elf_close(&o.elf);
-    if (o.debug_fd >= 0)
-        close(o.debug_fd);
-    pv_section_bytes_free(&o.str);
-    pv_section_bytes_free(&o.line_str);
-    free(o.refs);
-    free(o.dirs);
-    free(o.file_paths);
-    pv_line_program_free(&o.program);
+    if (st == OWN_DONE && t->nr_pending > 0) {
+        /* kept for the lookups: the files are closed, the sections read */
+        close_files(o);
+        o->stop = NULL;
+        t->lazy = o;
+        pv_array_trim((void **)&t->units, &t->cap_units, t->nr_units, sizeof *t->units);
+        return OWN_DONE;
+    }
+    free_reader(o);
+    t->nr_pending = 0;
     if (st == OWN_DONE)
         finish(t);
     return st;
@@ -617,6 +731,15 @@ bool pv_line_table_find(const pv_line_table *t, uint64_t pc, char *file, size_t 
     if (!t || size == 0)
         return false;
     const line_unit *unit = unit_at(t, pc - t->unit_bias);
+    if (unit && unit->pending) {
+        /* the cache's table, which one user at a time looks up in
+         * (debug_cache.h): its first lookup in a unit runs the unit's
+         * program (which may move the units: looked up again) */
+        size_t i = (size_t)(unit - t->units);
+        if (!run_pending((pv_line_table *)t, i))
+            return false;
+        unit = &t->units[i];
+    }
     if (!unit || unit->nr == 0)
         return false;
     const line_row *rows = t->rows + unit->first;

@@ -13,6 +13,13 @@
  * a libdwfl session of its own, every unit's rows copied out of libdw, and
  * the session ended at once.
  *
+ * Lazy per compile unit: the build reads the units and every line
+ * program's header and file table (which tell whether libdw must read the
+ * file), and runs a unit's program the first time a lookup lands in the
+ * unit, keeping .debug_line and the string sections inflated until every
+ * unit has run.  PERFVTAB_WHOLE_LINE_TABLES set (any value) runs them all
+ * in the build, the twin tests/t_line_table.sh compares with.
+ *
  * A lookup answers exactly as dwfl_module_getsrc on the file's module at
  * its own addresses (debug_cache.h) and dwfl_lineinfo on its row would,
  * the path joined to the unit's DW_AT_comp_dir as source_lines.h names
@@ -46,7 +53,10 @@ void pv_line_table_free(pv_line_table *t);
 /* The source line of pc (an address of the file's own): its file's path
  * into file (size bytes, cut short if longer) and its line into *line;
  * false when there is none (no unit or row covers pc, the row ends a
- * sequence, has line 0 or no file). */
+ * sequence, has line 0 or no file), or when running pc's unit ran out of
+ * memory (counted, base/pv_alloc.h; the next lookup runs it again).  The
+ * table is changed by that run, though const: one user at a time, as
+ * debug_cache.h's tables are. */
 bool pv_line_table_find(const pv_line_table *t, uint64_t pc, char *file, size_t size,
                         uint64_t *line);
 

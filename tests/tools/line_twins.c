@@ -9,7 +9,12 @@
  *
  *     FILE: N addresses, M with a line, K differ
  *
- * then the first differences.  "FILE: no debug info" when libdwfl finds
+ * then the first differences.  The tables are built lazily, a unit's
+ * rows the first time an address in it is looked up (line_table.c): so
+ * the table looked up in address order is also compared with its twin
+ * built whole (PERFVTAB_WHOLE_LINE_TABLES) at every address, and so is a
+ * third looked up from the highest address down; their differences count
+ * among the K.  "FILE: no debug info" when libdwfl finds
  * no aranges for it.  Exit status 1 when any address differs, 2 when a
  * FILE cannot be opened or memory runs out.
  */
@@ -17,11 +22,37 @@
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unwind/debug_cache.h"
 #include "unwind/line_table.h"
 #include "unwind/source_lines.h"
+
+/* Whether two lookups differ, printing the first differences. */
+static bool differ_at(uint64_t pc, const char *a_name, bool a_found, const char *a, uint64_t a_line,
+                      const char *b_name, bool b_found, const char *b, uint64_t b_line,
+                      uint64_t *differ)
+{
+    if (a_found == b_found && (!a_found || (a_line == b_line && strcmp(a, b) == 0)))
+        return false;
+    if ((*differ)++ < 5)
+        printf("  %" PRIx64 ": %s %s:%" PRIu64 "%s, %s %s:%" PRIu64 "%s\n", pc, a_name,
+               a_found ? a : "-", a_line, a_found ? "" : " (none)", b_name, b_found ? b : "-",
+               b_line, b_found ? "" : " (none)");
+    return true;
+}
+
+/* The table of path built whole, in a cache of its own (*cache). */
+static const pv_line_table *whole_table(const char *path, pv_debug_cache **cache)
+{
+    *cache = pv_debug_cache_new(1);
+    if (!*cache || setenv("PERFVTAB_WHOLE_LINE_TABLES", "1", 1) != 0)
+        return NULL;
+    const pv_line_table *t = pv_debug_cache_lines(*cache, path);
+    unsetenv("PERFVTAB_WHOLE_LINE_TABLES");
+    return t;
+}
 
 static int compare_file(const char *path)
 {
@@ -54,7 +85,17 @@ static int compare_file(const char *path)
     low = low + bias >= 16 ? low + bias - 16 : 0;
     high = high + bias + 16;
     uint64_t addresses = 0, with_line = 0, differ = 0;
-    static char want[4096], have[4096];
+    static char want[4096], have[4096], whole[4096];
+    pv_debug_cache *whole_cache, *down_cache = pv_debug_cache_new(1);
+    const pv_line_table *whole_lines = whole_table(path, &whole_cache);
+    const pv_line_table *down = down_cache ? pv_debug_cache_lines(down_cache, path) : NULL;
+    if (!whole_lines || !down) {
+        fprintf(stderr, "line_twins: %s: out of memory\n", path);
+        pv_debug_cache_free(whole_cache);
+        pv_debug_cache_free(down_cache);
+        pv_debug_cache_free(cache);
+        return 2;
+    }
     for (uint64_t pc = low; pc < high; pc++) {
         uint64_t want_line = 0, have_line = 0;
         bool want_found = pv_source_line_at(mod, pc, 0, want, sizeof want, &want_line);
@@ -65,14 +106,23 @@ static int compare_file(const char *path)
         mod = pv_debug_cache_module(cache, path);
         addresses++;
         with_line += want_found;
-        if (want_found != have_found ||
-            (want_found && (want_line != have_line || strcmp(want, have) != 0))) {
-            if (differ++ < 5)
-                printf("  %" PRIx64 ": libdw %s:%" PRIu64 "%s, table %s:%" PRIu64 "%s\n", pc,
-                       want_found ? want : "-", want_line, want_found ? "" : " (none)",
-                       have_found ? have : "-", have_line, have_found ? "" : " (none)");
+        if (!differ_at(pc, "libdw", want_found, want, want_line, "table", have_found, have,
+                       have_line, &differ)) {
+            uint64_t whole_line = 0;
+            bool whole_found = pv_line_table_find(whole_lines, pc, whole, sizeof whole, &whole_line);
+            differ_at(pc, "whole", whole_found, whole, whole_line, "lazy", have_found, have,
+                      have_line, &differ);
         }
     }
+    for (uint64_t pc = high; pc-- > low;) {
+        uint64_t whole_line = 0, have_line = 0;
+        bool whole_found = pv_line_table_find(whole_lines, pc, whole, sizeof whole, &whole_line);
+        bool have_found = pv_line_table_find(down, pc, have, sizeof have, &have_line);
+        differ_at(pc, "whole", whole_found, whole, whole_line, "lazy from the top", have_found,
+                  have, have_line, &differ);
+    }
+    pv_debug_cache_free(whole_cache);
+    pv_debug_cache_free(down_cache);
     printf("%s: %" PRIu64 " addresses, %" PRIu64 " with a line, %" PRIu64 " differ (table %zu bytes)\n",
            path, addresses, with_line, differ, pv_line_table_bytes(table));
     pv_debug_cache_free(cache);

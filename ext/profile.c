@@ -223,6 +223,8 @@ static int compare_int(uint64_t x, uint64_t y)
 
 static int compare_text(const char *x, const char *y)
 {
+    if (x == y)
+        return 0;
     TextView a = text_view(x), b = text_view(y);
     return compare_views(&a, &b);
 }
@@ -250,10 +252,14 @@ static int compare_key(const pv_profile_row *x, const pv_profile_row *y, int col
         /* two addresses: fixed-width hex orders as the numbers do */
         if (!x->sym && !y->sym)
             return x->addr < y->addr ? -1 : x->addr > y->addr;
+        if (x->sym == y->sym && x->inlined == y->inlined)
+            return 0;
         a = name_view(x, x_buf);
         b = name_view(y, y_buf);
         return compare_views(&a, &b);
     case COL_DSO_NAME:
+        if (x->dso == y->dso)
+            return 0;
         a = dso_name_view(x->dso);
         b = dso_name_view(y->dso);
         return compare_views(&a, &b);
@@ -261,13 +267,13 @@ static int compare_key(const pv_profile_row *x, const pv_profile_row *y, int col
     }
 }
 
-/* The order's keys, then the row's identity and counts: a total order,
- * so equal keys come in one order whatever the hash table's. */
-static int compare_rows(const void *xp, const void *yp, void *arg)
+/* The order's keys from the first'th, then the row's identity and
+ * counts: a total order, so equal keys come in one order whatever the
+ * hash table's. */
+static int compare_rows_from(const pv_profile_row *x, const pv_profile_row *y,
+                             const SortContext *sc, unsigned first)
 {
-    const pv_profile_row *x = xp, *y = yp;
-    const SortContext *sc = arg;
-    for (unsigned i = 0; i < sc->order->nr_keys; i++) {
+    for (unsigned i = first; i < sc->order->nr_keys; i++) {
         int c = compare_key(x, y, sc->order->keys[i].column, sc->file);
         if (c)
             return sc->order->keys[i].desc ? -c : c;
@@ -284,12 +290,195 @@ static int compare_rows(const void *xp, const void *yp, void *arg)
     return c;
 }
 
+static int compare_rows(const void *xp, const void *yp, void *arg)
+{
+    return compare_rows_from(xp, yp, arg, 0);
+}
+
+/* ---- the sort by keys made once per row (compare_rows' order) ---- */
+
+/* What a row's first keys are, made before the sort: the event's rank
+ * among the names, the count, and each text's first 16 bytes (two
+ * big-endian words, zeros past its end: as no text holds a zero byte, two
+ * that differ there order as SQLite orders the texts).  Keys after them,
+ * and ties, are compare_rows_from's. */
+enum { PREFIX_KEYS = 2, PREFIX_WORDS = 2 };
+typedef struct SortEntry {
+    const pv_profile_row *row;
+    uint64_t count;                 /* the count key, as a signed order: sign bit flipped */
+    uint64_t prefix[PREFIX_KEYS][PREFIX_WORDS];
+    const char *text[PREFIX_KEYS];  /* the whole text; NULL: compare_key's to make */
+    size_t len[PREFIX_KEYS];
+    uint32_t event_rank;
+} SortEntry;
+
+typedef struct EntryContext {
+    SortContext sc;
+    unsigned nr_keyed;              /* the order's keys the entries hold */
+    int kind[PV_ROW_ORDER_MAX_KEYS];    /* per key: 0 event, 1 count, 2.. prefix 0.. */
+} EntryContext;
+
+/* The 8 bytes of v from byte from on, big-endian, zeros past its end. */
+static uint64_t view_prefix(const TextView *v, size_t from)
+{
+    uint64_t prefix = 0;
+    for (size_t i = from; i < from + 8; i++) {
+        unsigned char byte = 0;
+        if (i < v->head_len)
+            byte = (unsigned char)v->head[i];
+        else if (i - v->head_len < v->body_len)
+            byte = (unsigned char)v->body[i - v->head_len];
+        prefix = prefix << 8 | byte;
+    }
+    return prefix;
+}
+
+static int compare_entries(const void *xp, const void *yp, void *arg)
+{
+    const SortEntry *x = *(SortEntry *const *)xp, *y = *(SortEntry *const *)yp;
+    const EntryContext *ec = arg;
+    for (unsigned i = 0; i < ec->nr_keyed; i++) {
+        int k = ec->kind[i], c;
+        if (k == 0)
+            c = x->event_rank < y->event_rank ? -1 : x->event_rank > y->event_rank;
+        else if (k == 1)
+            c = x->count < y->count ? -1 : x->count > y->count;
+        else if (x->prefix[k - 2][0] != y->prefix[k - 2][0])
+            c = x->prefix[k - 2][0] < y->prefix[k - 2][0] ? -1 : 1;
+        else if (x->prefix[k - 2][1] != y->prefix[k - 2][1])
+            c = x->prefix[k - 2][1] < y->prefix[k - 2][1] ? -1 : 1;
+        else if (x->text[k - 2] && y->text[k - 2]) {
+            size_t n = x->len[k - 2] < y->len[k - 2] ? x->len[k - 2] : y->len[k - 2];
+            c = memcmp(x->text[k - 2], y->text[k - 2], n);
+            if (!c)
+                c = x->len[k - 2] < y->len[k - 2] ? -1 : x->len[k - 2] > y->len[k - 2];
+        } else
+            c = compare_key(x->row, y->row, ec->sc.order->keys[i].column, ec->sc.file);
+        if (c)
+            return ec->sc.order->keys[i].desc ? -c : c;
+    }
+    return compare_rows_from(x->row, y->row, &ec->sc, ec->nr_keyed);
+}
+
+/* Which of the order's leading keys the entries can hold. */
+static void plan_entries(EntryContext *ec)
+{
+    unsigned prefixes = 0, events = 0, counts = 0;
+    ec->nr_keyed = 0;
+    for (unsigned i = 0; i < ec->sc.order->nr_keys; i++) {
+        int column = ec->sc.order->keys[i].column;
+        if (column == COL_EVENT && !events++)
+            ec->kind[i] = 0;
+        else if ((column == COL_PERIOD || column == COL_CHILDREN_PERIOD) && !counts++)
+            ec->kind[i] = 1;
+        else if ((column == COL_NAME || column == COL_DSO_NAME) && prefixes < PREFIX_KEYS)
+            ec->kind[i] = 2 + (int)prefixes++;
+        else
+            break;
+        ec->nr_keyed = i + 1;
+    }
+}
+
+/* Each event's rank among the events' names as compare_key orders them. */
+static uint32_t *event_ranks(const pv_profile *p, pv_file *file)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < p->nr_rows; r++)
+        if ((size_t)p->rows[r].attr_index + 1 > n)
+            n = (size_t)p->rows[r].attr_index + 1;
+    uint32_t *ranks = sqlite3_malloc64((n ? n : 1) * sizeof *ranks);
+    if (ranks)
+        memset(ranks, 0, (n ? n : 1) * sizeof *ranks);
+    for (size_t a = 0; ranks && a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            ranks[a] += compare_text(pv_file_event_name(file, b), pv_file_event_name(file, a)) < 0;
+    return ranks;
+}
+
+static void fill_entry(SortEntry *e, const pv_profile_row *r, const EntryContext *ec,
+                       const uint32_t *ranks)
+{
+    e->row = r;
+    e->event_rank = ranks[r->attr_index];
+    e->count = 0;
+    for (unsigned i = 0; i < ec->nr_keyed; i++) {
+        int column = ec->sc.order->keys[i].column;
+        char buf[ADDR_TEXT_SIZE];
+        TextView v;
+        if (ec->kind[i] == 1)
+            e->count = (column == COL_PERIOD ? r->self_period : r->period) ^ (UINT64_C(1) << 63);
+        if (ec->kind[i] < 2)
+            continue;
+        v = column == COL_NAME ? name_view(r, buf) : dso_name_view(r->dso);
+        for (size_t w = 0; w < PREFIX_WORDS; w++)
+            e->prefix[ec->kind[i] - 2][w] = view_prefix(&v, 8 * w);
+        /* one piece, not the address's text in buf: comparable as it is */
+        bool whole = !v.null && !v.body_len && v.head != buf;
+        e->text[ec->kind[i] - 2] = whole ? v.head : NULL;
+        e->len[ec->kind[i] - 2] = whole ? v.head_len : 0;
+    }
+}
+
+/* The rows put in the order of the sorted entries, in place: cycle by
+ * cycle. */
+static void permute_rows(pv_profile *p, SortEntry **sorted)
+{
+    for (size_t start = 0; start < p->nr_rows; start++) {
+        if (!sorted[start]->row)
+            continue;
+        pv_profile_row first = p->rows[start];
+        size_t at = start;
+        for (;;) {
+            size_t from = (size_t)(sorted[at]->row - p->rows);
+            sorted[at]->row = NULL;
+            if (from == start) {
+                p->rows[at] = first;
+                break;
+            }
+            p->rows[at] = p->rows[from];
+            at = from;
+        }
+    }
+}
+
+/* The sort by entries; false (rows untouched) when out of memory. */
+static bool sort_by_entries(pv_profile *p, pv_file *file, const PvRowOrder *order)
+{
+    EntryContext ec = { { file, order }, 0, { 0 } };
+    plan_entries(&ec);
+    uint32_t *ranks = event_ranks(p, file);
+    SortEntry *entries = sqlite3_malloc64(p->nr_rows * sizeof *entries);
+    /* sorted as pointers: qsort moves 8 bytes, not an entry */
+    SortEntry **sorted = sqlite3_malloc64(p->nr_rows * sizeof *sorted);
+    if (!ranks || !entries || !sorted) {
+        sqlite3_free(ranks);
+        sqlite3_free(entries);
+        sqlite3_free(sorted);
+        return false;
+    }
+    for (size_t r = 0; r < p->nr_rows; r++) {
+        fill_entry(&entries[r], &p->rows[r], &ec, ranks);
+        sorted[r] = &entries[r];
+    }
+    qsort_r(sorted, p->nr_rows, sizeof *sorted, compare_entries, &ec);
+    permute_rows(p, sorted);
+    sqlite3_free(sorted);
+    sqlite3_free(entries);
+    sqlite3_free(ranks);
+    return true;
+}
+
 /* In the order's keys, as SQLite's ORDER BY would have them (ties, which
- * SQL leaves in any order, in one). */
+ * SQL leaves in any order, in one).  The environment's
+ * PERFVTAB_PROFILE_ROW_SORT=1 sorts the rows themselves, comparing each
+ * key from the row (the twin tests compare). */
 static void sort_rows(pv_profile *p, pv_file *file, const PvRowOrder *order)
 {
     SortContext sc = { file, order };
-    if (p->nr_rows > 1)     /* no rows: rows is NULL, which qsort_r may not take */
+    if (p->nr_rows <= 1)    /* no rows: rows is NULL, which qsort_r may not take */
+        return;
+    const char *twin = getenv("PERFVTAB_PROFILE_ROW_SORT");
+    if ((twin && strcmp(twin, "1") == 0) || !sort_by_entries(p, file, order))
         qsort_r(p->rows, p->nr_rows, sizeof *p->rows, compare_rows, &sc);
 }
 

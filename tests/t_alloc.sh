@@ -23,6 +23,7 @@ queries=(
     "$S SELECT sample, depth, ip, sym, dso, inlined, srcline FROM perf_callchains('$F/dwarf.data')"
     "$S SELECT perf_threads(1); SELECT * FROM perf_profile('$F/example.data')"
     "$S SELECT perf_threads(4); SELECT * FROM perf_profile('$F/example.data')"
+    "$S SELECT perf_threads(4); SELECT event, name, period FROM perf_profile('$F/example.data')"
     "SELECT * FROM perf_records('$F/multi.data')"
     "SELECT * FROM perf_features('$F/multi.data')"
     "SELECT * FROM perf_events('$F/multi.data')"

@@ -32,6 +32,7 @@ queries=(
     "grouped scan|SELECT dso, count(*) FROM perf_samples('$big') GROUP BY dso"
     "perf_profile|SELECT perf_threads(1); SELECT count(*) FROM perf_profile('$big')"
     "perf_profile on threads|SELECT perf_threads(2); SELECT count(*), sum(children_period) FROM perf_profile('$big')"
+    "perf_profile's flat pass on threads|SELECT perf_threads(2); SELECT count(*), sum(period) FROM perf_profile('$big')"
     "time index|SELECT count(*) FROM perf_samples('$big') WHERE time BETWEEN 0 AND 10"
     "perf_pprof|$syms SELECT length(perf_pprof('$big'))"
     "flame graph|SELECT length(perf_flamegraph(stack, n)) FROM (SELECT perf_folded(perf_frame_name(sym, dso, ip), depth) AS stack, 1 AS n FROM perf_callchains('$big') GROUP BY sample)"

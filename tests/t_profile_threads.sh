@@ -3,12 +3,13 @@
 # perf_profile split over threads (analysis/profile_parallel.h) against its
 # twin on one thread (perf_threads(1)): every fixture and the shared corpus
 # give the same bytes -- full rows unsorted, as the table makes them (row
-# order included), without the children columns (a pass that reads no
-# callchain, never split: it stays the same), and sql/flat_profile.sql and
+# order included), without the children columns (the flat pass, which
+# reads only the samples' fixed fields), and sql/flat_profile.sql and
 # sql/inclusive_profile.sql sorted by the table -- errors included.
 # PERFVTAB_PROFILE_PART_MIN makes the
 # small fixtures split into parts of a few KB; perf_cache_stats counts the
-# passes that split, so a fallback everywhere cannot pass unnoticed.
+# passes that split, the flat ones apart, so a fallback everywhere (or in
+# either pass) cannot pass unnoticed.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
@@ -25,38 +26,43 @@ side() {
         "SELECT * FROM perf_profile($q)" \
         "SELECT event, dso, sym, addr, samples, period, inlined, name, event_period, dso_name
          FROM perf_profile($q)" \
-        "${flat//@file/$q}" "${inclusive//@file/$q}" \
+        "${flat//@file/$q}" \
+        "SELECT 'flat split ' || (perf_cache_stats()->>'$.profiles.split')" \
+        "${inclusive//@file/$q}" \
         "SELECT 'split ' || (perf_cache_stats()->>'$.profiles.split')" 2>&1
 }
 compare() {  # threads part_min file...
     local threads=$1 part_min=$2 f
     shift 2
-    local compared=0 split=0 differ=0
+    local compared=0 split=0 flat_split=0 differ=0
     for f in "$@"; do
         PERFVTAB_PROFILE_PART_MIN=$part_min side 1 "$f" >"$tmp/one"
         PERFVTAB_PROFILE_PART_MIN=$part_min side "$threads" "$f" >"$tmp/four"
         compared=$((compared + 1))
+        # 3 or more before the inclusive query: the children pass and both flat ones split
+        grep -q '^flat split [3-9]\|^flat split [1-9][0-9]' "$tmp/four" && flat_split=$((flat_split + 1))
         grep -q '^split [1-9]' "$tmp/four" && split=$((split + 1))
-        if ! diff <(grep -v '^split \|^threads ' "$tmp/one") <(grep -v '^split \|^threads ' "$tmp/four") \
+        if ! diff <(grep -v '^split \|^flat split \|^threads ' "$tmp/one") \
+            <(grep -v '^split \|^flat split \|^threads ' "$tmp/four") \
             >"$tmp/diff"; then
             differ=$((differ + 1))
             echo "# differs: $f: $(oneline "$tmp/diff")"
         fi
         # (an error ends the output before the count: then both sides end alike)
-        grep -q '^split [1-9]' "$tmp/one" && { differ=$((differ + 1)); echo "# perf_threads(1) split: $f"; }
+        grep -q '^split [1-9]\|^flat split [1-9]' "$tmp/one" && { differ=$((differ + 1)); echo "# perf_threads(1) split: $f"; }
     done
-    echo "$compared $split $differ"
+    echo "$compared $split $flat_split $differ"
 }
 
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(find tests/fixtures -name '*.data' | sort)
 # 4 parts of 4 KB or more, then up to 64 of 512 bytes: boundaries everywhere
 for threads_part in 4:4096 64:512; do
-    read -r compared split differ < <(compare "${threads_part%:*}" "${threads_part#*:}" "${files[@]}" |
-                                      tee "$tmp/log" | tail -n 1)
+    read -r compared split flat_split differ < <(compare "${threads_part%:*}" "${threads_part#*:}" "${files[@]}" |
+                                                 tee "$tmp/log" | tail -n 1)
     grep '^#' "$tmp/log"
-    check "perf_profile on ${threads_part%:*} threads (parts of ${threads_part#*:} bytes or more) equals perf_threads(1), rows and order, on $compared fixtures ($split split)" \
-        "$([ "$split" -gt 10 ] && echo "$differ")" 0
+    check "perf_profile on ${threads_part%:*} threads (parts of ${threads_part#*:} bytes or more) equals perf_threads(1), rows and order, on $compared fixtures ($split split, $flat_split in every flat pass)" \
+        "$([ "$split" -gt 10 ] && [ "$flat_split" -gt 10 ] && echo "$differ")" 0
 done
 
 # other writers' files (../shared/corpus: perf of many versions, simpleperf,
@@ -68,10 +74,10 @@ fi
 if [ ${#corpus[@]} -eq 0 ]; then
     echo "ok - perf_profile on threads over the shared corpus # SKIP input absent: $PV_SHARED/corpus"
 else
-    read -r compared split differ < <(compare 4 16384 "${corpus[@]}" | tee "$tmp/log" | tail -n 1)
+    read -r compared split flat_split differ < <(compare 4 16384 "${corpus[@]}" | tee "$tmp/log" | tail -n 1)
     grep '^#' "$tmp/log"
-    check "perf_profile on 4 threads (parts of 16 KB or more) equals perf_threads(1) on $compared corpus files ($split split)" \
-        "$([ "$split" -gt 0 ] && echo "$differ")" 0
+    check "perf_profile on 4 threads (parts of 16 KB or more) equals perf_threads(1) on $compared corpus files ($split split, $flat_split in every flat pass)" \
+        "$([ "$split" -gt 0 ] && [ "$flat_split" -gt 0 ] && echo "$differ")" 0
 fi
 
 # the setting: the connection's, 1 to 64 or NULL, refused where a statement writes

@@ -8,6 +8,8 @@
 # (coalesce(sym || ' (inlined)', printf('0x%016x', addr)) and
 # sum(period) OVER (PARTITION BY event)); its own sorted orders equal
 # SQLite's sort of the same ORDER BY, and the ready queries sort nothing.
+# The sort by keys made once per row equals the sort of the rows themselves
+# (PERFVTAB_PROFILE_ROW_SORT=1, ext/profile.c).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
@@ -63,7 +65,7 @@ orders=("event, children_period DESC, name, dso_name, dso"
         "event, period DESC, dso_name, name, dso")
 dso_expr="CASE WHEN dso GLOB '/tmp/perf-[0-9]*.map' THEN '[JIT] tid ' || substr(dso, 11, length(dso) - 14)
           ELSE coalesce(replace(dso, rtrim(dso, replace(dso, '/', '')), ''), '[unknown]') END"
-ordered=0 order_bad=0 dso_names=0 plans_bad=0
+ordered=0 order_bad=0 dso_names=0 plans_bad=0 row_sort_bad=0
 for f in "${files[@]}"; do
     q=$(sql_quote "$f")
     rows=$(sql "SELECT count(*) FROM perf_profile($q)")
@@ -77,10 +79,14 @@ for f in "${files[@]}"; do
         sql "EXPLAIN QUERY PLAN $fast" | grep -q 'TEMP B-TREE' && { plans_bad=$((plans_bad + 1)); echo "# sorted by SQLite: $o"; }
         sql "EXPLAIN QUERY PLAN $slow" | grep -q 'TEMP B-TREE' || { plans_bad=$((plans_bad + 1)); echo "# twin not sorted by SQLite: $o"; }
         [ "$(sql "$fast")" = "$(sql "$slow")" ] || { order_bad=$((order_bad + 1)); echo "# order differs: $f: $o"; }
+        [ "$(sql "$fast")" = "$(PERFVTAB_PROFILE_ROW_SORT=1 sql "$fast")" ] ||
+            { row_sort_bad=$((row_sort_bad + 1)); echo "# keyed sort differs from the row sort: $f: $o"; }
     done
 done
 check "perf_profile's own orders equal SQLite's sort of the same ORDER BY on $ordered fixtures" \
     "$([ "$ordered" -gt 10 ] && echo "$order_bad")" 0
+check "perf_profile's sort by keys equals its sort of the rows on $ordered fixtures" \
+    "$([ "$ordered" -gt 10 ] && echo "$row_sort_bad")" 0
 check "perf_profile.dso_name is the ready queries' CASE expression on $ordered fixtures" \
     "$([ "$ordered" -gt 10 ] && echo "$dso_names")" 0
 check "consumed orders have no sort in their plan, their twins one" "$plans_bad" 0

@@ -12,7 +12,8 @@ PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 PV_BUILD=${PV_BUILD:-$PV_ROOT/build}
 tmp=$(mktemp -d)
 # perf_profile splits even a small fixture into parts of 4 KB, one a thread
-# (analysis/profile_parallel.h), within each connection's thread
+# (analysis/profile_parallel.h), within each connection's thread: its
+# children pass and its flat pass
 export PERFVTAB_PROFILE_PART_MIN=4096
 trap 'rm -rf "$tmp"' EXIT
 

@@ -72,20 +72,31 @@ static bool rehash(pv_profile *p, size_t nr_slots)
 }
 
 /* The row of k, created with zero counts; NULL when out of memory. */
+/* r, when it is k's row. */
+static pv_profile_row *row_if_same(pv_profile *p, pv_profile_row *r, const key *k)
+{
+    key other = { r->attr_index, r->dso, r->sym, r->addr, r->inlined, 0 };
+    if (!same(&other, k))
+        return NULL;
+    /* one function, one start: else the start cannot name it */
+    if (r->sym_start != k->sym_start && r->sym && !r->inlined)
+        p->starts_differ = true;
+    return r;
+}
+
 static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
 {
+    pv_profile_row *found;
+    if (p->last < p->nr_rows && (found = row_if_same(p, &p->rows[p->last], k)))
+        return found;
     if (p->nr_rows >= NO_SLOT - 1 ||
         ((p->nr_rows + 1) * 2 > p->nr_slots && !rehash(p, p->nr_slots ? p->nr_slots * 2 : 1024)))
         return NULL;
     size_t i = hash(k) & (p->nr_slots - 1);
     while (p->slots[i] != NO_SLOT) {
-        pv_profile_row *r = &p->rows[p->slots[i]];
-        key other = { r->attr_index, r->dso, r->sym, r->addr, r->inlined, 0 };
-        if (same(&other, k)) {
-            /* one function, one start: else the start cannot name it */
-            if (r->sym_start != k->sym_start && r->sym && !r->inlined)
-                p->starts_differ = true;
-            return r;
+        if ((found = row_if_same(p, &p->rows[p->slots[i]], k))) {
+            p->last = p->slots[i];
+            return found;
         }
         i = (i + 1) & (p->nr_slots - 1);
     }
@@ -105,6 +116,7 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     r->addr = k->addr;
     r->inlined = k->inlined;
     r->sym_start = k->sym_start;
+    p->last = p->nr_rows;
     p->slots[i] = (uint32_t)p->nr_rows++;
     return r;
 }

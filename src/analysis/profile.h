@@ -43,6 +43,9 @@ typedef struct pv_profile {
     size_t nr_rows;
     uint32_t *slots;            /* hash of rows (their indices), while counting */
     size_t nr_slots;
+    size_t last;                /* while counting: the row found last, tried first
+                                   (a sample's frames and the next sample are
+                                   often one function); any value is safe */
     char **names;               /* inlined functions' names, one copy each */
     size_t nr_names, cap_names;
     pv_key_table name_keys;     /* names' numbers in names, while counting */

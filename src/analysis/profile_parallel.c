@@ -162,14 +162,14 @@ static int wait_for_crew(crew *c, part *parts, size_t nr, pv_file *f, pv_error *
 
 /* Whether the file can be cut by offsets into parts each thread reads
  * alone. */
-static bool splittable(const pv_file *f)
+static bool splittable(const pv_file *f, bool with_children)
 {
     /* a compressed file's records have their container's offset (and one
      * without the feature is caught by the parts: range.compressed) */
     if (f->pipe || f->spool || f->memory || f->nr_segments || f->fd < 0 ||
         pv_file_has_feature(f, PV_FEATURE_COMPRESSED))
         return false;
-    for (size_t i = 0; i < f->nr_attrs; i++)
+    for (size_t i = 0; with_children && i < f->nr_attrs; i++)
         if (f->attrs[i].sample_type & (PV_SAMPLE_STACK_USER | PV_SAMPLE_REGS_USER))
             return false;       /* DWARF stacks share their debug info and memo */
     return true;
@@ -344,10 +344,7 @@ int pv_profile_build_parallel(pv_file *f, const pv_symbol_paths *paths, unsigned
                               bool with_children, pv_profile *out, pv_error *err)
 {
     memset(out, 0, sizeof *out);
-    /* without children the pass reads no callchain: about what each part
-     * would repeat (the maps before it, the symbol tables), for twice the
-     * memory (docs/speed.md, "Cores") */
-    if (nr_threads <= 1 || !with_children || !splittable(f))
+    if (nr_threads <= 1 || !splittable(f, with_children))
         return 1;
     uint64_t start = f->data_section.offset, size = f->data_section.size;
     uint64_t nr = size / part_min();

@@ -35,9 +35,10 @@
 
 /* Counts f's profile on up to nr_threads threads besides the calling one,
  * which waits, asking the file's stop; each part opens f's path again and
- * a symbolizer with paths.  1: not split (one thread, no children, a small
- * file, a stream, pipe mode, a directory, compressed records, DWARF
- * stacks, no proof of the rows' identity, a part's error):
+ * a symbolizer with paths; with_children as pv_profile_build's (without,
+ * each part reads only its samples' fixed fields).  1: not split (one
+ * thread, a small file, a stream, pipe mode, a directory, compressed records, DWARF
+ * stacks to unwind, no proof of the rows' identity, a part's error):
  * the caller builds it with pv_profile_build, whose answer (rows or error)
  * is the one.  0: out is the profile.  -1 with err set: interrupted (the
  * file's stop, asked on this thread, stops every thread).  No thread

@@ -34,7 +34,8 @@ static const char *const queries[] = {
     /* stops early: the cursor (and any decompressing thread) ends mid-stream */
     "SELECT record, time FROM perf_samples(?1) LIMIT 5",
     /* split over threads of its own where the file allows
-     * (PERFVTAB_PROFILE_PART_MIN, t_threads.sh) */
+     * (PERFVTAB_PROFILE_PART_MIN, t_threads.sh): the children pass, then
+     * the flat one (no children column) */
     "SELECT * FROM perf_profile(?1)",
     "SELECT event, name, period FROM perf_profile(?1)",
 };

@@ -175,9 +175,10 @@ static bool splittable(const pv_file *f, bool with_children)
     return true;
 }
 
-static uint64_t part_min(void)
+static uint64_t part_min(bool with_children)
 {
-    return pv_env_number("PERFVTAB_PROFILE_PART_MIN", 1, PV_PROFILE_PART_MIN);
+    return pv_env_number("PERFVTAB_PROFILE_PART_MIN", 1,
+                         with_children ? PV_PROFILE_PART_MIN : PV_PROFILE_FLAT_PART_MIN);
 }
 
 /* ---- the merge: rows by their function, across symbolizers ---- */
@@ -347,7 +348,7 @@ int pv_profile_build_parallel(pv_file *f, const pv_symbol_paths *paths, unsigned
     if (nr_threads <= 1 || !splittable(f, with_children))
         return 1;
     uint64_t start = f->data_section.offset, size = f->data_section.size;
-    uint64_t nr = size / part_min();
+    uint64_t nr = size / part_min(with_children);
     if (nr > nr_threads)
         nr = nr_threads;
     if (nr > PV_PROFILE_MAX_THREADS)

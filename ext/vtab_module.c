@@ -171,7 +171,16 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
     return SQLITE_OK;
 }
 
-static int next_row(sqlite3_vtab_cursor *base)
+/* next_row when the table's next failed (rc) or ended a file: apart, so
+ * that a row's path in pvNext makes no call but the table's next. */
+static __attribute__((noinline)) int next_row_ended(PvCursor *cur, int rc, pv_error *err)
+{
+    if (rc || pv_vtab_next_file(cur, err))
+        return pv_vtab_cursor_error(cur, err);
+    return SQLITE_OK;
+}
+
+static inline __attribute__((always_inline)) int next_row(sqlite3_vtab_cursor *base)
 {
     PvCursor *cur = (PvCursor *)base;
     pv_vtab_keep_stop(cur);
@@ -180,8 +189,9 @@ static int next_row(sqlite3_vtab_cursor *base)
         pv_grouped_next(cur);
         return SQLITE_OK;
     }
-    if (cur->def->next(cur, &err) || (cur->eof && pv_vtab_next_file(cur, &err)))
-        return pv_vtab_cursor_error(cur, &err);
+    int rc = cur->def->next(cur, &err);
+    if (rc || cur->eof)
+        return next_row_ended(cur, rc, &err);
     return SQLITE_OK;
 }
 
@@ -190,19 +200,24 @@ static int pvEof(sqlite3_vtab_cursor *base)
     return ((PvCursor *)base)->eof;
 }
 
-static int column_value(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+/* column_value's every case but a column of the table's own rows: apart,
+ * so that pvColumn's path makes no call but the table's column. */
+static __attribute__((noinline)) int column_other(PvCursor *cur, sqlite3_context *ctx, int i)
 {
-    PvCursor *cur = (PvCursor *)base;
-    pv_vtab_keep_stop(cur);
-    PvTab *tab = (PvTab *)base->pVtab;
     if (cur->groups) {
         pv_grouped_column(cur, ctx, i);
         return SQLITE_OK;
     }
-    if (i == tab->path_column) {
-        sqlite3_result_text(ctx, pv_file_path(cur->file), -1, SQLITE_TRANSIENT);
-        return SQLITE_OK;
-    }
+    sqlite3_result_text(ctx, pv_file_path(cur->file), -1, SQLITE_TRANSIENT);
+    return SQLITE_OK;
+}
+
+static inline int column_value(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+{
+    PvCursor *cur = (PvCursor *)base;
+    pv_vtab_keep_stop(cur);
+    if (cur->groups || i == ((PvTab *)base->pVtab)->path_column)
+        return column_other(cur, ctx, i);
     return cur->def->column(cur, ctx, i);
 }
 
@@ -262,13 +277,21 @@ static int stopped(PvCursor *cur, int rc)
 /* rc of a cursor's call begun when failures allocations had failed, made
  * to fail when an allocation failed or the statement was stopped during
  * it. */
-static int call_ended(sqlite3_vtab_cursor *base, unsigned long failures, int rc)
+static __attribute__((noinline)) int call_failed(PvCursor *cur, unsigned long failures, int rc)
 {
-    PvCursor *cur = (PvCursor *)base;
     if (pv_alloc_failures() != failures)
         rc = out_of_memory(cur, rc);
     if (cur->stop.stopped)
         rc = stopped(cur, rc);
+    return rc;
+}
+
+/* Inline: the test alone is on every row's path. */
+static inline int call_ended(sqlite3_vtab_cursor *base, unsigned long failures, int rc)
+{
+    PvCursor *cur = (PvCursor *)base;
+    if (__builtin_expect(pv_alloc_failures() != failures || cur->stop.stopped, 0))
+        return call_failed(cur, failures, rc);
     return rc;
 }
 
@@ -285,12 +308,10 @@ static int pvNext(sqlite3_vtab_cursor *base)
     return call_ended(base, failures, next_row(base));
 }
 
-/* As call_ended, but the error is the value's: the statement reports it. */
-static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+/* As call_failed, but the error is the value's: the statement reports it. */
+static __attribute__((noinline)) int column_failed(PvCursor *cur, sqlite3_context *ctx,
+                                                   unsigned long failures, int rc)
 {
-    PvCursor *cur = (PvCursor *)base;
-    unsigned long failures = pv_alloc_failures();
-    int rc = column_value(base, ctx, i);
     if (pv_alloc_failures() != failures) {
         cur->spent = true;
         sqlite3_result_error_nomem(ctx);
@@ -301,6 +322,16 @@ static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
         sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
         rc = SQLITE_INTERRUPT;
     }
+    return rc;
+}
+
+static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+{
+    PvCursor *cur = (PvCursor *)base;
+    unsigned long failures = pv_alloc_failures();
+    int rc = column_value(base, ctx, i);
+    if (__builtin_expect(pv_alloc_failures() != failures || cur->stop.stopped, 0))
+        return column_failed(cur, ctx, failures, rc);
     return rc;
 }
 

@@ -56,13 +56,21 @@ compare() {  # threads part_min file...
 
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(find tests/fixtures -name '*.data' | sort)
-# 4 parts of 4 KB or more, then up to 64 of 512 bytes: boundaries everywhere
-for threads_part in 4:4096 64:512; do
-    read -r compared split flat_split differ < <(compare "${threads_part%:*}" "${threads_part#*:}" "${files[@]}" |
+# 4 parts of 4 KB or more on every fixture, then up to 64 of 512 bytes
+# (boundaries everywhere) on every 2nd, every 3rd under the sanitizers: the
+# suite's longest script, its time in the tiny parts' repeated setup
+tiny_every=2
+case "$PV_BUILD" in */san) tiny_every=3 ;; esac
+for threads_part in 4:4096:1 64:512:$tiny_every; do
+    IFS=: read -r threads part every <<<"$threads_part"
+    mapfile -t picked < <(every_nth "$every" "${files[@]}")
+    read -r compared split flat_split differ < <(compare "$threads" "$part" "${picked[@]}" |
                                                  tee "$tmp/log" | tail -n 1)
     grep '^#' "$tmp/log"
-    check "perf_profile on ${threads_part%:*} threads (parts of ${threads_part#*:} bytes or more) equals perf_threads(1), rows and order, on $compared fixtures ($split split, $flat_split in every flat pass)" \
-        "$([ "$split" -gt 10 ] && [ "$flat_split" -gt 10 ] && echo "$differ")" 0
+    # most fixtures split (21 and 26 of 35 did): over 2 in 7 of them, both passes
+    least=$((compared * 2 / 7))
+    check "perf_profile on $threads threads (parts of $part bytes or more) equals perf_threads(1), rows and order, on $compared fixtures ($split split, $flat_split in every flat pass)" \
+        "$([ "$split" -gt "$least" ] && [ "$flat_split" -gt "$least" ] && echo "$differ")" 0
 done
 
 # other writers' files (../shared/corpus: perf of many versions, simpleperf,
@@ -70,6 +78,7 @@ done
 corpus=()
 if [ -d "$PV_SHARED/corpus" ]; then
     while IFS= read -r f; do corpus+=("$f"); done < <(find "$PV_SHARED/corpus" -name '*.data' | sort)
+    case "$PV_BUILD" in */san) mapfile -t corpus < <(every_nth 3 "${corpus[@]}") ;; esac
 fi
 if [ ${#corpus[@]} -eq 0 ]; then
     echo "ok - perf_profile on threads over the shared corpus # SKIP input absent: $PV_SHARED/corpus"

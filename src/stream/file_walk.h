@@ -100,6 +100,38 @@ static inline bool pv_file_walk_in_window(pv_file_walk *w, pv_record *rec)
     w->next_offset = at + size;
     return true;
 }
+/* A bit per record type below 128 (bit t % 64 of word t / 64). */
+#define PV_TYPE_BIT(t) ((uint64_t)1 << ((t) & 63))
+/* Steps over the records pv_file_walk_in_window would hand out next whose
+ * type is not in wanted (types from 128 on, AUXTRACE and COMPRESSED ones
+ * always are), up to the first wanted one or the first it would not hand
+ * out: how many it stepped over.  For a reader that needs few types (the
+ * maps fed ahead of a scan): a header's type and size read per record,
+ * and no record made. */
+static inline uint64_t pv_file_walk_skip(pv_file_walk *w, const uint64_t wanted[2])
+{
+    const pv_file *f = w->file;
+    uint64_t at = w->next_offset;
+    if (!w->window || f->pipe || at < w->window_offset || at - w->window_offset > w->window_len)
+        return 0;
+    uint64_t stop[2] = { wanted[0], wanted[1] | PV_TYPE_BIT(PV_RECORD_AUXTRACE) |
+                                        PV_TYPE_BIT(PV_RECORD_COMPRESSED) |
+                                        PV_TYPE_BIT(PV_RECORD_COMPRESSED2) };
+    const uint8_t *from = w->window + (at - w->window_offset), *p = from;
+    const uint8_t *end = w->window + w->window_len;
+    uint64_t n = 0;
+    while ((uint64_t)(end - p) >= PV_RECORD_HEADER_SIZE) {
+        uint16_t size = pv_load_u16(p + 6, f->swap);
+        uint32_t type = pv_load_u32(p, f->swap);
+        if (type >= 128 || (stop[type >> 6] & PV_TYPE_BIT(type)) || size < PV_RECORD_HEADER_SIZE ||
+            (uint64_t)(end - p) < size)
+            break;
+        p += size;
+        n++;
+    }
+    w->next_offset = at + (uint64_t)(p - from);
+    return n;
+}
 /* The next record of the current file, its index left to the caller: 1,
  * 0 at the file's end (or where a pipe's bytes stop forming records:
  * garbage_offset says where), -1 on error. */

@@ -55,6 +55,17 @@ static inline int pv_walk_next(pv_walk *w, pv_record *rec, pv_error *err)
     }
     return pv_walk_next_slow(w, rec, err);
 }
+/* Steps over the records of unwanted types pv_walk_next would hand out
+ * next, as pv_file_walk_skip: how many (numbered as if handed out).  None
+ * while compressed data is read. */
+static inline uint64_t pv_walk_skip(pv_walk *w, const uint64_t wanted[2])
+{
+    if (w->unpacked.source)
+        return 0;
+    uint64_t n = pv_file_walk_skip(&w->files, wanted);
+    w->next_index += n;
+    return n;
+}
 /* Continues the walk at the record header at offset of segment (as in
  * pv_record.segment), whose ordinal is index: a place an earlier walk of
  * the same file found (time_index.h).  Decompression stops there: a seek

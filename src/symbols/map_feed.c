@@ -147,23 +147,22 @@ static bool note_round(map_feed *m, uint64_t index)
     return true;
 }
 
-/* Whether feed_record has anything to do with a record of this type: most
- * are samples, passed over without the call. */
+/* The types of record feed_record has anything to do with, a bit each
+ * (stream/file_walk.h): most records are samples, passed over without
+ * the call. */
+static inline void fed_types(const pv_symbolizer *s, uint64_t types[2])
+{
+    types[0] = PV_TYPE_BIT(PV_RECORD_MMAP) | PV_TYPE_BIT(PV_RECORD_MMAP2) |
+               PV_TYPE_BIT(PV_RECORD_COMM) | PV_TYPE_BIT(PV_RECORD_FORK) |
+               (s->drop_exited ? PV_TYPE_BIT(PV_RECORD_EXIT) : 0);
+    types[1] = PV_TYPE_BIT(PV_RECORD_HEADER_BUILD_ID) | PV_TYPE_BIT(PV_RECORD_FINISHED_ROUND);
+}
+
 static inline bool feeds(const pv_symbolizer *s, uint32_t type)
 {
-    switch (type) {
-    case PV_RECORD_MMAP:
-    case PV_RECORD_MMAP2:
-    case PV_RECORD_COMM:
-    case PV_RECORD_FORK:
-    case PV_RECORD_HEADER_BUILD_ID:
-    case PV_RECORD_FINISHED_ROUND:
-        return true;
-    case PV_RECORD_EXIT:
-        return s->drop_exited;
-    default:
-        return false;
-    }
+    uint64_t types[2];
+    fed_types(s, types);
+    return type < 128 && (types[type >> 6] & PV_TYPE_BIT(type));
 }
 
 static int feed_record(pv_symbolizer *s, const pv_record *r, pv_error *err)
@@ -236,10 +235,31 @@ static int feed_next(pv_symbolizer *s, const pv_record *r, pv_error *err)
     return feeds(s, r->type) ? feed_record(s, r, err) : 0;
 }
 
+/* The records the feed has nothing to do with, up to the next it feeds,
+ * passed in one step where the walk's window holds them: true when it
+ * passed any.  What is fed, and fed_enough's answer for the timed file
+ * (FINISHED_ROUNDs are fed), are as when each is read and passed; an
+ * ordinal-keyed file may be read further ahead, by records that feed
+ * nothing.  The twin reads each (PERFVTAB_FEED_EVERY_RECORD). */
+static bool pass_unfed(pv_symbolizer *s)
+{
+    map_feed *m = &s->feed;
+    if (!m->started || s->feed_every_record)
+        return false;
+    uint64_t types[2];
+    fed_types(s, types);
+    if (pv_walk_skip(&m->walk, types) == 0)
+        return false;
+    m->next_index = m->walk.next_index;
+    return true;
+}
+
 static int feed_until(pv_symbolizer *s, uint64_t index, pv_error *err)
 {
     pv_record r;
     while (!fed_enough(s, index)) {
+        if (pass_unfed(s))
+            continue;
         int rc = next_record(&s->feed, s->file, &r, err);
         if (rc <= 0)
             return rc;

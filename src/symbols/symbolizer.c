@@ -21,6 +21,8 @@ int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer *
     s->drop_exited = s->timed && f->nr_segments == 0 && !(keep && *keep);
     s->exit_grace =
         (unsigned)pv_env_number("PERFVTAB_EXIT_GRACE_ROUNDS", 0, PV_EXIT_GRACE_ROUNDS);
+    const char *every = getenv("PERFVTAB_FEED_EVERY_RECORD");
+    s->feed_every_record = every && *every;
     pv_sym_ready_space(s);
     pv_symtab_init(&s->kallsyms);
     if (paths && paths->sysroot && *paths->sysroot && !(s->sysroot = pv_strdup(paths->sysroot))) {

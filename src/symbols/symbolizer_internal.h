@@ -92,6 +92,8 @@ struct pv_symbolizer {
      * addr_space.h; false once a replay keeps them all */
     bool drop_exited;
     unsigned exit_grace;
+    bool feed_every_record;     /* tests: the feed reads every record, the
+                                   twin of passing runs of unfed ones at once */
     /* the record pv_symbolizer_at readied last: in time order it may lie
      * before feed.consumer, and the stack memo is keyed by it */
     uint64_t readied_record;

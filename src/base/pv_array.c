@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-bool pv_array_grow(void **array, size_t *cap, size_t need, size_t elem)
+bool pv_array_grow_to(void **array, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return true;

@@ -21,6 +21,9 @@ void pv_symtree_free(pv_symtree *t)
     free(t->shown);
     free(t->nodes);
     free(t->names);
+    free(t->sorted);
+    free(t->erased);
+    free(t->steps);
     pv_symtree_init(t);
 }
 
@@ -107,6 +110,28 @@ static void insert_fixup(pv_symtree *t, int32_t z)
     N(t->root).red = false;
 }
 
+/* Inserts node z, whose start is set, into the tree. */
+static void link_node(pv_symtree *t, int32_t z)
+{
+    uint64_t start = N(z).start;
+    N(z).red = true;
+    N(z).left = N(z).right = NIL;
+    /* equal starts go right: a later symbol follows an earlier one */
+    int32_t parent = NIL, x = t->root;
+    while (x != NIL) {
+        parent = x;
+        x = start < N(x).start ? N(x).left : N(x).right;
+    }
+    N(z).parent = parent;
+    if (parent == NIL)
+        t->root = z;
+    else if (start < N(parent).start)
+        N(parent).left = z;
+    else
+        N(parent).right = z;
+    insert_fixup(t, z);
+}
+
 void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
                        const char *name, size_t name_len)
 {
@@ -124,26 +149,14 @@ void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t bin
     n->end = size > UINT64_MAX - start ? UINT64_MAX : start + size;
     n->name = (uint32_t)t->names_len;
     n->binding = binding;
-    n->red = true;
     n->mangled = false;
-    n->left = n->right = NIL;
     memcpy(t->names + t->names_len, name, name_len);
     t->names[t->names_len + name_len] = 0;
     t->names_len += name_len + 1;
-    /* equal starts go right: a later symbol follows an earlier one */
-    int32_t parent = NIL, x = t->root;
-    while (x != NIL) {
-        parent = x;
-        x = start < N(x).start ? N(x).left : N(x).right;
-    }
-    N(z).parent = parent;
-    if (parent == NIL)
-        t->root = z;
-    else if (start < N(parent).start)
-        N(parent).left = z;
+    if (t->eager_tree)
+        link_node(t, z);
     else
-        N(parent).right = z;
-    insert_fixup(t, z);
+        t->tree_built = t->reach_ready = false;
     t->live++;
 }
 
@@ -310,7 +323,6 @@ static void erase(pv_symtree *t, int32_t z)
     }
     if (removed_black)
         erase_fixup(t, child, parent);
-    t->live--;
 }
 
 /* perf compares the names it shows */
@@ -320,9 +332,9 @@ static bool prefer(pv_symtree *t, int32_t a, int32_t b)
                                   N(b).end > N(b).start, N(b).binding, pv_symtree_name(t, b));
 }
 
-void pv_symtree_fixup(pv_symtree *t)
+static void fixup_tree(pv_symtree *t)
 {
-    if (t->failed || t->root == NIL)
+    if (t->root == NIL)
         return;
     /* sizes: a size-0 symbol reaches the next one, the last a page on */
     int32_t prev = first(t);
@@ -347,10 +359,11 @@ void pv_symtree_fixup(pv_symtree *t)
             erase(t, cur);
             cur = nx;
         }
+        t->live--;
     }
 }
 
-int32_t pv_symtree_find(const pv_symtree *t, uint64_t addr)
+static int32_t find_in_tree(const pv_symtree *t, uint64_t addr)
 {
     int32_t x = t->root;
     while (x != NIL) {
@@ -363,4 +376,191 @@ int32_t pv_symtree_find(const pv_symtree *t, uint64_t addr)
             return x;
     }
     return NIL;
+}
+
+/* ---- the sorted array ------------------------------------------------------ */
+
+typedef struct pv_symtree_entry entry;
+
+/* Sorts a[0 .. n) by start, equal starts kept in their order (a
+ * least-significant-byte-first radix sort over the bytes in which the
+ * starts differ).  tmp: room for n. */
+static void sort_by_start(entry *a, entry *tmp, size_t n)
+{
+    uint64_t differ = 0;
+    for (size_t i = 1; i < n; i++)
+        differ |= a[i].start ^ a[0].start;
+    entry *from = a, *to = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if (!((differ >> shift) & 255))
+            continue;
+        size_t counts[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            counts[(from[i].start >> shift) & 255]++;
+        size_t at = 0;
+        for (unsigned v = 0; v < 256; v++) {
+            size_t c = counts[v];
+            counts[v] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[counts[(from[i].start >> shift) & 255]++] = from[i];
+        entry *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != a)
+        memcpy(a, from, n * sizeof *a);
+}
+
+/* The nodes inserted since the last merge, sorted, merged into the array
+ * after those of equal start (inserted earlier); false when out of memory. */
+static bool merge_new(pv_symtree *t)
+{
+    size_t n = t->nr - t->sorted_to, old = t->nr_sorted;
+    if (n == 0)
+        return true;
+    entry *sorted = pv_realloc(t->sorted, (old + n) * sizeof *sorted);
+    if (!sorted)
+        return false;
+    t->sorted = sorted;
+    entry *added = pv_malloc(2 * n * sizeof *added);
+    if (!added)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        int32_t node = (int32_t)(t->sorted_to + i);
+        added[i] = (entry){ .start = N(node).start, .node = node };
+    }
+    sort_by_start(added, added + n, n);
+    /* from the top down: the old run moves up only past what is placed */
+    size_t i = old, j = n, k = old + n;
+    while (j > 0) {
+        if (i > 0 && sorted[i - 1].start > added[j - 1].start)
+            sorted[--k] = sorted[--i];
+        else
+            sorted[--k] = added[--j];
+    }
+    free(added);
+    t->nr_sorted = old + n;
+    t->sorted_to = t->nr;
+    return true;
+}
+
+static bool log_erase(pv_symtree *t, int32_t node)
+{
+    if (!pv_array_grow((void **)&t->erased, &t->cap_erased, t->nr_erased + 1, sizeof *t->erased))
+        return false;
+    t->erased[t->nr_erased++] = node;
+    t->live--;
+    return true;
+}
+
+/* fixup_tree's walk over the sorted array, its erasures logged for the
+ * tree's replay. */
+static bool fixup_array(pv_symtree *t)
+{
+    if (!merge_new(t) ||
+        !pv_array_grow((void **)&t->steps, &t->cap_steps, t->nr_steps + 1, sizeof *t->steps))
+        return false;
+    t->steps[t->nr_steps].nodes = t->nr;
+    size_t n = t->nr_sorted;
+    entry *o = t->sorted;
+    if (n > 0) {
+        for (size_t i = 0; i + 1 < n; i++)
+            if (N(o[i].node).end == o[i].start)
+                N(o[i].node).end = o[i + 1].start;
+        if (N(o[n - 1].node).end == o[n - 1].start)
+            N(o[n - 1].node).end = pv_symbol_page_after(o[n - 1].start);
+        size_t kept = 0;
+        entry cur = o[0];
+        for (size_t i = 1; i < n; i++) {
+            entry nx = o[i];
+            if (cur.start != nx.start) {
+                o[kept++] = cur;
+                cur = nx;
+            } else if (prefer(t, cur.node, nx.node)) {
+                if (!log_erase(t, nx.node))
+                    return false;
+            } else {
+                if (!log_erase(t, cur.node))
+                    return false;
+                cur = nx;
+            }
+        }
+        o[kept++] = cur;
+        t->nr_sorted = kept;
+    }
+    t->steps[t->nr_steps++].erased = t->nr_erased;
+    return true;
+}
+
+void pv_symtree_fixup(pv_symtree *t)
+{
+    if (t->failed)
+        return;
+    if (t->eager_tree) {
+        fixup_tree(t);
+        return;
+    }
+    t->tree_built = t->reach_ready = false;
+    if (!fixup_array(t))
+        t->failed = true;
+}
+
+/* The tree the same inserts and erasures in the same order build. */
+static void build_tree(pv_symtree *t)
+{
+    t->root = NIL;
+    size_t n = 0, e = 0;
+    for (size_t k = 0; k <= t->nr_steps; k++) {
+        size_t nodes = k < t->nr_steps ? t->steps[k].nodes : t->nr;
+        size_t erased = k < t->nr_steps ? t->steps[k].erased : t->nr_erased;
+        while (n < nodes)
+            link_node(t, (int32_t)n++);
+        while (e < erased)
+            erase(t, t->erased[e++]);
+    }
+    t->tree_built = true;
+}
+
+/* The array merged and its reaches made; false when out of memory. */
+static bool ready_array(pv_symtree *t)
+{
+    if (t->reach_ready)
+        return true;
+    if (!merge_new(t))
+        return false;
+    uint64_t furthest = 0;
+    for (size_t i = 0; i < t->nr_sorted; i++) {
+        t->sorted[i].reach = furthest;
+        if (N(t->sorted[i].node).end > furthest)
+            furthest = N(t->sorted[i].node).end;
+    }
+    t->reach_ready = true;
+    return true;
+}
+
+int32_t pv_symtree_find(pv_symtree *t, uint64_t addr)
+{
+    if (t->eager_tree)
+        return find_in_tree(t, addr);
+    if (ready_array(t)) {
+        /* the last node starting at or below addr (halving without
+         * branches: a lookup per new ip of a dso) */
+        const entry *e = t->sorted;
+        size_t n = t->nr_sorted;
+        if (n == 0 || e->start > addr)
+            return NIL;
+        while (n > 1) {
+            size_t half = n / 2;
+            e = e[half].start <= addr ? e + half : e;
+            n -= half;
+        }
+        /* no node before it holds addr: the tree's search answers as it does */
+        if (e->reach <= addr && !(e > t->sorted && e[-1].start == addr))
+            return addr < N(e->node).end || addr == e->start ? e->node : NIL;
+    }
+    if (!t->tree_built)
+        build_tree(t);
+    return find_in_tree(t, addr);
 }

@@ -16,6 +16,15 @@
  *
  * The sizing and alias rules are those of symtab.h.
  *
+ * The tree itself is built only when a lookup needs its shape.  The
+ * symbols are kept as an array sorted by (start, order of insertion) --
+ * the tree's in-order, erasures included -- sorted once per step, and
+ * the fixes run over it.  A lookup finds the last symbol starting at or
+ * below the address: when no symbol before it reaches the address, the
+ * tree's search (which passes that symbol on its way, and can stop at no
+ * other) answers the same, it or none.  Only where symbols overlap there
+ * is the tree built, by replaying the same inserts and erases.
+ *
  * Names are shown demangled (symbols/demangle.h), as perf shows them, but
  * a file's symbols mostly go unasked: a name inserted as the file has it
  * is demangled the first time it is asked for (or compared, for aliases),
@@ -53,6 +62,20 @@ typedef struct pv_symtree {
     size_t nr_shown;
     bool demangle_now;          /* tests: names demangled as inserted, the
                                    twin of demangling when asked */
+    bool eager_tree;            /* tests: the tree built as inserted and
+                                   searched, the twin of the sorted array */
+    /* the sorted array: live nodes in (start, node) order, each with the
+     * furthest end of those before it (reach, once ready); nodes from
+     * `sorted_to` on are not in it yet */
+    struct pv_symtree_entry { uint64_t start, reach; int32_t node; } *sorted;
+    size_t nr_sorted, sorted_to;
+    bool reach_ready;
+    /* what the tree's replay needs: each fixup's node count and erasures */
+    int32_t *erased;
+    size_t nr_erased, cap_erased;
+    struct pv_symtree_step { size_t nodes, erased; } *steps;
+    size_t nr_steps, cap_steps;
+    bool tree_built;            /* root and the links hold the tree */
 } pv_symtree;
 
 void pv_symtree_init(pv_symtree *t);
@@ -66,7 +89,7 @@ void pv_symtree_insert_mangled(pv_symtree *t, uint64_t start, uint64_t size, uin
 /* Sizes size-0 symbols and drops aliases (symtab.h's rules), over the whole tree. */
 void pv_symtree_fixup(pv_symtree *t);
 /* perf's search from the root; -1 when no symbol holds addr. */
-int32_t pv_symtree_find(const pv_symtree *t, uint64_t addr);
+int32_t pv_symtree_find(pv_symtree *t, uint64_t addr);
 
 /* The node's name as perf shows it; the pointer holds for the tree's life. */
 const char *pv_symtree_name(pv_symtree *t, int32_t node);

@@ -2,9 +2,12 @@
  * Unit tests of the names of ELF symbols (src/symbols/symtree.c,
  * demangle.c, elf_image.c): names demangled when first asked for, against
  * their twin demangled as inserted, at every symbol boundary of real
- * libraries (C, C++ and the compilers' big tables); and pv_demangle's
- * shortcut (names neither demangler takes are not handed to libiberty)
- * against pv_demangle_every over every one of their names.
+ * libraries (C, C++ and the compilers' big tables); the sorted array
+ * searched (and the tree built only where symbols overlap) against its
+ * twin, the red-black tree built as inserted, at the same boundaries and
+ * over random tables with overlaps, aliases and size-0 symbols; and
+ * pv_demangle's shortcut (names neither demangler takes are not handed to
+ * libiberty) against pv_demangle_every over every one of their names.
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
@@ -71,6 +74,79 @@ static void describe(pv_symtree *t, uint64_t addr, char *out, size_t size)
                  (unsigned long long)t->nodes[x].start, (unsigned long long)t->nodes[x].end);
 }
 
+/* Compares the lookups of two tables read alike at every boundary of
+ * a's symbols (and one address inside each); how many differ (the first
+ * few shown). */
+static size_t differences(pv_symtree *a, pv_symtree *b, const char *what, const char *a_name,
+                          const char *b_name)
+{
+    size_t differ = 0;
+    for (size_t i = 0; i < a->nr; i++) {
+        const pv_symtree_node *n = &a->nodes[i];
+        const uint64_t at[] = { n->start - 1, n->start, n->start + (n->end - n->start) / 2,
+                                n->end - 1, n->end };
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+            char x[1024], y[1024];
+            describe(a, at[k], x, sizeof x);
+            describe(b, at[k], y, sizeof y);
+            if (strcmp(x, y) != 0 && differ++ < 5)
+                printf("# %s at %llx: %s %s, %s %s\n", what, (unsigned long long)at[k], a_name, x,
+                       b_name, y);
+        }
+    }
+    return differ;
+}
+
+/* Tables of random symbols (dense starts, so that many share one;
+ * sizes 0 or reaching over others; three fixed steps as the ELF reader
+ * makes them), the sorted array against the tree built as inserted. */
+static void test_random_tables(void)
+{
+    unsigned seed = 12345;
+    size_t differ = 0, with_tree = 0;
+    for (int round = 0; round < 300; round++) {
+        pv_symtree flat, tree;
+        pv_symtree_init(&flat);
+        pv_symtree_init(&tree);
+        tree.eager_tree = true;
+        int n = 1 + (int)(rand_r(&seed) % 60);
+        uint64_t span = 16 + rand_r(&seed) % 400;
+        for (int step = 0; step < 3; step++) {
+            for (int i = 0; i < n; i++) {
+                uint64_t start = 0x1000 + rand_r(&seed) % span;
+                unsigned kind = rand_r(&seed) % 4;
+                uint64_t size = kind == 0 ? 0 : kind == 3 ? rand_r(&seed) % span : (uint64_t)(rand_r(&seed) % 8);
+                uint8_t binding = (uint8_t)(rand_r(&seed) % 3);
+                char name[32];
+                snprintf(name, sizeof name, "%.*s%c%d", (int)(rand_r(&seed) % 3), "__",
+                         'a' + (int)(rand_r(&seed) % 3), (int)(rand_r(&seed) % 4));
+                pv_symtree_insert(&flat, start, size, binding, name, strlen(name));
+                pv_symtree_insert(&tree, start, size, binding, name, strlen(name));
+            }
+            if (step < 2) {
+                pv_symtree_fixup(&flat);
+                pv_symtree_fixup(&tree);
+            }
+        }
+        differ += flat.live != tree.live;
+        for (uint64_t addr = 0xff0; addr < 0x1000 + 2 * span + 0x3000; addr++) {
+            char x[256], y[256];
+            describe(&flat, addr, x, sizeof x);
+            describe(&tree, addr, y, sizeof y);
+            if (strcmp(x, y) != 0 && differ++ < 5)
+                printf("# random table %d at %llx: sorted array %s, tree %s\n", round,
+                       (unsigned long long)addr, x, y);
+        }
+        with_tree += flat.tree_built;
+        pv_symtree_free(&flat);
+        pv_symtree_free(&tree);
+    }
+    check(differ == 0 && with_tree > 0 && with_tree < 300,
+          "symbol tables: the sorted array answers as the tree built as inserted, on 300 random "
+          "tables with overlaps and aliases",
+          "%zu differ; %zu of 300 built the tree", differ, with_tree);
+}
+
 static void test_library(const char *path)
 {
     if (access(path, R_OK) != 0) {
@@ -111,6 +187,19 @@ static void test_library(const char *path)
              "symbol names of %s: demangled when asked, as demangled at once, at every boundary",
              path);
     check(differ == 0, what, "%zu differ", differ);
+    /* the sorted array against the tree built as inserted */
+    pv_symtree tree;
+    pv_symtree_init(&tree);
+    tree.eager_tree = true;
+    bool tree_read = pv_elf_read_symbols(path, path, &tree);
+    differ = tree_read && tree.nr == lazy.nr && tree.live == lazy.live
+                 ? differences(&tree, &lazy, path, "tree", "sorted array")
+                 : 1;
+    snprintf(what, sizeof what,
+             "symbol tables of %s: the sorted array (%s) answers as the tree at every boundary",
+             path, lazy.tree_built ? "its tree built where symbols overlap" : "no tree built");
+    check(differ == 0, what, "%zu differ", differ);
+    pv_symtree_free(&tree);
     pv_symtree_free(&lazy);
     pv_symtree_free(&eager);
 }
@@ -118,6 +207,7 @@ static void test_library(const char *path)
 int main(void)
 {
     test_shortcut_names();
+    test_random_tables();
     for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++)
         test_library(libraries[i]);
     return failures != 0;

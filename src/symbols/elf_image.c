@@ -161,6 +161,50 @@ static bool section_is_text(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
     return name && strstr(name, "text");
 }
 
+/* What the symbols of a section may be, found once per section (a table
+ * has thousands of symbols in a few sections). */
+enum { SECTION_UNSEEN, SECTION_SKIPPED, SECTION_DATA, SECTION_TEXT };
+
+static uint8_t section_kind(Elf *elf, size_t shstrndx, size_t index, uint8_t *seen, size_t nr_seen)
+{
+    if (index < nr_seen && seen[index] != SECTION_UNSEEN)
+        return seen[index];
+    Elf_Scn *scn = elf_getscn(elf, index);
+    GElf_Shdr sh;
+    uint8_t kind = !scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ? SECTION_SKIPPED
+                   : section_is_text(elf, shstrndx, &sh)                       ? SECTION_TEXT
+                                                                               : SECTION_DATA;
+    if (index < nr_seen)
+        seen[index] = kind;
+    return kind;
+}
+
+/* The string table's bytes, when its names can be read in place as
+ * elf_strptr reads them (a plain SHT_STRTAB held whole); NULL otherwise. */
+static const Elf_Data *plain_strings(Elf *elf, size_t index)
+{
+    Elf_Scn *scn = elf_getscn(elf, index);
+    GElf_Shdr sh;
+    if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB || (sh.sh_flags & SHF_COMPRESSED))
+        return NULL;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || !data->d_buf || data->d_off != 0 || data->d_size != sh.sh_size ||
+        elf_getdata(scn, data) != NULL)
+        return NULL;
+    return data;
+}
+
+/* The name at offset of the string table (elf_strptr's answer). */
+static const char *string_at(Elf *elf, size_t table, const Elf_Data *strings, size_t offset)
+{
+    if (strings && offset < strings->d_size) {
+        const char *at = (const char *)strings->d_buf + offset;
+        if (memchr(at, 0, strings->d_size - offset))
+            return at;
+    }
+    return elf_strptr(elf, table, offset);
+}
+
 static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_symtree *t)
 {
     errno = 0;
@@ -172,6 +216,13 @@ static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_s
     size_t shstrndx;
     if (elf_getshdrstrndx(elf, &shstrndx) != 0)
         shstrndx = 0;
+    size_t nr_seen = 0;
+    if (elf_getshdrnum(elf, &nr_seen) != 0)
+        nr_seen = 0;
+    uint8_t *seen = nr_seen ? pv_calloc(nr_seen, 1) : NULL;
+    if (!seen)
+        nr_seen = 0;    /* each symbol's section looked up */
+    const Elf_Data *strings = plain_strings(elf, table_sh->sh_link);
     size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
     for (size_t i = 0; i < count; i++) {
         GElf_Sym sym;
@@ -185,13 +236,10 @@ static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_s
         bool label = type == STT_NOTYPE && visibility != STV_HIDDEN && visibility != STV_INTERNAL;
         if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT && !label)
             continue;
-        Elf_Scn *scn = elf_getscn(elf, sym.st_shndx);
-        GElf_Shdr sh;
-        if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+        uint8_t kind = section_kind(elf, shstrndx, sym.st_shndx, seen, nr_seen);
+        if (kind == SECTION_SKIPPED || (label && kind != SECTION_TEXT))
             continue;
-        if (label && !section_is_text(elf, shstrndx, &sh))
-            continue;
-        const char *name = elf_strptr(elf, table_sh->sh_link, sym.st_name);
+        const char *name = string_at(elf, table_sh->sh_link, strings, sym.st_name);
         if (!name || !*name)
             continue;
         int bind = GELF_ST_BIND(sym.st_info);
@@ -199,6 +247,7 @@ static void read_table(Elf *elf, Elf_Scn *table, const GElf_Shdr *table_sh, pv_s
                         : bind == STB_WEAK ? PV_BIND_WEAK : PV_BIND_LOCAL;
         pv_symtree_insert_mangled(t, sym.st_value, sym.st_size, binding, name);
     }
+    free(seen);
 }
 
 static Elf_Scn *section_named(Elf *elf, const char *wanted, GElf_Shdr *sh)

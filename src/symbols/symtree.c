@@ -325,11 +325,14 @@ static void erase(pv_symtree *t, int32_t z)
         erase_fixup(t, child, parent);
 }
 
-/* perf compares the names it shows */
+/* perf compares the names it shows; they are made (demangled) only when
+ * sizes and bindings, which decide first, leave it open */
 static bool prefer(pv_symtree *t, int32_t a, int32_t b)
 {
-    return pv_symbol_prefer_first(N(a).end > N(a).start, N(a).binding, pv_symtree_name(t, a),
-                                  N(b).end > N(b).start, N(b).binding, pv_symtree_name(t, b));
+    bool a_sized = N(a).end > N(a).start, b_sized = N(b).end > N(b).start;
+    bool names = a_sized == b_sized && N(a).binding == N(b).binding;
+    return pv_symbol_prefer_first(a_sized, N(a).binding, names ? pv_symtree_name(t, a) : "",
+                                  b_sized, N(b).binding, names ? pv_symtree_name(t, b) : "");
 }
 
 static void fixup_tree(pv_symtree *t)

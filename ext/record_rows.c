@@ -46,9 +46,8 @@ int pv_record_rows_next(PvCursor *cur, pv_error *err)
 {
     /* the common row apart, so that it saves no registers and makes no
      * call but the table's decode (a tail call) */
-    PvRecordRows *rows = cur->state;
-    if (pv_record_iter_take_pinned(&rows->iter, &rows->record))
-        return rows_took(cur, 1, err);
+    if (pv_record_rows_take_pinned(cur))
+        return cur->def->decode ? cur->def->decode(cur, err) : 0;
     return rows_next_slow(cur, err);
 }
 

@@ -46,16 +46,21 @@ typedef struct SamplesState {
     int last_column;
     int last_rc;
     int64_t last_value;
-    /* The last integer field fixed_int read from a word of the record
-     * (column word_column, of event word_attr, at word_at, which a record
-     * of at least word_end bytes holds; word_kind a word_kind): the next
-     * row of that event reads it without the lookups (column_word). */
-    int word_column, word_attr;
-    uint16_t word_at, word_end;
-    uint8_t word_kind;
+    /* Per integer column read alone (ALONE, by column), the word
+     * fixed_int read it from last: in a record of event attr, at at,
+     * which a record of at least end bytes holds; kind a word_kind
+     * (WORD_NONE: none yet).  The next row of that event reads it without
+     * the lookups (column_word), each column its own; one more for the
+     * path column, never set, so that any column SQLite asks has one. */
+    struct column_word {
+        int16_t attr;           /* 8 bytes a word: events past INT16_MAX go without */
+        uint16_t at, end;
+        uint8_t kind;
+    } words[SAMPLES_COLUMN_COUNT + 1];
     /* How column_word finds a record's event (a word_event), and where
-     * the records hold the word of its id (WORD_EVENT_DENSE; word_end
-     * covers it). */
+     * the records hold the word of its id (WORD_EVENT_DENSE; each word's
+     * end covers it); worked out at the file's first word (id_noted). */
+    bool id_noted;
     uint8_t word_event;
     uint16_t word_id_at;
 } SamplesState;
@@ -73,17 +78,31 @@ static bool samples_wants(uint32_t type)
 }
 
 /* Decoding waits for the first column that needs it. */
-static int samples_decode(PvCursor *cur, pv_error *err)
+static inline void forget_row(SamplesState *st)
 {
-    (void)err;
-    SamplesState *st = cur->state;
     st->decoded = 0;
     st->attr_index = -2;
     st->last_column = -1;
     st->keyed = false;
     st->located = false;
     pv_source_forget(&st->source);
+}
+
+static int samples_decode(PvCursor *cur, pv_error *err)
+{
+    (void)err;
+    forget_row(cur->state);
     return 0;
+}
+
+/* The common row (PvTableDef.row_next): a record pinned in the walk's
+ * buffer. */
+static int samples_row_next(PvCursor *cur)
+{
+    if (!pv_record_rows_take_pinned(cur))
+        return pv_vtab_next_checked(cur);
+    forget_row(cur->state);
+    return SQLITE_OK;
 }
 
 static void samples_reset(PvCursor *cur)
@@ -183,6 +202,7 @@ static __attribute__((noinline)) bool make_places(PvCursor *cur)
  * byte order). */
 static void note_id_word(const pv_file *f, SamplesState *st)
 {
+    st->id_noted = true;
     st->word_event = WORD_EVENT_SEARCH;
     if (pv_samples_one_event(f)) {
         st->word_event = WORD_EVENT_ZERO;
@@ -193,12 +213,10 @@ static void note_id_word(const pv_file *f, SamplesState *st)
         return;
     st->word_event = WORD_EVENT_DENSE;
     st->word_id_at = at;
-    if (st->word_end < at + 8)
-        st->word_end = (uint16_t)(at + 8);
 }
 
 /* An integer fixed field read alone, without decoding the sample (a scan
- * of a column or two reads one word per row): 1 *value is column i's, 0
+ * of such columns reads one word a column per row): 1 *value is column i's, 0
  * it is NULL, -1 the full decode answers (not such a column, a record
  * too short). */
 static inline int fixed_int(PvCursor *cur, int i, int64_t *value)
@@ -221,13 +239,16 @@ static inline int fixed_int(PvCursor *cur, int i, int64_t *value)
     bool is_s32 = field == PV_FIELD_PID || field == PV_FIELD_TID;
     if (rc > 0)
         *value = is_s32 ? (int64_t)(int32_t)v : (int64_t)v;
-    if (rc > 0 && p->at[field]) {
-        st->word_column = i;
-        st->word_attr = st->attr_index;
-        st->word_at = p->at[field];
-        st->word_end = p->end;
-        st->word_kind = is_s32 ? WORD_S32 : field == PV_FIELD_CPU ? WORD_U32 : WORD_U64;
-        note_id_word(cur->file, st);
+    if (rc > 0 && p->at[field] && st->attr_index <= INT16_MAX) {
+        if (!st->id_noted)
+            note_id_word(cur->file, st);
+        struct column_word *w = &st->words[i];
+        w->attr = (int16_t)st->attr_index;
+        w->at = p->at[field];
+        w->end = p->end;
+        if (st->word_event == WORD_EVENT_DENSE && w->end < st->word_id_at + 8)
+            w->end = (uint16_t)(st->word_id_at + 8);
+        w->kind = is_s32 ? WORD_S32 : field == PV_FIELD_CPU ? WORD_U32 : WORD_U64;
     }
     return rc;
 }
@@ -240,10 +261,11 @@ static inline int fixed_int(PvCursor *cur, int i, int64_t *value)
 static inline int column_word(PvCursor *cur, int i, int64_t *value, bool search)
 {
     SamplesState *st = cur->state;
-    if (i != st->word_column || st->word_kind == WORD_NONE || st->decoded)
+    if (st->decoded)
         return -1;
+    const struct column_word *w = &st->words[i];
     const pv_record *r = &st->rows.record;
-    if (r->size < st->word_end)
+    if (w->kind == WORD_NONE || r->size < w->end)
         return -1;
     if (st->attr_index == -2) {
         const pv_file *f = cur->file;
@@ -257,10 +279,10 @@ static inline int column_word(PvCursor *cur, int i, int64_t *value, bool search)
             return -1;
         }
     }
-    if (st->attr_index != st->word_attr)
+    if (st->attr_index != w->attr)
         return -1;
-    uint64_t v = pv_sample_word(cur->file, r, st->word_at, st->word_kind == WORD_U64);
-    *value = st->word_kind == WORD_S32 ? (int64_t)(int32_t)v : (int64_t)v;
+    uint64_t v = pv_sample_word(cur->file, r, w->at, w->kind == WORD_U64);
+    *value = w->kind == WORD_S32 ? (int64_t)(int32_t)v : (int64_t)v;
     return 1;
 }
 
@@ -350,8 +372,9 @@ static inline int int_result(SamplesState *st, sqlite3_context *ctx, int i, int 
     return SQLITE_OK;
 }
 
-/* samples_column's every other case. */
-static __attribute__((noinline)) int column_read(PvCursor *cur, sqlite3_context *ctx, int i)
+/* Every column: samples_row_column's cases again (the record's event
+ * found by a call where it takes one), then the rest. */
+static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     SamplesState *st = cur->state;
     int64_t v;
@@ -363,10 +386,12 @@ static __attribute__((noinline)) int column_read(PvCursor *cur, sqlite3_context 
     return int_result(st, ctx, i, rc, v);
 }
 
-static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
+/* The common column (PvTableDef.row_column): an integer field read alone,
+ * from its word where an earlier row of the event had it, or read already
+ * on this row;
+ * samples_column answers the others. */
+static int samples_row_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
-    /* the common case apart, so that it costs no more than it does: an
-     * integer field read alone, from the word where the row before had it */
     SamplesState *st = cur->state;
     int64_t v;
     if (st->last_column == i) {
@@ -376,7 +401,7 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
     }
     int rc = column_word(cur, i, &v, false);
     if (rc < 0)
-        return column_read(cur, ctx, i);
+        return pv_vtab_column_checked(cur, ctx, i);
     return int_result(st, ctx, i, rc, v);
 }
 
@@ -389,6 +414,8 @@ const PvTableDef pv_samples_table = {
     .ordinal_column = "record",
     .next = pv_record_rows_next,
     .column = samples_column,
+    .row_next = samples_row_next,
+    .row_column = samples_row_column,
     .reset = samples_reset,
     .wants = samples_wants,
     .decode = samples_decode,

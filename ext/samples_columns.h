@@ -10,7 +10,7 @@
  *                 it, the full pv_sample_decode runs first.
  *   ALONE(field)  an integer that is the fixed field of that name
  *                 (decode/sample.h), read alone without decoding the
- *                 sample (a scan of a column or two reads one word per row);
+ *                 sample (a scan of such columns reads one word each per row);
  *                 id reads ID, or IDENTIFIER when the event has no ID.
  *   SYMBOL        the sample's thread and ip resolved at its time, by the
  *                 symbolizer (comm, the location columns, srcfile, srcline).

@@ -112,6 +112,15 @@ struct PvTableDef {
     int (*next)(PvCursor *cur, pv_error *err);
     /* Results column i of the current row. */
     int (*column)(PvCursor *cur, sqlite3_context *ctx, int i);
+    /* Optional: xNext and xColumn themselves, for a table whose common
+     * row and column take neither the file nor memory (a record the scan
+     * holds, a value the row already read): they answer those, spared
+     * the checks of a call that can read or allocate, and hand every
+     * other call to pv_vtab_next_checked or pv_vtab_column_checked (a tail
+     * call: nothing saved on the common path).  Never asked during a
+     * grouped scan; row_column is asked of every column, the path's too. */
+    int (*row_next)(PvCursor *cur);
+    int (*row_column)(PvCursor *cur, sqlite3_context *ctx, int i);
     /* Frees what first/next allocated in state (may be NULL). */
     void (*reset)(PvCursor *cur);
     /* For tables of records (see PvRecordRows): which record types are
@@ -209,6 +218,17 @@ int pv_record_rows_filter(PvCursor *cur, pv_error *err);
 int pv_record_rows_start(PvCursor *cur, pv_error *err);
 int pv_record_rows_first(PvCursor *cur, pv_error *err);
 int pv_record_rows_next(PvCursor *cur, pv_error *err);
+/* pv_record_rows_next's common row, for a row_next: true when the
+ * cursor is on the next record, one pinned in the walk's buffer, its
+ * decode left to the caller; false when next answers. */
+static inline bool pv_record_rows_take_pinned(PvCursor *cur)
+{
+    PvRecordRows *rows = cur->state;
+    if (!pv_record_iter_take_pinned(&rows->iter, &rows->record))
+        return false;
+    cur->rowid = (sqlite3_int64)rows->record.index;
+    return true;
+}
 void pv_record_rows_reset(PvCursor *cur);
 
 static inline bool pv_column_used(const PvCursor *cur, int i)
@@ -221,6 +241,11 @@ static inline void pv_result_text_buffer(PvCursor *cur, sqlite3_context *ctx)
 {
     pv_result_strbuf(ctx, &cur->text);
 }
+
+/* xNext and xColumn as the module makes them, the checks included
+ * (vtab_module.c): what a table's row_next and row_column hand on. */
+int pv_vtab_next_checked(PvCursor *cur);
+int pv_vtab_column_checked(PvCursor *cur, sqlite3_context *ctx, int i);
 
 /* Each registered module takes its own reference to the cache. */
 int pv_register_table(sqlite3 *db, const PvTableDef *def, PvCache *cache);

@@ -302,10 +302,20 @@ static int pvFilter(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     return call_ended(base, failures, filter_rows(base, idxNum, idxStr, argc, argv));
 }
 
-static int pvNext(sqlite3_vtab_cursor *base)
+int pv_vtab_next_checked(PvCursor *cur)
 {
+    sqlite3_vtab_cursor *base = &cur->base;
     unsigned long failures = pv_alloc_failures();
     return call_ended(base, failures, next_row(base));
+}
+
+static int pvNext(sqlite3_vtab_cursor *base)
+{
+    PvCursor *cur = (PvCursor *)base;
+    const PvTableDef *def = cur->def;
+    if (def->row_next && !cur->groups)
+        return def->row_next(cur);
+    return pv_vtab_next_checked(cur);
 }
 
 /* As call_failed, but the error is the value's: the statement reports it. */
@@ -325,14 +335,22 @@ static __attribute__((noinline)) int column_failed(PvCursor *cur, sqlite3_contex
     return rc;
 }
 
-static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+int pv_vtab_column_checked(PvCursor *cur, sqlite3_context *ctx, int i)
 {
-    PvCursor *cur = (PvCursor *)base;
     unsigned long failures = pv_alloc_failures();
-    int rc = column_value(base, ctx, i);
+    int rc = column_value(&cur->base, ctx, i);
     if (__builtin_expect(pv_alloc_failures() != failures || cur->stop.stopped, 0))
         return column_failed(cur, ctx, failures, rc);
     return rc;
+}
+
+static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
+{
+    PvCursor *cur = (PvCursor *)base;
+    const PvTableDef *def = cur->def;
+    if (def->row_column && !cur->groups)
+        return def->row_column(cur, ctx, i);
+    return pv_vtab_column_checked(cur, ctx, i);
 }
 
 static int pvRowid(sqlite3_vtab_cursor *base, sqlite3_int64 *rowid)

@@ -329,7 +329,7 @@ static bool is_blank(char c)
  * table's name store. */
 #define KALLSYMS_MAX (1u << 30)
 
-bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+static bool load_kallsyms(pv_symtab *t, const char *path, bool byte_by_byte)
 {
     size_t len;
     /* what was in t goes */
@@ -338,9 +338,7 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         free(text);
         return false;
     }
-    bool byte_by_byte = t->byte_by_byte;
     pv_symtab_free(t);
-    t->byte_by_byte = byte_by_byte;
     t->names = text;
     t->names_len = t->names_cap = len + 1;
     bool any_address = false;
@@ -398,6 +396,16 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         return false;
     }
     return pv_symtab_finish(t, true);
+}
+
+bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+{
+    return load_kallsyms(t, path, false);
+}
+
+bool pv_symtab_load_kallsyms_byte_by_byte(pv_symtab *t, const char *path)
+{
+    return load_kallsyms(t, path, true);
 }
 
 bool pv_symtab_load_jit_map(pv_symtab *t, const char *path)

@@ -195,7 +195,7 @@ static void shrinks_under_walk(const char *path)
     snprintf(why, sizeof why, "truncated=%d rc=%d after %llu records: %s", truncated, rc,
              (unsigned long long)seen, rc < 0 ? err.msg : "(no error)");
     check(truncated && rc < 0 && strstr(err.msg, tmp) && strstr(err.msg, "offset 0x") &&
-              strstr(err.msg, "shrank"), what, why);
+              strstr(err.msg, "shrank"), what, "%s", why);
 
     /* A feature section now past the end reads as an error too; but
      * EVENT_DESC (12), which the opening read for the event names before

@@ -122,9 +122,9 @@ PLAIN_FLAGS = $(CFLAGS)
 SAN_FLAGS = $(CFLAGS) $(SANITIZE)
 # ThreadSanitizer and libFuzzer need clang.
 TSAN_CC ?= clang
-TSAN_FLAGS = -O1 -g -fsanitize=thread -Wno-unknown-warning-option
+TSAN_FLAGS = -O1 -g -fsanitize=thread
 FUZZ_CC ?= clang
-FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # the fuzz flavour's objects are instrumented for coverage; the targets add
 # libFuzzer's main when they link
 FUZZ_OBJ_FLAGS = $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex_number.h"
 #include "render/row_groups.h"
 #include "vtab_tab.h"
 
@@ -370,28 +371,6 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
  * for a grouped scan, then ":" and the key columns, each in hex and
  * followed by "+" (ascending) or "-" (descending).
  */
-/* The hex number plan_encode wrote at s (its "%llx" or "%x"; at most 16
- * digits), and where it ends (s when there is none).  strtoull would do,
- * but costs a join on the ordinal a third of its xFilter, called once per
- * outer row. */
-static uint64_t read_hex(const char *s, const char **end)
-{
-    uint64_t v = 0;
-    const char *p = s;
-    for (; p - s < 16; p++) {
-        unsigned d;
-        if (*p >= '0' && *p <= '9')
-            d = (unsigned)(*p - '0');
-        else if (*p >= 'a' && *p <= 'f')
-            d = (unsigned)(*p - 'a' + 10);
-        else
-            break;
-        v = v << 4 | d;
-    }
-    *end = p;
-    return v;
-}
-
 void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **argv,
                     PvPlan *plan)
 {
@@ -419,7 +398,9 @@ void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **ar
     plan->order_consumed = (idxNum & IDX_ORDER_CONSUMED) != 0;
     plan->row_order = (unsigned)(idxNum & IDX_ROW_ORDER_MASK) >> IDX_ROW_ORDER_SHIFT;
     const char *after;
-    plan->columns_used = idxStr ? read_hex(idxStr, &after) : ~(uint64_t)0;
+    /* plan_encode's "%llx" and "%x": not strtoull, which costs a join on
+     * the ordinal a third of its xFilter, called once per outer row */
+    plan->columns_used = idxStr ? pv_hex_read(idxStr, 16, &after) : ~(uint64_t)0;
     const char *keys = idxStr ? strchr(idxStr, ':') : NULL;
     plan->grouped = (idxNum & IDX_GROUPED) && keys;
     if (!plan->grouped)
@@ -427,7 +408,7 @@ void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **ar
     keys++;
     while (*keys && plan->nr_keys < PV_ROW_GROUPS_MAX_CELLS) {
         const char *end;
-        uint64_t col = read_hex(keys, &end);
+        uint64_t col = pv_hex_read(keys, 16, &end);
         if (end == keys || col >= 63 || (*end != '+' && *end != '-'))
             break;
         plan->keys[plan->nr_keys++] = (PvGroupKey){ (int)col, *end == '-' };

@@ -4,7 +4,7 @@
 # `apt-get update` once, and only when something has to be installed.
 # Idempotent.  Runs as root, or through sudo when that is available.
 #
-#   gcc make libc6-dev   the compiler and C library headers
+#   gcc g++ make libc6-dev   the compilers (g++: t_alloc's C++ workload) and C library headers
 #   libsqlite3-dev       sqlite3.h and libsqlite3 (the extension, its test driver)
 #   libzstd-dev          the reader decompresses COMPRESSED records
 #   libelf-dev           the reader reads build-ids and symbols from ELF files
@@ -58,7 +58,7 @@
 #   hotspot              its hotspot-perfparser, timed beside perf report
 set -euo pipefail
 
-packages=(gcc make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
+packages=(gcc g++ make libc6-dev libsqlite3-dev libzstd-dev libelf-dev libiberty-dev libdw-dev
           libtraceevent-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev sqlite3
           linux-perf python3 pkg-config chromium chromium-driver fonts-dejavu-core time clang
           libclang-rt-14-dev rustc golang-go llvm dpkg-dev debhelper lintian man-db bsdextrautils

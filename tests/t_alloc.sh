@@ -4,7 +4,9 @@
 #  1. tests/tools/alloc_sweep.c fails the Nth allocation of the reader, the
 #     extension and SQLite (one at a time, then all from the Nth on) for a
 #     query of every table and function, the symbol, DWARF, compressed,
-#     pipe, stream, directory, pattern and time-window paths included: the first 64
+#     pipe, stream, directory, pattern and time-window paths included, and
+#     the demangling of C++ names (tests/symbols/cxx_names.cc, built and
+#     recorded here, with libstdc++): the first 64
 #     allocations and 40 more spread over the rest (`make alloc-sweep`
 #     tries every one).  Under the sanitizer flavour, LeakSanitizer holds
 #     each run to its frees.
@@ -55,6 +57,21 @@ queries=(
     "SELECT kind, count FROM perf_diagnostics('$F/deferred/deferred.data')"
     "SELECT * FROM perf_records('-')"
 )
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Half the allocations of a C++ recording's callchains are the demangler's:
+# libstdc++'s names compared as its symbols are read, the frames' when
+# first asked for.
+if ! command -v g++ >/dev/null || ! command -v perf >/dev/null; then
+    echo "ok - alloc_sweep: a C++ recording's demangled names # SKIP no g++ or no perf"
+elif ! g++ -O1 -fno-omit-frame-pointer -o "$tmp/cxx_names" tests/symbols/cxx_names.cc \
+        >"$tmp/cxx.log" 2>&1 ||
+    ! (cd "$tmp" && timeout 30 perf record -q -F 999 -g -o cxx.data -- ./cxx_names 300) \
+        >>"$tmp/cxx.log" 2>&1; then
+    echo "ok - alloc_sweep: a C++ recording's demangled names # SKIP cannot build or record it: $(oneline "$tmp/cxx.log")"
+else
+    queries+=("SELECT sample, depth, sym, dso FROM perf_callchains('$tmp/cxx.data')")
+fi
 how=(--runs 40)
 # perf_profile splits example.data into parts of 4 KB, one a thread
 # (analysis/profile_parallel.h): a failure on any thread fails the query
@@ -67,8 +84,6 @@ status=$?
 
 # 2. real failures inside the libraries, plain flavour only
 case $PV_BUILD in */san) exit 0 ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 library_queries=(
     "$S SELECT sample, depth, sym, srcline FROM perf_callchains('$F/dwarf.data')"
     "$S SELECT record, dso, sym FROM perf_samples('$F/example.data')"

@@ -20,17 +20,25 @@ static void append(const char *piece, size_t len, void *opaque)
  * the callback forms allocate nothing, and the answer is built here, where
  * a failed allocation is counted (base/pv_alloc.h) and fails the query.
  */
+static bool demangle_every(const char *name, char **out)
+{
+    pv_strbuf text = {0};
+    bool mangled = rust_demangle_callback(name, DMGL_NO_OPTS, append, &text) ||
+                   (pv_strbuf_free(&text),
+                    cplus_demangle_v3_callback(name, DMGL_NO_OPTS, append, &text));
+    bool failed = mangled && text.failed;
+    if (failed)
+        pv_alloc_count_failure();       /* also when too long to ask for */
+    if (!mangled || failed)
+        pv_strbuf_free(&text);
+    *out = text.text;
+    return !failed;
+}
+
 char *pv_demangle_every(const char *name)
 {
-    pv_strbuf out = {0};
-    bool ok = rust_demangle_callback(name, DMGL_NO_OPTS, append, &out) ||
-              (pv_strbuf_free(&out), cplus_demangle_v3_callback(name, DMGL_NO_OPTS, append, &out));
-    if (!ok || out.failed) {
-        pv_strbuf_free(&out);
-        return NULL;
-    }
-    char *text = out.text;
-    out.text = NULL;
+    char *text;
+    demangle_every(name, &text);
     return text;
 }
 
@@ -43,7 +51,15 @@ bool pv_demangle_may_change(const char *name)
     return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G');
 }
 
+bool pv_demangle_into(const char *name, char **out)
+{
+    *out = NULL;
+    return !pv_demangle_may_change(name) || demangle_every(name, out);
+}
+
 char *pv_demangle(const char *name)
 {
-    return pv_demangle_may_change(name) ? pv_demangle_every(name) : NULL;
+    char *text;
+    pv_demangle_into(name, &text);
+    return text;
 }

@@ -21,8 +21,12 @@
 
 #include <stdbool.h>
 
-/* name demangled, in memory the caller frees; NULL when name is not a
- * mangled name (or memory ran out): show it as it is. */
+/* name demangled into *out, in memory the caller frees, or *out NULL when
+ * name is not a mangled name (show it as it is); false when memory ran out,
+ * the failure counted (base/pv_alloc.h) so that the query fails. */
+bool pv_demangle_into(const char *name, char **out);
+/* The same with NULL for both: for callers that show the name as it is
+ * and leave the counted failure to fail the query. */
 char *pv_demangle(const char *name);
 
 /* Whether pv_demangle could change name: false for the names neither

@@ -138,7 +138,11 @@ bool pv_elf_probe_memory(const void *image, size_t size, pv_elf_image *img)
 static void add_demangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
                           const char *name, const char *suffix)
 {
-    char *demangled = pv_demangle(name);
+    char *demangled;
+    if (!pv_demangle_into(name, &demangled)) {
+        t->failed = true;
+        return;
+    }
     const char *base = demangled ? demangled : name;
     size_t n = strlen(base), k = strlen(suffix);
     char buf[512];

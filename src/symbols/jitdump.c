@@ -15,7 +15,9 @@
 
 /* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
  * which the reading then reports as not found. */
+#ifndef __clang__      /* gcc's warning: clang has none by that name */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 enum {
     JIT_CODE_LOAD = 0,

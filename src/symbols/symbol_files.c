@@ -14,7 +14,9 @@
 
 /* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
  * which the lookups then report as not found. */
+#ifndef __clang__      /* gcc's warning: clang has none by that name */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 static void hex(const uint8_t *p, size_t n, char *out)
 {

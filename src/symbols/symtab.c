@@ -2,6 +2,7 @@
 #include "base/sorted_search.h"
 #include "base/pv_array.h"
 #include "base/pv_alloc.h"
+#include "base/hex_number.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,27 +185,16 @@ const pv_symbol *pv_symtab_find(const pv_symtab *t, uint64_t addr)
     return holding(t, first + PV_UPPER_BOUND(t->syms + first, n, start, addr), addr);
 }
 
-/* Each byte's value as a hex digit plus one, 0 for any other byte: a
- * kallsyms file has a 16-digit address on each of its 100,000 lines or
- * more. */
-static const uint8_t hex_value_plus_one[256] = {
-    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
-    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
-    ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
+/* 1 to 16 hex digits, after a 0x that some JITs write. */
 static bool parse_hex(const char **p, uint64_t *out)
 {
-    const char *s = *p;
+    const char *s = *p, *end;
     if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        s += 2;     /* some JITs write 0x */
-    uint64_t v = 0;
-    int digits = 0;
-    for (unsigned d; digits < 17 && (d = hex_value_plus_one[(unsigned char)*s]) != 0; s++, digits++)
-        v = v * 16 + (d - 1);
-    if (digits == 0 || digits > 16)
-        return false;
-    *p = s;
+        s += 2;
+    uint64_t v = pv_hex_read(s, 16, &end);
+    if (end == s || pv_hex_digit_plus_one[(unsigned char)*end])
+        return false;   /* none, or more than 16 */
+    *p = end;
     *out = v;
     return true;
 }
@@ -245,7 +235,7 @@ static bool parse_address(const char **p, const char *eol, bool byte_by_byte, ui
             w[1] = __builtin_bswap64(w[1]);
         }
         if (eight_hex_digits(w[0], &high) && eight_hex_digits(w[1], &low) &&
-            !hex_value_plus_one[(unsigned char)(*p)[16]]) {
+            !pv_hex_digit_plus_one[(unsigned char)(*p)[16]]) {
             *p += 16;
             *out = high << 32 | low;
             return true;
@@ -329,7 +319,7 @@ static bool is_blank(char c)
  * table's name store. */
 #define KALLSYMS_MAX (1u << 30)
 
-bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+static bool load_kallsyms(pv_symtab *t, const char *path, bool byte_by_byte)
 {
     size_t len;
     /* what was in t goes */
@@ -338,9 +328,7 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         free(text);
         return false;
     }
-    bool byte_by_byte = t->byte_by_byte;
     pv_symtab_free(t);
-    t->byte_by_byte = byte_by_byte;
     t->names = text;
     t->names_len = t->names_cap = len + 1;
     bool any_address = false;
@@ -398,6 +386,16 @@ bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
         return false;
     }
     return pv_symtab_finish(t, true);
+}
+
+bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path)
+{
+    return load_kallsyms(t, path, false);
+}
+
+bool pv_symtab_load_kallsyms_byte_by_byte(pv_symtab *t, const char *path)
+{
+    return load_kallsyms(t, path, true);
 }
 
 bool pv_symtab_load_jit_map(pv_symtab *t, const char *path)

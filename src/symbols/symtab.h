@@ -42,8 +42,6 @@ typedef struct pv_symtab {
      * lookups bisect the whole table) */
     uint64_t *index;
     size_t nr_index;
-    bool byte_by_byte;      /* tests: kallsyms read a byte at a time, the
-                               twin of reading addresses and names 8 at once */
 } pv_symtab;
 
 #define PV_SYMTAB_STRIDE 16
@@ -74,6 +72,9 @@ uint64_t pv_symbol_page_after(uint64_t addr);
  * data symbols as perf keeps them.  False if it cannot be read or names
  * no symbol (all addresses 0: kptr_restrict hid them). */
 bool pv_symtab_load_kallsyms(pv_symtab *t, const char *path);
+/* The same read a byte at a time: the twin tests compare reading addresses
+ * and names 8 bytes at once with. */
+bool pv_symtab_load_kallsyms_byte_by_byte(pv_symtab *t, const char *path);
 /* Reads a JIT map ("start size name" lines, hex). */
 bool pv_symtab_load_jit_map(pv_symtab *t, const char *path);
 

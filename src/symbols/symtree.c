@@ -16,7 +16,7 @@ void pv_symtree_init(pv_symtree *t)
 
 void pv_symtree_free(pv_symtree *t)
 {
-    for (size_t i = 0; i < t->nr_shown; i++)
+    for (size_t i = 0; i < t->shown_cap; i++)
         free(t->shown[i]);
     free(t->shown);
     free(t->nodes);
@@ -163,7 +163,11 @@ void pv_symtree_insert(pv_symtree *t, uint64_t start, uint64_t size, uint8_t bin
 void pv_symtree_insert_mangled(pv_symtree *t, uint64_t start, uint64_t size, uint8_t binding,
                                const char *name)
 {
-    char *demangled = t->demangle_now ? pv_demangle(name) : NULL;
+    char *demangled = NULL;
+    if (t->demangle_now && !pv_demangle_into(name, &demangled)) {
+        t->failed = true;
+        return;
+    }
     const char *text = demangled ? demangled : name;
     size_t before = t->nr;
     pv_symtree_insert(t, start, size, binding, text, strlen(text));
@@ -172,24 +176,32 @@ void pv_symtree_insert_mangled(pv_symtree *t, uint64_t start, uint64_t size, uin
     free(demangled);
 }
 
+/* Makes the slots in shown up to node's (NULL till a name is asked for);
+ * false when out of memory.  Fixups ask before all nodes are in. */
+static bool grow_shown(pv_symtree *t, int32_t node)
+{
+    size_t had = t->shown_cap;
+    if (!pv_array_grow((void **)&t->shown, &t->shown_cap, (size_t)node + 1, sizeof *t->shown))
+        return false;
+    memset(t->shown + had, 0, (t->shown_cap - had) * sizeof *t->shown);
+    return true;
+}
+
 const char *pv_symtree_name(pv_symtree *t, int32_t node)
 {
     const char *name = t->names + N(node).name;
     if (!N(node).mangled)
         return name;
-    if ((size_t)node >= t->nr_shown) {
-        /* one slot per node there is (fixups ask before all are in) */
-        char **shown = pv_calloc(t->nr, sizeof *shown);
-        if (!shown)
-            return name;
-        for (size_t i = 0; i < t->nr_shown; i++)
-            shown[i] = t->shown[i];
-        free(t->shown);
-        t->shown = shown;
-        t->nr_shown = t->nr;
+    /* out of memory, the name is shown as it is but the failure counted:
+     * the query fails rather than show it */
+    if ((size_t)node >= t->shown_cap && !grow_shown(t, node)) {
+        pv_alloc_count_failure();
+        return name;
     }
     if (!t->shown[node]) {
-        char *demangled = pv_demangle(name);
+        char *demangled;
+        if (!pv_demangle_into(name, &demangled))
+            return name;                    /* counted; asked again next time */
         if (!demangled) {
             N(node).mangled = false;        /* not a mangled name after all */
             return name;

@@ -57,9 +57,9 @@ typedef struct pv_symtree {
     size_t live;                /* nodes in the tree */
     bool failed;
     /* per node: its name demangled once asked (NULL: not yet, or the
-     * same as the name); nr_shown entries */
+     * same as the name); shown_cap entries */
     char **shown;
-    size_t nr_shown;
+    size_t shown_cap;
     bool demangle_now;          /* tests: names demangled as inserted, the
                                    twin of demangling when asked */
     bool eager_tree;            /* tests: the tree built as inserted and

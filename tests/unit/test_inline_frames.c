@@ -70,6 +70,7 @@ __attribute__((noinline)) static void block_holder(int rounds)
         volatile int in_block = i;
         block_inlined();
         in_block += 1;
+        (void)in_block;     /* read: clang's -Wunused-but-set-variable */
     }
 }
 

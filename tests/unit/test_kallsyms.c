@@ -1,7 +1,7 @@
 /*
  * Unit tests of reading kallsyms files (src/symbols/symtab.c): addresses
  * and names read 8 bytes at a time, against their twin reading a byte at
- * a time (pv_symtab.byte_by_byte), on lines made to reach every branch
+ * a time (pv_symtab_load_kallsyms_byte_by_byte), on lines made to reach every branch
  * (16 digits or fewer or more, 0x, upper case, tabs, CRs, control and
  * 8-bit bytes, names ending at every offset of a word, no final newline)
  * and on this machine's /proc/kallsyms.
@@ -22,9 +22,8 @@ static bool read_alike(const char *path, size_t *nr)
     pv_symtab fast, twin;
     pv_symtab_init(&fast);
     pv_symtab_init(&twin);
-    twin.byte_by_byte = true;
     bool ok_fast = pv_symtab_load_kallsyms(&fast, path);
-    bool ok_twin = pv_symtab_load_kallsyms(&twin, path);
+    bool ok_twin = pv_symtab_load_kallsyms_byte_by_byte(&twin, path);
     bool same = ok_fast == ok_twin && fast.nr == twin.nr;
     for (size_t i = 0; same && i < fast.nr; i++) {
         const pv_symbol *a = &fast.syms[i], *b = &twin.syms[i];

@@ -5,9 +5,11 @@
  * libraries (C, C++ and the compilers' big tables); the sorted array
  * searched (and the tree built only where symbols overlap) against its
  * twin, the red-black tree built as inserted, at the same boundaries and
- * over random tables with overlaps, aliases and size-0 symbols; and
+ * over random tables with overlaps, aliases and size-0 symbols;
  * pv_demangle's shortcut (names neither demangler takes are not handed to
- * libiberty) against pv_demangle_every over every one of their names.
+ * libiberty) against pv_demangle_every over every one of their names; and
+ * a name asked for out of memory: the failure counted, the name demangled
+ * when asked again.
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/pv_alloc.h"
 #include "symbols/demangle.h"
 #include "symbols/elf_image.h"
 #include "symbols/symtree.h"
@@ -204,10 +207,50 @@ static void test_library(const char *path)
     pv_symtree_free(&eager);
 }
 
+static bool fail_every(void *arg)
+{
+    (void)arg;
+    return true;
+}
+
+/* Node x's name asked with every allocation failing, then again; false
+ * (and a message) unless the first counted a failure and the second is
+ * want. */
+static bool asked_out_of_memory(pv_symtree *t, int32_t x, const char *want)
+{
+    unsigned long before = pv_alloc_failures();
+    pv_alloc_set_failure(fail_every, NULL);
+    const char *starved = pv_symtree_name(t, x);
+    pv_alloc_set_failure(NULL, NULL);
+    bool counted = pv_alloc_failures() != before;
+    const char *again = pv_symtree_name(t, x);
+    if (!counted || strcmp(again, want) != 0)
+        printf("# node %d: %s out of memory (failure %scounted), then %s\n", (int)x, starved,
+               counted ? "" : "not ", again);
+    return counted && strcmp(again, want) == 0;
+}
+
+static void test_out_of_memory(void)
+{
+    pv_symtree t;
+    pv_symtree_init(&t);
+    pv_symtree_insert_mangled(&t, 0x1000, 16, PV_BIND_GLOBAL, "_ZN3foo3barEv");
+    pv_symtree_insert_mangled(&t, 0x2000, 16, PV_BIND_GLOBAL, "_ZN3baz3quxEv");
+    /* the first name asked for has no slot yet; the second one has, and
+     * its demangling runs out */
+    check(asked_out_of_memory(&t, 0, "foo::bar"),
+          "symbol names: no memory for the demangled names' slots fails the query, not the name",
+          "see above");
+    check(asked_out_of_memory(&t, 1, "baz::qux"),
+          "symbol names: no memory to demangle a name fails the query, not the name", "see above");
+    pv_symtree_free(&t);
+}
+
 int main(void)
 {
     test_shortcut_names();
     test_random_tables();
+    test_out_of_memory();
     for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++)
         test_library(libraries[i]);
     return failures != 0;

@@ -195,7 +195,7 @@ static void shrinks_under_walk(const char *path)
     snprintf(why, sizeof why, "truncated=%d rc=%d after %llu records: %s", truncated, rc,
              (unsigned long long)seen, rc < 0 ? err.msg : "(no error)");
     check(truncated && rc < 0 && strstr(err.msg, tmp) && strstr(err.msg, "offset 0x") &&
-              strstr(err.msg, "shrank"), what, why);
+              strstr(err.msg, "shrank"), what, "%s", why);
 
     /* A feature section now past the end reads as an error too; but
      * EVENT_DESC (12), which the opening read for the event names before
@@ -291,19 +291,40 @@ static uint8_t *big_compressed_image(uint64_t raw, uint64_t *size)
     return image;
 }
 
+/* big_compressed_image's 8 MB of records opened from memory; NULL, the
+ * check what failed, when it cannot be.  *image: freed after the file is
+ * closed. */
+static pv_file *open_big_compressed(const char *what, uint8_t **image)
+{
+    uint64_t size;
+    pv_file *f = NULL;
+    pv_error err;
+    *image = big_compressed_image(8u << 20, &size);
+    if (!*image || pv_file_open_memory("big_compressed", *image, size, &f, &err)) {
+        check(false, what, "%s", *image ? err.msg : "cannot make the image");
+        free(*image);
+        return NULL;
+    }
+    return f;
+}
+
+/* Whether rec is the nth record big_compressed_image wrote. */
+static bool record_as_written(const pv_record *rec, uint64_t n)
+{
+    uint16_t want = (uint16_t)(8 + 8 * (n % 7));
+    return rec->type == 100 && rec->size == want &&
+           (want == 8 || rec->bytes[rec->size - 1] == (uint8_t)n);
+}
+
 /* A walk that stops while the thread waits for room: the thread ends too. */
 static void stops_busy_thread(void)
 {
     const char *what = "a walk ended while its thread has blocks to fill stops the thread";
-    uint64_t size;
-    uint8_t *image = big_compressed_image(8u << 20, &size);
-    pv_file *f = NULL;
-    pv_error err;
-    if (!image || pv_file_open_memory("big_compressed", image, size, &f, &err)) {
-        check(false, what, "%s", image ? err.msg : "cannot make the image");
-        free(image);
+    uint8_t *image;
+    pv_file *f = open_big_compressed(what, &image);
+    if (!f)
         return;
-    }
+    pv_error err;
     setenv("PERFVTAB_UNPACK_THREAD_MIN", "0", 1);
     int before = nr_threads();
     pv_walk w;
@@ -329,9 +350,7 @@ static void stops_busy_thread(void)
     while ((rc = pv_walk_next(&w, &rec, &err)) == 1) {
         if (!rec.compressed)
             continue;
-        uint16_t want = (uint16_t)(8 + 8 * (n % 7));
-        bad += rec.type != 100 || rec.size != want ||
-               (want > 8 && rec.bytes[rec.size - 1] != (uint8_t)n);
+        bad += !record_as_written(&rec, n);
         bytes += rec.size;
         n++;
     }
@@ -351,15 +370,11 @@ static void stops_busy_thread(void)
 static void pausing_walk_wakes_thread(void)
 {
     const char *what = "a walk pausing while its thread waits for free blocks gets every record, in order";
-    uint64_t size;
-    uint8_t *image = big_compressed_image(8u << 20, &size);
-    pv_file *f = NULL;
-    pv_error err;
-    if (!image || pv_file_open_memory("big_compressed", image, size, &f, &err)) {
-        check(false, what, "%s", image ? err.msg : "cannot make the image");
-        free(image);
+    uint8_t *image;
+    pv_file *f = open_big_compressed(what, &image);
+    if (!f)
         return;
-    }
+    pv_error err;
     setenv("PERFVTAB_UNPACK_THREAD_MIN", "0", 1);
     pv_walk w;
     pv_walk_start(&w, f);
@@ -369,9 +384,7 @@ static void pausing_walk_wakes_thread(void)
     while ((rc = pv_walk_next(&w, &rec, &err)) == 1) {
         if (!rec.compressed)
             continue;
-        uint16_t want = (uint16_t)(8 + 8 * (n % 7));
-        bad += rec.type != 100 || rec.size != want ||
-               (want > 8 && rec.bytes[rec.size - 1] != (uint8_t)n);
+        bad += !record_as_written(&rec, n);
         bytes += rec.size;
         n++;
         /* about every 700 KB, 12 times: the thread fills the ring meanwhile */

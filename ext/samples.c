@@ -369,6 +369,11 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
      * integer field read alone, from the word where the row before had it */
     SamplesState *st = cur->state;
     int64_t v;
+    /* the key of a join on the record, read once per outer row */
+    if (i == COL_RECORD) {
+        sqlite3_result_int64(ctx, (int64_t)st->rows.record.index);
+        return SQLITE_OK;
+    }
     if (st->last_column == i) {
         if (st->last_rc > 0)
             sqlite3_result_int64(ctx, st->last_value);

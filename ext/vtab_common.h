@@ -55,7 +55,7 @@ typedef struct PvCursor {
     PvPathList paths;
     size_t next_path;
     /* The order rows come in (time_order.h): perf's unless the query's
-     * ORDER BY was consumed (see pv_plan_decode).  In file order, a
+     * ORDER BY was consumed (see pv_plan_decode_args).  In file order, a
      * grouped scan may watch perf's round rule (watch_rounds), and learns
      * whether a file broke it (rounds_broken: see pv_grouped_scan). */
     pv_record_order order;

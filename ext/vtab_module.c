@@ -114,7 +114,7 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
     PvPlan plan;
-    pv_plan_decode(idxNum, idxStr, argc, argv, &plan);
+    pv_plan_decode_args(idxNum, idxStr, argc, argv, &plan);
     PvPathArg asked = pv_vtab_path_arg(tab, &plan);
     pv_error err;
     if (plan.by_ordinal && !cur->file)
@@ -131,6 +131,7 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
             return SQLITE_OK;
         }
     }
+    pv_plan_decode_rest(&plan);
     pv_vtab_reset_cursor(cur);
     /* a C path would end at the NUL: another file than the one named */
     if (asked.bytes && memchr(asked.bytes, 0, asked.len)) {

@@ -68,13 +68,17 @@ static inline int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_err
         return 1;
     return pv_record_iter_scanned(it, rec, rc);
 }
-/* pv_record_iter_next's common case, with no call: true when *rec is the
- * next record of a scan no lookup reads (pv_ordered_scan_take_pinned);
- * false when pv_record_iter_next answers. */
+/* pv_record_iter_next's common case: true when *rec is the next record of
+ * a scan, pinned (pv_ordered_scan_take_pinned), and posted when a lookup
+ * reads the board (the outer table of a join); false when
+ * pv_record_iter_next answers. */
 static inline bool pv_record_iter_take_pinned(pv_record_iter *it, pv_record *rec)
 {
-    return !it->looking_up && !(it->board && it->board->readers) &&
-           pv_ordered_scan_take_pinned(&it->scan, rec);
+    if (it->looking_up || !pv_ordered_scan_take_pinned(&it->scan, rec))
+        return false;
+    if (it->board && it->board->readers)
+        pv_record_board_post(it->board, it, rec);
+    return true;
 }
 /* Whether a scan watching the round rule met a record that breaks it. */
 bool pv_record_iter_rounds_broken(const pv_record_iter *it);

@@ -41,11 +41,6 @@ typedef struct SamplesState {
      * column, and the event of the current sample (-2: not looked up). */
     pv_sample_places *places;
     int attr_index;
-    /* The integer column read last on this row (-1: none), and its value:
-     * a join reads the outer row's column once per inner row. */
-    int last_column;
-    int last_rc;
-    int64_t last_value;
     /* The last integer field fixed_int read from a word of the record
      * (column word_column, of event word_attr, at word_at, which a record
      * of at least word_end bytes holds; word_kind a word_kind): the next
@@ -79,7 +74,7 @@ static int samples_decode(PvCursor *cur, pv_error *err)
     SamplesState *st = cur->state;
     st->decoded = 0;
     st->attr_index = -2;
-    st->last_column = -1;
+    cur->kept_column = -1;
     st->keyed = false;
     st->located = false;
     pv_source_forget(&st->source);
@@ -339,12 +334,11 @@ static __attribute__((noinline)) int other_column(PvCursor *cur, sqlite3_context
 }
 
 /* Results an integer column read alone (rc, v: as fixed_int gives them),
- * kept for the row's next read of it. */
-static inline int int_result(SamplesState *st, sqlite3_context *ctx, int i, int rc, int64_t v)
+ * kept for the row's next read of it (a join's inner loop reads the outer
+ * row's once per inner row). */
+static inline int int_result(PvCursor *cur, sqlite3_context *ctx, int i, int rc, int64_t v)
 {
-    st->last_column = i;
-    st->last_rc = rc;
-    st->last_value = v;
+    pv_cursor_keep_int(cur, i, rc > 0, v);
     if (rc > 0)
         sqlite3_result_int64(ctx, v);
     return SQLITE_OK;
@@ -353,14 +347,13 @@ static inline int int_result(SamplesState *st, sqlite3_context *ctx, int i, int 
 /* samples_column's every other case. */
 static __attribute__((noinline)) int column_read(PvCursor *cur, sqlite3_context *ctx, int i)
 {
-    SamplesState *st = cur->state;
     int64_t v;
     int rc = column_word(cur, i, &v, true);
     if (rc < 0)
         rc = fixed_int(cur, i, &v);
     if (rc < 0)
         return other_column(cur, ctx, i);
-    return int_result(st, ctx, i, rc, v);
+    return int_result(cur, ctx, i, rc, v);
 }
 
 static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
@@ -374,15 +367,10 @@ static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
         sqlite3_result_int64(ctx, (int64_t)st->rows.record.index);
         return SQLITE_OK;
     }
-    if (st->last_column == i) {
-        if (st->last_rc > 0)
-            sqlite3_result_int64(ctx, st->last_value);
-        return SQLITE_OK;
-    }
     int rc = column_word(cur, i, &v, false);
     if (rc < 0)
         return column_read(cur, ctx, i);
-    return int_result(st, ctx, i, rc, v);
+    return int_result(cur, ctx, i, rc, v);
 }
 
 const PvTableDef pv_samples_table = {

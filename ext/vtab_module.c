@@ -113,6 +113,7 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
+    cur->kept_column = -1;
     PvPlan plan;
     pv_plan_decode_args(idxNum, idxStr, argc, argv, &plan);
     PvPathArg asked = pv_vtab_path_arg(tab, &plan);
@@ -329,6 +330,12 @@ static __attribute__((noinline)) int column_failed(PvCursor *cur, sqlite3_contex
 static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
+    /* a value the row gave already: no call, nothing to fail */
+    if (i == cur->kept_column) {
+        if (!cur->kept_null)
+            sqlite3_result_int64(ctx, cur->kept_value);
+        return SQLITE_OK;
+    }
     unsigned long failures = pv_alloc_failures();
     int rc = column_value(base, ctx, i);
     if (__builtin_expect(pv_alloc_failures() != failures || cur->stop.stopped, 0))

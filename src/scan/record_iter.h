@@ -64,21 +64,20 @@ static inline int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_err
     if (it->looking_up)
         return pv_record_iter_next_slow(it, rec, err);
     int rc = pv_ordered_scan_next(&it->scan, rec, err);
-    if (rc == 1 && !(it->board && it->board->readers))
-        return 1;
-    return pv_record_iter_scanned(it, rec, rc);
-}
-/* pv_record_iter_next's common case: true when *rec is the next record of
- * a scan, pinned (pv_ordered_scan_take_pinned), and posted when a lookup
- * reads the board (the outer table of a join); false when
- * pv_record_iter_next answers. */
-static inline bool pv_record_iter_take_pinned(pv_record_iter *it, pv_record *rec)
-{
-    if (it->looking_up || !pv_ordered_scan_take_pinned(&it->scan, rec))
-        return false;
+    if (rc != 1)
+        return pv_record_iter_scanned(it, rec, rc);
+    /* posted without a call between: once per outer row of a join */
     if (it->board && it->board->readers)
         pv_record_board_post(it->board, it, rec);
-    return true;
+    return 1;
+}
+/* pv_record_iter_next's common case, with no call: true when *rec is the
+ * next record of a scan no lookup reads (pv_ordered_scan_take_pinned);
+ * false when pv_record_iter_next answers. */
+static inline bool pv_record_iter_take_pinned(pv_record_iter *it, pv_record *rec)
+{
+    return !it->looking_up && !(it->board && it->board->readers) &&
+           pv_ordered_scan_take_pinned(&it->scan, rec);
 }
 /* Whether a scan watching the round rule met a record that breaks it. */
 bool pv_record_iter_rounds_broken(const pv_record_iter *it);

@@ -41,11 +41,6 @@ typedef struct SamplesState {
      * column, and the event of the current sample (-2: not looked up). */
     pv_sample_places *places;
     int attr_index;
-    /* The integer column read last on this row (-1: none), and its value:
-     * a join reads the outer row's column once per inner row. */
-    int last_column;
-    int last_rc;
-    int64_t last_value;
     /* Per integer column read alone (ALONE, by column), the word
      * fixed_int read it from last: in a record of event attr, at at,
      * which a record of at least end bytes holds; kind a word_kind
@@ -78,11 +73,12 @@ static bool samples_wants(uint32_t type)
 }
 
 /* Decoding waits for the first column that needs it. */
-static inline void forget_row(SamplesState *st)
+static inline void forget_row(PvCursor *cur)
 {
+    SamplesState *st = cur->state;
     st->decoded = 0;
     st->attr_index = -2;
-    st->last_column = -1;
+    cur->kept_column = -1;
     st->keyed = false;
     st->located = false;
     pv_source_forget(&st->source);
@@ -91,7 +87,7 @@ static inline void forget_row(SamplesState *st)
 static int samples_decode(PvCursor *cur, pv_error *err)
 {
     (void)err;
-    forget_row(cur->state);
+    forget_row(cur);
     return 0;
 }
 
@@ -101,7 +97,7 @@ static int samples_row_next(PvCursor *cur)
 {
     if (!pv_record_rows_take_pinned(cur))
         return pv_vtab_next_checked(cur);
-    forget_row(cur->state);
+    forget_row(cur);
     return SQLITE_OK;
 }
 
@@ -361,12 +357,11 @@ static __attribute__((noinline)) int other_column(PvCursor *cur, sqlite3_context
 }
 
 /* Results an integer column read alone (rc, v: as fixed_int gives them),
- * kept for the row's next read of it. */
-static inline int int_result(SamplesState *st, sqlite3_context *ctx, int i, int rc, int64_t v)
+ * kept for the row's next read of it (a join's inner loop reads the outer
+ * row's once per inner row). */
+static inline int int_result(PvCursor *cur, sqlite3_context *ctx, int i, int rc, int64_t v)
 {
-    st->last_column = i;
-    st->last_rc = rc;
-    st->last_value = v;
+    pv_cursor_keep_int(cur, i, rc > 0, v);
     if (rc > 0)
         sqlite3_result_int64(ctx, v);
     return SQLITE_OK;
@@ -376,14 +371,13 @@ static inline int int_result(SamplesState *st, sqlite3_context *ctx, int i, int 
  * found by a call where it takes one), then the rest. */
 static int samples_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
-    SamplesState *st = cur->state;
     int64_t v;
     int rc = column_word(cur, i, &v, true);
     if (rc < 0)
         rc = fixed_int(cur, i, &v);
     if (rc < 0)
         return other_column(cur, ctx, i);
-    return int_result(st, ctx, i, rc, v);
+    return int_result(cur, ctx, i, rc, v);
 }
 
 /* The common column (PvTableDef.row_column): an integer field read alone,
@@ -394,15 +388,15 @@ static int samples_row_column(PvCursor *cur, sqlite3_context *ctx, int i)
 {
     SamplesState *st = cur->state;
     int64_t v;
-    if (st->last_column == i) {
-        if (st->last_rc > 0)
-            sqlite3_result_int64(ctx, st->last_value);
+    /* the key of a join on the record, read once per outer row */
+    if (i == COL_RECORD) {
+        sqlite3_result_int64(ctx, (int64_t)st->rows.record.index);
         return SQLITE_OK;
     }
     int rc = column_word(cur, i, &v, false);
     if (rc < 0)
         return pv_vtab_column_checked(cur, ctx, i);
-    return int_result(st, ctx, i, rc, v);
+    return int_result(cur, ctx, i, rc, v);
 }
 
 const PvTableDef pv_samples_table = {

@@ -38,6 +38,16 @@ typedef struct PvCursor {
     /* asks SQLite whether the statement must stop (ext/stop_probe.h);
      * stays with the cursor when pv_keeper_take swaps what follows it */
     PvStopProbe stop;
+    /* The current row's column kept_column (-1: none), an integer or NULL
+     * as the table gave it (pv_cursor_keep_int), answered again by xColumn
+     * without the table or the call's checks: a join's inner loop reads
+     * the outer row's column once per inner row.  xFilter clears it, and a
+     * table that keeps values clears it when its row moves (perf_samples:
+     * its decode), so that a scan of the others pays no store a row; it
+     * stays with the cursor when pv_keeper_take swaps what follows. */
+    int kept_column;
+    bool kept_null;
+    int64_t kept_value;
     /* a call failed for want of memory: what the cursor built may be short */
     bool spent;
     const PvTableDef *def;
@@ -55,7 +65,7 @@ typedef struct PvCursor {
     PvPathList paths;
     size_t next_path;
     /* The order rows come in (time_order.h): perf's unless the query's
-     * ORDER BY was consumed (see pv_plan_decode).  In file order, a
+     * ORDER BY was consumed (see pv_plan_decode_args).  In file order, a
      * grouped scan may watch perf's round rule (watch_rounds), and learns
      * whether a file broke it (rounds_broken: see pv_grouped_scan). */
     pv_record_order order;
@@ -83,6 +93,15 @@ typedef struct PvCursor {
      * 1 + its index, 0: none. */
     unsigned row_order;
 } PvCursor;
+
+/* The table's value of column i for the current row, an integer (not
+ * null) or NULL, kept for the row's next reads of it (PvCursor.kept_column). */
+static inline void pv_cursor_keep_int(PvCursor *cur, int i, bool not_null, int64_t v)
+{
+    cur->kept_column = i;
+    cur->kept_null = !not_null;
+    cur->kept_value = v;
+}
 
 /* An order a table's first() can hand its rows out in: its keys, as an
  * ORDER BY on those columns (BINARY collation, NULLs first) sorts them.  A

@@ -20,6 +20,7 @@ PvCursor *pv_vtab_new_cursor(const PvTab *tab)
     if (!cur)
         return NULL;
     memset(cur, 0, sizeof *cur);
+    cur->kept_column = -1;
     cur->def = tab->def;
     cur->cache = tab->cache;
     cur->eof = true;

@@ -1,6 +1,6 @@
 /*
  * Grouped scans: a query whose GROUP BY or DISTINCT only needs the rows of
- * a group together (idxNum bit 12, see pv_plan_decode) has every row of
+ * a group together (idxNum bit 12, see pv_plan_decode_args) has every row of
  * every file read in xFilter into groups (render/row_groups.h), rows equal
  * in every column read stored once, and handed out sorted by the keys.
  */

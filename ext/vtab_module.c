@@ -113,8 +113,9 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
 {
     PvCursor *cur = (PvCursor *)base;
     PvTab *tab = (PvTab *)base->pVtab;
+    cur->kept_column = -1;
     PvPlan plan;
-    pv_plan_decode(idxNum, idxStr, argc, argv, &plan);
+    pv_plan_decode_args(idxNum, idxStr, argc, argv, &plan);
     PvPathArg asked = pv_vtab_path_arg(tab, &plan);
     pv_error err;
     if (plan.by_ordinal && !cur->file)
@@ -131,6 +132,7 @@ static int filter_rows(sqlite3_vtab_cursor *base, int idxNum, const char *idxStr
             return SQLITE_OK;
         }
     }
+    pv_plan_decode_rest(&plan);
     pv_vtab_reset_cursor(cur);
     /* a C path would end at the NUL: another file than the one named */
     if (asked.bytes && memchr(asked.bytes, 0, asked.len)) {
@@ -347,6 +349,12 @@ int pv_vtab_column_checked(PvCursor *cur, sqlite3_context *ctx, int i)
 static int pvColumn(sqlite3_vtab_cursor *base, sqlite3_context *ctx, int i)
 {
     PvCursor *cur = (PvCursor *)base;
+    /* a value the row gave already: no call, nothing to fail */
+    if (i == cur->kept_column) {
+        if (!cur->kept_null)
+            sqlite3_result_int64(ctx, cur->kept_value);
+        return SQLITE_OK;
+    }
     const PvTableDef *def = cur->def;
     if (def->row_column && !cur->groups)
         return def->row_column(cur, ctx, i);

@@ -3,7 +3,7 @@
  * tests itself, which ORDER BY it consumes, whether a GROUP BY is served
  * by a grouped scan, and what the plan costs.  The plan (PvPlan,
  * vtab_tab.h) is written into SQLite's idxNum, idxStr and argument order
- * here, and read back here for xFilter (pv_plan_decode, above which the
+ * here, and read back here for xFilter (pv_plan_decode_args, above which the
  * bits are documented).
  */
 #include <stdlib.h>
@@ -191,7 +191,7 @@ enum {
     IDX_ROW_ORDER_SHIFT = 13, IDX_ROW_ORDER_MASK = 7 << IDX_ROW_ORDER_SHIFT,
 };
 
-/* The plan as SQLite keeps it: idxNum and idxStr (pv_plan_decode reads
+/* The plan as SQLite keeps it: idxNum and idxStr (pv_plan_decode_args reads
  * them back).  The arguments' argvIndex are set where they are chosen. */
 static int plan_encode(const PvPlan *plan, sqlite3_index_info *info)
 {
@@ -265,7 +265,7 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
             pushed[k] = -1;
     if (path_constraint < 0 && unusable_path)
         return SQLITE_CONSTRAINT;
-    /* the arguments, in the order pv_plan_decode reads them */
+    /* the arguments, in the order pv_plan_decode_args reads them */
     int argv_index = 0;
     if (path_constraint >= 0) {
         info->aConstraintUsage[path_constraint].argvIndex = ++argv_index;
@@ -370,29 +370,36 @@ int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
  * idxStr: hex of colUsed, so the cursor decodes only the columns read;
  * for a grouped scan, then ":" and the key columns, each in hex and
  * followed by "+" (ascending) or "-" (descending).
+ *
+ * Read in two calls: the arguments (pv_plan_decode_args), all that the
+ * next lookup of a join needs, once per outer row; then the rest
+ * (pv_plan_decode_rest) for a filter that starts anew.
  */
-void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **argv,
-                    PvPlan *plan)
+void pv_plan_decode_args(int idxNum, const char *idxStr, int argc, sqlite3_value **argv,
+                         PvPlan *plan)
 {
-    memset(plan, 0, sizeof *plan);
     plan->idx_num = idxNum;
     plan->idx_str = idxStr;
     int arg = 0;
     plan->has_path = (idxNum & IDX_PATH) != 0;
-    if (plan->has_path && argc > 0)
-        plan->path = argv[arg];
+    plan->path = plan->has_path && argc > 0 ? argv[arg] : NULL;
     arg += plan->has_path;
-    for (int k = 0; k < PUSH_KINDS; k++) {
-        if (!(idxNum & (2 << k)))
-            continue;
-        plan->pushed |= 1u << k;
+    /* the kinds pushed, in bit order: none for a lookup */
+    plan->pushed = ((unsigned)idxNum >> 1) & ((1u << PUSH_KINDS) - 1);
+    memset(plan->pushed_value, 0, sizeof plan->pushed_value);
+    for (unsigned left = plan->pushed; left; left &= left - 1) {
         if (arg < argc)
-            plan->pushed_value[k] = argv[arg];
+            plan->pushed_value[__builtin_ctz(left)] = argv[arg];
         arg++;
     }
     plan->by_ordinal = (idxNum & IDX_ORDINAL) != 0;
-    if (plan->by_ordinal && arg < argc)
-        plan->ordinal = argv[arg];
+    plan->ordinal = plan->by_ordinal && arg < argc ? argv[arg] : NULL;
+}
+
+void pv_plan_decode_rest(PvPlan *plan)
+{
+    int idxNum = plan->idx_num;
+    const char *idxStr = plan->idx_str;
     plan->order = (idxNum & IDX_ORDER_TIME) ? PV_ORDER_TIME
                 : (idxNum & IDX_ORDER_FILE) ? PV_ORDER_FILE : PV_ORDER_PERF;
     plan->order_consumed = (idxNum & IDX_ORDER_CONSUMED) != 0;
@@ -403,6 +410,8 @@ void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **ar
     plan->columns_used = idxStr ? pv_hex_read(idxStr, 16, &after) : ~(uint64_t)0;
     const char *keys = idxStr ? strchr(idxStr, ':') : NULL;
     plan->grouped = (idxNum & IDX_GROUPED) && keys;
+    plan->nr_keys = 0;
+    memset(plan->keys, 0, sizeof plan->keys);
     if (!plan->grouped)
         return;
     keys++;

@@ -14,7 +14,7 @@
 #include "vtab_common.h"
 
 /* Constraints the reader tests itself (record_filter.h), in the order of
- * their idxNum bits and of their arguments (see pv_plan_decode). */
+ * their idxNum bits and of their arguments (see pv_plan_decode_args). */
 enum {
     PUSH_TIME_MIN, PUSH_TIME_MAX, PUSH_TIME_EQ, PUSH_PID, PUSH_TID, PUSH_CPU, PUSH_EVENT,
     PUSH_KINDS
@@ -53,7 +53,7 @@ typedef struct PvGroupKey {
 /*
  * A plan: what xBestIndex chose and xFilter does.  vtab_plan.c alone turns
  * it into SQLite's idxNum, idxStr and argument order, and back (the bits
- * are documented above pv_plan_decode).
+ * are documented above pv_plan_decode_args).
  */
 typedef struct PvPlan {
     /* The arguments xFilter is given, in this order: the path (an
@@ -85,8 +85,11 @@ typedef struct PvPlan {
 
 /* vtab_plan.c: xBestIndex of every table, and the plan xFilter is given. */
 int pv_vtab_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info);
-void pv_plan_decode(int idxNum, const char *idxStr, int argc, sqlite3_value **argv,
-                    PvPlan *plan);
+/* xFilter's plan: its arguments, idx_num and idx_str, then (rest) the
+ * order, columns read and groups; together they set every field. */
+void pv_plan_decode_args(int idxNum, const char *idxStr, int argc, sqlite3_value **argv,
+                         PvPlan *plan);
+void pv_plan_decode_rest(PvPlan *plan);
 
 /* vtab_args.c: the path argument. */
 /* CREATE VIRTUAL TABLE's argument without its quotes (sqlite3_malloc'd). */

@@ -2,7 +2,7 @@
 # Joins between tables of one file on the record's ordinal, and correlated
 # subqueries on it, look the record up (src/scan/record_lookup.h) instead of
 # scanning the file for each outer row: `record = ?` (perf_callchains:
-# `sample = ?`) is bit 11 of idxNum (ext/vtab_plan.c, pv_plan_decode).
+# `sample = ?`) is bit 11 of idxNum (ext/vtab_plan.c, pv_plan_decode_args).
 #
 # Rows: each query is compared with the same query whose constraint is
 # answered by SQLite from one scan of each table: both materialized, joined
@@ -44,7 +44,7 @@ same() {
 for f in "${files[@]}"; do
     name=$(basename "$f")
     if [ ! -e "$f" ]; then
-        echo "ok - $name: joins on the record give the rows of scans (14 checks) # SKIP input absent: $f"
+        echo "ok - $name: joins on the record give the rows of scans (19 checks) # SKIP input absent: $f"
         continue
     fi
     s="perf_samples('$f') s"
@@ -79,6 +79,25 @@ for f in "${files[@]}"; do
         "WITH s AS MATERIALIZED (SELECT record, period FROM perf_samples('$f'))
          SELECT c.sym, sum(s.period), count(*) FROM (SELECT DISTINCT sample, sym FROM $c) c
          JOIN s ON s.record = c.sample GROUP BY c.sym"
+    # the bench's join: the outer row's integers read again for each frame
+    # (xColumn's kept value, PvCursor.kept_column); a filter on the outer
+    # table; an ORDER BY on an outer column.  Integer sums only: a total()
+    # of addresses rounds by the order it adds in
+    msi="s AS MATERIALIZED (SELECT record, pid, tid, time, period FROM perf_samples('$f'))"
+    # one outer column alone, read for each frame: the kept value is hit
+    for col in period tid time; do
+        agg="count(*), sum(c.ip & 65535), sum(s.$col)"
+        same "$name: the outer row's $col read once per frame" \
+            "SELECT $agg FROM $s JOIN $c ON c.sample = s.record" \
+            "WITH $msi, $mc SELECT $agg FROM s JOIN c ON c.sample = s.record"
+    done
+    pid=$(sqlrun "SELECT pid FROM perf_samples('$f') LIMIT 1 OFFSET 3")
+    same "$name: join WHERE s.pid = ${pid:-NULL}" \
+        "SELECT s.record, s.period, c.depth, c.ip FROM $s JOIN $c ON c.sample = s.record WHERE s.pid = ${pid:-NULL} ORDER BY s.record, c.depth" \
+        "WITH $msi, $mc SELECT s.record, s.period, c.depth, c.ip FROM s JOIN c ON c.sample = s.record WHERE s.pid = ${pid:-NULL} ORDER BY s.record, c.depth"
+    same "$name: join ORDER BY s.period DESC" \
+        "SELECT s.record, s.period, s.tid, c.depth, c.ip FROM $s JOIN $c ON c.sample = s.record ORDER BY s.period DESC, s.record, c.depth" \
+        "WITH $msi, $mc SELECT s.record, s.period, s.tid, c.depth, c.ip FROM s JOIN c ON c.sample = s.record ORDER BY s.period DESC, s.record, c.depth"
     # each table with a record column, looked up by the ordinals of all records
     n=$(sqlrun "SELECT count(*) FROM perf_records('$f')")
     for table in perf_samples perf_records perf_mmaps perf_comms perf_tasks perf_lost perf_switches; do

@@ -6,7 +6,7 @@
 # are compared on every table that pushes down, on files with one chunk and
 # many, a directory, pipe mode and compressed files (which have no index).
 # The plans are pinned with EXPLAIN QUERY PLAN: idxNum bits as documented in
-# ext/vtab_plan.c (pv_plan_decode).
+# ext/vtab_plan.c (pv_plan_decode_args, pv_plan_decode_rest).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"

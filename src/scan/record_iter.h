@@ -64,9 +64,12 @@ static inline int pv_record_iter_next(pv_record_iter *it, pv_record *rec, pv_err
     if (it->looking_up)
         return pv_record_iter_next_slow(it, rec, err);
     int rc = pv_ordered_scan_next(&it->scan, rec, err);
-    if (rc == 1 && !(it->board && it->board->readers))
-        return 1;
-    return pv_record_iter_scanned(it, rec, rc);
+    if (rc != 1)
+        return pv_record_iter_scanned(it, rec, rc);
+    /* posted without a call between: once per outer row of a join */
+    if (it->board && it->board->readers)
+        pv_record_board_post(it->board, it, rec);
+    return 1;
 }
 /* pv_record_iter_next's common case, with no call: true when *rec is the
  * next record of a scan no lookup reads (pv_ordered_scan_take_pinned);

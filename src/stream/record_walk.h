@@ -102,13 +102,8 @@ static inline bool pv_walk_pin(pv_walk *w, const pv_record *rec, pv_walk_place *
         return pv_unpacked_pin(&w->unpacked, rec, place);
     return pv_file_walk_pin(&w->files, rec, place);
 }
-static inline void pv_walk_unpin(pv_walk *w, unsigned buffer)
+static inline void pv_unpacked_unpin(pv_unpacked *u, unsigned buffer)
 {
-    if (buffer < PV_WALK_UNPACKED_BUFFER) {
-        pv_file_walk_unpin(&w->files, buffer);
-        return;
-    }
-    pv_unpacked *u = &w->unpacked;
     pv_unpack_block *b = &u->pool[buffer - PV_WALK_UNPACKED_BUFFER];
     if (--b->pins == 0) {
         u->nr_pinned--;
@@ -134,6 +129,13 @@ static inline void pv_unpacked_pinned_record(const pv_unpacked *u, pv_walk_place
     rec->misc = pv_load_u16(p + 4, swap);
     rec->size = pv_load_u16(p + 6, swap);
     rec->bytes = p;
+}
+static inline void pv_walk_unpin(pv_walk *w, unsigned buffer)
+{
+    if (buffer < PV_WALK_UNPACKED_BUFFER)
+        pv_file_walk_unpin(&w->files, buffer);
+    else
+        pv_unpacked_unpin(&w->unpacked, buffer);
 }
 static inline void pv_walk_pinned_record(const pv_walk *w, pv_walk_place place, pv_record *rec)
 {

@@ -17,7 +17,10 @@
 #    4): the same rows and the same error, naming the file and offset, both
 #    ways;
 # 4. a query that stops after a few rows leaves the thread mid-stream: it
-#    ends cleanly (no leak under ASan, status 0).
+#    ends cleanly (no leak under ASan, status 0);
+# 5. records pinned in the blocks of decompressed bytes (perf's order holds
+#    them without a copy) against the twin that copies them all
+#    (PERFVTAB_UNPACK_PIN=0): the same samples and flat profile.
 #
 # Env: PV_ROOT, PV_SHARED, PV_BUILD, PV_SQLRUN.
 set -u
@@ -147,4 +150,18 @@ for q in "SELECT record FROM perf_samples(@) LIMIT 3" \
     else
         echo "not ok - stopped mid-stream on a thread: $q: status $rc: $(head -c 300 <<<"$out")"
     fi
+done
+
+# 5. pinned against copied, on a thread and without
+flat="SELECT * FROM perf_profile(@)"
+for f in "$tmp"/z[0-9].data "${others[@]}"; do
+    [ -f "$f" ] || continue
+    for mode in thread none; do
+        for q in "$samples_all" "$flat"; do
+            sql "$mode" "$f" "$q" >"$tmp/a"
+            PERFVTAB_UNPACK_PIN=0 sql "$mode" "$f" "$q" >"$tmp/b"
+            table=${q#*FROM }
+            same "$(basename "$f"): ${table%%(*} ($mode) with records pinned equal the copying twin's" "$tmp/a" "$tmp/b"
+        done
+    done
 done

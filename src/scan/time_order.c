@@ -508,7 +508,7 @@ static void enqueue_span(pv_ordered_scan *o, uint64_t *outgrown)
             max_time = time;
         pv_queue_slot *slot = &slots[queued];
         slot->key = last_key = time;
-        slot->at = (uint32_t)(p - span.base);
+        slot->at = (uint32_t)(p - span.base) + span.at_tag;
         slot->ref = first_ref + (uint32_t)(queued - first);
         queued++;
         held += size;

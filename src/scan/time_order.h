@@ -75,6 +75,7 @@ typedef struct pv_queue_slot {
     uint32_t at, ref;
 } pv_queue_slot;
 #define PV_QUEUE_COPIED 0x80000000u
+_Static_assert(PV_WALK_UNPACKED_BUFFER << 16 < PV_QUEUE_COPIED, "a block's ref is not a copy's");
 
 typedef struct pv_ordered_scan {
     pv_record_scan scan;
@@ -150,29 +151,42 @@ static inline void pv_ordered_scan_hand_out_pinned(pv_ordered_scan *o, const pv_
     pv_walk_unpin(&o->scan.walk, place.buffer);
     o->held_bytes -= rec->size;
 }
+/* The next released record's slot; NULL when none is released. */
+static inline const pv_queue_slot *pv_ordered_scan_released_slot(const pv_ordered_scan *o)
+{
+    if (o->next_out >= o->released)
+        return NULL;
+    return &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out];
+}
 /* pv_ordered_scan_next's common case alone: true when *rec is the next
- * record, released and pinned in the walk's buffer; false when
- * pv_ordered_scan_next_slow answers.  A caller's fast path of a row is
+ * record, released and pinned in the window buffer of the file walk;
+ * false when pv_ordered_scan_next_slow answers (a record copied, or pinned
+ * in a block of decompressed bytes).  A caller's fast path of a row is
  * this and no call. */
 static inline bool pv_ordered_scan_take_pinned(pv_ordered_scan *o, pv_record *rec)
 {
-    if (o->next_out < o->released) {
-        const pv_queue_slot *slot = &(o->released_aside ? o->sort_buffer : o->slots)[o->next_out];
-        if (!(slot->ref & PV_QUEUE_COPIED)) {
-            o->next_out++;
-            pv_ordered_scan_hand_out_pinned(o, slot, rec);
-            return true;
-        }
-    }
-    return false;
+    const pv_queue_slot *slot = pv_ordered_scan_released_slot(o);
+    /* neither copied (the top bit) nor in a block */
+    if (!slot || slot->ref >= PV_WALK_UNPACKED_BUFFER << 16)
+        return false;
+    o->next_out++;
+    pv_walk_place place = { slot->at, (uint16_t)(slot->ref >> 16), (uint16_t)slot->ref };
+    pv_file_walk_pinned_record(&o->scan.walk.files, place, rec);
+    pv_file_walk_unpin(&o->scan.walk.files, place.buffer);
+    o->held_bytes -= rec->size;
+    return true;
 }
 /* 1: *rec is the next record, its bytes valid until the next call; 0: no
  * more; -1: error in err.  Inline: a scan in time order hands out nearly
  * every row from the released records pinned in the walk's buffers. */
 static inline int pv_ordered_scan_next(pv_ordered_scan *o, pv_record *rec, pv_error *err)
 {
-    if (pv_ordered_scan_take_pinned(o, rec))
+    const pv_queue_slot *slot = pv_ordered_scan_released_slot(o);
+    if (slot && !(slot->ref & PV_QUEUE_COPIED)) {
+        o->next_out++;
+        pv_ordered_scan_hand_out_pinned(o, slot, rec);
         return 1;
+    }
     return pv_ordered_scan_next_slow(o, rec, err);
 }
 /* Frees what the scan holds.  Safe on a zeroed or ended scan. */

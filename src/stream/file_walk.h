@@ -240,6 +240,7 @@ typedef struct pv_walk_span {
     uint64_t first_index;       /* the ordinal of the record at next */
     uint64_t room;              /* how many records a place can tell from here */
     uint16_t first_step;        /* the place's ordinal_step of the record at next */
+    uint32_t at_tag;            /* added to each place's at (record_walk.h) */
 } pv_walk_span;
 /* False when the window's records cannot be pinned as a run (not read
  * into a buffer, a pipe, a buffer out of places): the walk goes on one by
@@ -268,6 +269,7 @@ static inline bool pv_file_walk_span_begin(const pv_file_walk *w, uint64_t next_
     s->buffer = (uint16_t)w->current;
     s->first_index = next_index;
     s->first_step = (uint16_t)step;
+    s->at_tag = 0;
     s->room = (uint64_t)UINT16_MAX - step + 1;
     return true;
 }

@@ -6,6 +6,7 @@
 #include "format/perf_abi.h"
 #include "base/byte_reader.h"
 #include "base/pv_alloc.h"
+#include "base/pv_env.h"
 
 #define MAX_RECORD_SIZE 0xffffu
 
@@ -53,6 +54,8 @@ static int enter_container(pv_walk *w, const pv_record *container, pv_error *err
         if (pv_unpacker_open(&u->source, fw->file, container,
                              pv_file_walk_bytes_left(fw, container->file_offset), fw->path, err))
             return -1;
+        u->pool = pv_unpacker_blocks(u->source);
+        u->copy_only = pv_env_number("PERFVTAB_UNPACK_PIN", 0, 1) == 0;
     }
     if (pv_unpacker_enter(u->source, container, fw->path, err))
         return -1;
@@ -66,7 +69,7 @@ static int enter_container(pv_walk *w, const pv_record *container, pv_error *err
 static int next_block(pv_walk *w, pv_error *err)
 {
     pv_unpacked *u = &w->unpacked;
-    const pv_unpack_block *b = u->block;
+    pv_unpack_block *b = u->block;
     if (b && b->status == PV_UNPACK_ERROR) {
         *err = b->error;
         return -1;
@@ -145,6 +148,48 @@ static int next_unpacked(pv_walk *w, pv_record *rec, pv_error *err)
             }
         }
     }
+}
+
+bool pv_unpacked_span_begin(pv_unpacked *u, uint64_t next_index, pv_walk_span *s)
+{
+    pv_unpack_block *b = u->block;
+    if (u->copy_only || !b || u->held > 0 || u->container_done || u->piece == b->nr_pieces)
+        return false;
+    /* what next_unpacked checks before cutting records from the piece */
+    const pv_unpack_piece *piece = &b->pieces[u->piece];
+    if (piece->segment != u->segment || piece->container_offset != u->container_offset)
+        return false;
+    uint64_t step = 0;
+    if (b->pins == 0) {
+        if (u->nr_pinned >= PV_UNPACK_MAX_PINNED)
+            return false;
+    } else {
+        if (next_index < b->first_pinned_index || next_index - b->first_pinned_index > UINT16_MAX)
+            return false;
+        step = next_index - b->first_pinned_index;
+    }
+    s->base = b->bytes;
+    s->next = b->bytes + u->pos;
+    s->end = b->bytes + piece->end;
+    s->buffer = (uint16_t)(PV_WALK_UNPACKED_BUFFER + (uint32_t)(b - u->pool));
+    s->first_index = next_index;
+    s->first_step = (uint16_t)step;
+    s->at_tag = u->piece << PV_UNPACK_PIECE_SHIFT;
+    s->room = (uint64_t)UINT16_MAX - step + 1;
+    return true;
+}
+
+void pv_unpacked_span_end(pv_unpacked *u, const pv_walk_span *s, const uint8_t *at, uint64_t n)
+{
+    if (n == 0)
+        return;
+    pv_unpack_block *b = u->block;
+    if (b->pins == 0) {
+        b->first_pinned_index = s->first_index;
+        u->nr_pinned++;
+    }
+    b->pins += (uint32_t)n;
+    u->pos += (uint32_t)(at - s->next);
 }
 
 int pv_walk_next_slow(pv_walk *w, pv_record *rec, pv_error *err)

@@ -25,7 +25,8 @@
  * or two blocks: its pieces are put together in stitch. */
 typedef struct pv_unpacked {
     pv_unpacker *source;                  /* created at the first container */
-    const pv_unpack_block *block;         /* records are cut from here */
+    pv_unpack_block *pool;                /* the source's blocks */
+    pv_unpack_block *block;               /* records are cut from here */
     uint32_t piece;                       /* the block's piece being read */
     uint32_t pos;                         /* offset in the block */
     bool container_done;                  /* the container's output is all read */
@@ -33,7 +34,14 @@ typedef struct pv_unpacked {
     uint64_t container_offset;
     uint8_t *stitch;                      /* the start of a record that goes on */
     uint32_t held;                        /* in the next piece: its length */
+    uint32_t nr_pinned;                   /* blocks with records pinned */
+    /* PERFVTAB_UNPACK_PIN=0: no record is pinned, readers copy them all
+     * (the twin the tests compare pinning with) */
+    bool copy_only;
 } pv_unpacked;
+
+/* A place's buffer from here on is a block of the unpacker's pool. */
+#define PV_WALK_UNPACKED_BUFFER 0x4000u
 
 typedef struct pv_walk {
     pv_file_walk files;    /* the records of the files themselves */
@@ -73,29 +81,97 @@ static inline uint64_t pv_walk_skip(pv_walk *w, const uint64_t wanted[2])
  * no time index). */
 void pv_walk_seek(pv_walk *w, uint32_t segment, uint64_t offset, uint64_t index);
 /* Pinning a record the walk handed out, as pv_file_walk_pin, for readers
- * that hold records past the next one (scan/time_order.h). */
+ * that hold records past the next one (scan/time_order.h).  A record of
+ * decompressed bytes is pinned in its block, which the walk then keeps
+ * from decompression until it is unpinned; not one put together from the
+ * pieces it spans (stitch), nor past PV_UNPACK_MAX_PINNED blocks. */
+static inline bool pv_unpacked_pin(pv_unpacked *u, const pv_record *rec, pv_walk_place *place)
+{
+    pv_unpack_block *b = u->block;
+    if (u->copy_only || rec->size_repair || !b || rec->bytes == u->stitch)
+        return false;
+    /* rec was cut from the block just now: it lies in it */
+    uint64_t at = (uint64_t)(rec->bytes - b->bytes);
+    if (b->pins == 0) {
+        if (u->nr_pinned >= PV_UNPACK_MAX_PINNED)
+            return false;
+        b->first_pinned_index = rec->index;
+    } else if (rec->index < b->first_pinned_index ||
+               rec->index - b->first_pinned_index > UINT16_MAX) {
+        return false;
+    }
+    if (b->pins++ == 0)
+        u->nr_pinned++;
+    place->at = (uint32_t)at | u->piece << PV_UNPACK_PIECE_SHIFT;
+    place->buffer = (uint16_t)(PV_WALK_UNPACKED_BUFFER + (uint32_t)(b - u->pool));
+    place->ordinal_step = (uint16_t)(rec->index - b->first_pinned_index);
+    return true;
+}
 static inline bool pv_walk_pin(pv_walk *w, const pv_record *rec, pv_walk_place *place)
 {
+    if (rec->compressed)
+        return pv_unpacked_pin(&w->unpacked, rec, place);
     return pv_file_walk_pin(&w->files, rec, place);
+}
+static inline void pv_unpacked_unpin(pv_unpacked *u, unsigned buffer)
+{
+    pv_unpack_block *b = &u->pool[buffer - PV_WALK_UNPACKED_BUFFER];
+    if (--b->pins == 0) {
+        u->nr_pinned--;
+        if (b->left)
+            pv_unpacker_unpinned(u->source, b);
+    }
+}
+/* The pv_record of a record pinned in a block, as it was handed out: the
+ * container it came from is its piece's, which the place's at tells above
+ * the offset. */
+static inline void pv_unpacked_pinned_record(const pv_unpacked *u, pv_walk_place place,
+                                             bool swap, pv_record *rec)
+{
+    const pv_unpack_block *b = &u->pool[place.buffer - PV_WALK_UNPACKED_BUFFER];
+    const pv_unpack_piece *piece = &b->pieces[place.at >> PV_UNPACK_PIECE_SHIFT];
+    const uint8_t *p = b->bytes + (place.at & ((1u << PV_UNPACK_PIECE_SHIFT) - 1));
+    rec->index = b->first_pinned_index + place.ordinal_step;
+    rec->segment = piece->segment;
+    rec->file_offset = piece->container_offset;
+    rec->compressed = true;
+    rec->size_repair = PV_SIZE_AS_WRITTEN;
+    rec->type = pv_load_u32(p, swap);
+    rec->misc = pv_load_u16(p + 4, swap);
+    rec->size = pv_load_u16(p + 6, swap);
+    rec->bytes = p;
 }
 static inline void pv_walk_unpin(pv_walk *w, unsigned buffer)
 {
-    pv_file_walk_unpin(&w->files, buffer);
+    if (buffer < PV_WALK_UNPACKED_BUFFER)
+        pv_file_walk_unpin(&w->files, buffer);
+    else
+        pv_unpacked_unpin(&w->unpacked, buffer);
 }
 static inline void pv_walk_pinned_record(const pv_walk *w, pv_walk_place place, pv_record *rec)
 {
-    pv_file_walk_pinned_record(&w->files, place, rec);
+    if (place.buffer < PV_WALK_UNPACKED_BUFFER)
+        pv_file_walk_pinned_record(&w->files, place, rec);
+    else
+        pv_unpacked_pinned_record(&w->unpacked, place, w->files.file->swap, rec);
 }
-/* A run of the window's records pinned at once, as pv_file_walk_span_begin
- * and _end; none while compressed data is read. */
-static inline bool pv_walk_span_begin(const pv_walk *w, pv_walk_span *s)
+/* A run of the records pinned at once, as pv_file_walk_span_begin and
+ * _end: of the window, or of the piece of decompressed bytes being read. */
+bool pv_unpacked_span_begin(pv_unpacked *u, uint64_t next_index, pv_walk_span *s);
+static inline bool pv_walk_span_begin(pv_walk *w, pv_walk_span *s)
 {
-    return !w->unpacked.source && pv_file_walk_span_begin(&w->files, w->next_index, s);
+    if (w->unpacked.source)
+        return pv_unpacked_span_begin(&w->unpacked, w->next_index, s);
+    return pv_file_walk_span_begin(&w->files, w->next_index, s);
 }
+void pv_unpacked_span_end(pv_unpacked *u, const pv_walk_span *s, const uint8_t *at, uint64_t n);
 static inline void pv_walk_span_end(pv_walk *w, const pv_walk_span *s, const uint8_t *at,
                                     uint64_t n)
 {
-    pv_file_walk_span_end(&w->files, s, at, n);
+    if (s->buffer < PV_WALK_UNPACKED_BUFFER)
+        pv_file_walk_span_end(&w->files, s, at, n);
+    else
+        pv_unpacked_span_end(&w->unpacked, s, at, n);
     w->next_index += n;
 }
 /* Frees what the walk allocated (its window, decompression state) and

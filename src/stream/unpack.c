@@ -13,18 +13,22 @@
 #include "base/pv_alloc.h"
 #include "base/pv_env.h"
 
-/* Decompressed bytes per block: big enough that handing a block over costs
- * nothing next to filling it, small enough that the blocks stay in cache
- * between the thread that writes them and the walk that reads them. */
-#define BLOCK_CAPACITY (256u << 10)
-/* With a thread: the walk reads one block while the thread fills the others.
- * Enough of them (2 MB) that neither side waits on the other for every
- * block when a core is taken from one of them for a time slice or two. */
-#define NR_BLOCKS 8
-/* A thread that found every block full is woken when this many are free
- * again, not at each one: it then fills them in one run, and the two
- * threads do not hand the processor to each other block by block. */
-#define REFILL_AT (NR_BLOCKS / 2)
+#define BLOCK_CAPACITY PV_UNPACK_BLOCK_CAPACITY
+/* With a thread: the walk reads one block while the thread fills up to
+ * AHEAD others.  Enough of them (2 MB) that neither side waits on the
+ * other for every block when a core is taken from one of them for a time
+ * slice or two. */
+#define AHEAD 8
+/* A thread that had filled AHEAD blocks is woken when this many can be
+ * filled again, not at each one: it then fills them in one run, and the
+ * two threads do not hand the processor to each other block by block. */
+#define REFILL_AT (AHEAD / 2)
+/* The pool: AHEAD filled or being filled, the one the walk reads, one
+ * whose last record was just handed out (give_back_later), and those
+ * left pinned: a free block is there whenever the thread may fill one. */
+_Static_assert(PV_UNPACK_POOL >= AHEAD + 2 + PV_UNPACK_MAX_PINNED, "pool too small");
+/* Blocks allocated at the start (the rest when blocks stay pinned). */
+#define FIRST_BLOCKS (AHEAD + 2)
 /* zstd decompresses with its tables on the heap; the thread needs little. */
 #define THREAD_STACK (512u << 10)
 
@@ -46,17 +50,31 @@ struct pv_unpacker {
     uint32_t stream_segment;  /* each file of a recording has a stream of its own */
     container_input current;
     bool threaded;
-    pv_unpack_block blocks[NR_BLOCKS];  /* without a thread, only the first */
+    /* Their bytes allocated by the walk's thread: FIRST_BLOCKS with a
+     * thread at the start, one more for each block left pinned; without,
+     * when first filled. */
+    pv_unpack_block blocks[PV_UNPACK_POOL];
+    uint32_t nr_allocated;
+    /* The walk's: the block it reads, how many it left pinned, the one to
+     * give back at its next step (give_back_later). */
+    pv_unpack_block *reading;
+    uint32_t nr_left_pinned;
+    pv_unpack_block *handed_last;
+
+    /* The free blocks, a stack: the one given back last, still in cache,
+     * is filled first, and blocks never needed are never touched.  The
+     * filled ones, in order, a ring.  (Guarded by lock with a thread.) */
+    uint16_t free_ids[PV_UNPACK_POOL];
+    uint32_t nr_free;
+    uint16_t filled_ids[PV_UNPACK_POOL];
+    uint32_t first_filled, nr_filled;
 
     /* With a thread, which owns zstd, current and files until it ends. */
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t filled, freed;
-    /* blocks filled, taken by the walk, given back: released <= taken <=
-     * produced <= released + NR_BLOCKS (guarded by lock) */
-    uint64_t produced, taken, released;
     bool stop, finished;
-    bool producer_waiting;    /* the thread waits for REFILL_AT free blocks */
+    bool producer_waiting;    /* the thread waits for REFILL_AT blocks to fill */
     pv_file_walk files;       /* the thread's own walk to the containers */
 };
 
@@ -186,18 +204,19 @@ static void *produce(void *arg)
     pv_unpacker *u = arg;
     pthread_mutex_lock(&u->lock);
     for (;;) {
-        while (!u->stop && u->produced - u->released == NR_BLOCKS) {
+        while (!u->stop && (u->nr_filled >= AHEAD || u->nr_free == 0)) {
             u->producer_waiting = true;
             pthread_cond_wait(&u->freed, &u->lock);
         }
         u->producer_waiting = false;
         if (u->stop)
             break;
-        pv_unpack_block *b = &u->blocks[u->produced % NR_BLOCKS];
+        pv_unpack_block *b = &u->blocks[u->free_ids[--u->nr_free]];
         pthread_mutex_unlock(&u->lock);
         fill(u, b);
         pthread_mutex_lock(&u->lock);
-        u->produced++;
+        u->filled_ids[(u->first_filled + u->nr_filled++) % PV_UNPACK_POOL] =
+            (uint16_t)(b - u->blocks);
         pthread_cond_signal(&u->filled);
         if (b->status != PV_UNPACK_MORE)
             break;
@@ -250,6 +269,24 @@ static bool start_thread(pv_unpacker *u, pv_file *f, const pv_record *container)
     return started;
 }
 
+/* One more block in the pool, free (the walk's thread). */
+static bool grow_pool(pv_unpacker *u)
+{
+    if (u->nr_allocated == PV_UNPACK_POOL)
+        return false;
+    pv_unpack_block *b = &u->blocks[u->nr_allocated];
+    if (!(b->bytes = pv_malloc(BLOCK_CAPACITY)))
+        return false;
+    if (u->threaded)
+        pthread_mutex_lock(&u->lock);
+    u->free_ids[u->nr_free++] = (uint16_t)u->nr_allocated++;
+    if (u->threaded) {
+        pthread_cond_signal(&u->freed);
+        pthread_mutex_unlock(&u->lock);
+    }
+    return true;
+}
+
 int pv_unpacker_open(pv_unpacker **out, pv_file *f, const pv_record *container,
                      uint64_t remaining, const char *path, pv_error *err)
 {
@@ -261,12 +298,13 @@ int pv_unpacker_open(pv_unpacker **out, pv_file *f, const pv_record *container,
     u->path = f->data_path;
     /* A stream's bytes are waited for, asking the reader's stop, which only
      * the reader's thread may ask: no thread reads ahead of it. */
-    size_t nr_blocks = remaining >= thread_threshold() && !pv_file_is_stream(f) ? NR_BLOCKS : 1;
-    for (size_t i = 0; i < nr_blocks; i++)
-        if (!(u->blocks[i].bytes = pv_malloc(BLOCK_CAPACITY)))
+    bool thread = remaining >= thread_threshold() && !pv_file_is_stream(f);
+    /* Without a thread (little data, or none to be had) blocks are added
+     * as the walk needs them: one, unless records stay pinned. */
+    for (size_t i = 0, n = thread ? FIRST_BLOCKS : 1; i < n; i++)
+        if (!grow_pool(u))
             goto oom;
-    /* Without a thread (little data, or none to be had) one block is used. */
-    u->threaded = nr_blocks > 1 && start_thread(u, f, container);
+    u->threaded = thread && start_thread(u, f, container);
     *out = u;
     return 0;
 oom:
@@ -277,6 +315,11 @@ oom:
 bool pv_unpacker_threaded(const pv_unpacker *u)
 {
     return u->threaded;
+}
+
+pv_unpack_block *pv_unpacker_blocks(pv_unpacker *u)
+{
+    return u->blocks;
 }
 
 int pv_unpacker_enter(pv_unpacker *u, const pv_record *container, const char *path,
@@ -291,37 +334,110 @@ int pv_unpacker_enter(pv_unpacker *u, const pv_record *container, const char *pa
     return container_payload(u, container, &data, &size, err);
 }
 
-int pv_unpacker_next_block(pv_unpacker *u, const pv_unpack_block **out, pv_error *err)
+/* Wakes the thread that waits for room, once it has REFILL_AT blocks to
+ * fill (under lock). */
+static void wake_producer(pv_unpacker *u)
+{
+    if (u->producer_waiting && u->nr_free > 0 && AHEAD - u->nr_filled >= REFILL_AT)
+        pthread_cond_signal(&u->freed);
+}
+
+static void give_back_now(pv_unpacker *u, pv_unpack_block *b)
+{
+    b->left = false;
+    if (!u->threaded) {
+        u->free_ids[u->nr_free++] = (uint16_t)(b - u->blocks);
+        return;
+    }
+    pthread_mutex_lock(&u->lock);
+    u->free_ids[u->nr_free++] = (uint16_t)(b - u->blocks);
+    wake_producer(u);
+    pthread_mutex_unlock(&u->lock);
+}
+
+/* The record just handed out was b's last: its bytes stay as they are
+ * until the caller's next call, so b goes back at the walk's step after
+ * this one. */
+static void give_back_later(pv_unpacker *u, pv_unpack_block *b)
+{
+    if (u->handed_last)
+        give_back_now(u, u->handed_last);
+    u->handed_last = b;
+}
+
+void pv_unpacker_unpinned(pv_unpacker *u, pv_unpack_block *b)
+{
+    u->nr_left_pinned--;
+    give_back_later(u, b);
+}
+
+/* The walk moves on from the block it read: back to the pool unless a
+ * reader holds records of it. */
+static bool leave_block(pv_unpacker *u)
+{
+    pv_unpack_block *b = u->reading;
+    u->reading = NULL;
+    if (u->handed_last) {
+        give_back_now(u, u->handed_last);
+        u->handed_last = NULL;
+    }
+    if (!b)
+        return true;
+    if (b->pins == 0) {
+        give_back_now(u, b);
+        return true;
+    }
+    b->left = true;
+    u->nr_left_pinned++;
+    /* the thread keeps AHEAD blocks to fill beside the pinned ones */
+    return !u->threaded || u->nr_allocated >= FIRST_BLOCKS + u->nr_left_pinned ||
+           grow_pool(u);
+}
+
+static void begin_reading(pv_unpacker *u, pv_unpack_block *b)
+{
+    b->pins = 0;
+    b->left = false;
+    u->reading = b;
+}
+
+int pv_unpacker_next_block(pv_unpacker *u, pv_unpack_block **out, pv_error *err)
 {
     /* the walk of a compressed file reads no file bytes itself: each
      * block is where it stops when asked */
     if (pv_stop_check_point(u->file->stop, u->path, err))
         return -1;
+    if (!leave_block(u))
+        return pv_error_set(err, "%s: out of memory for decompression", u->path);
     if (!u->threaded) {
-        pv_unpack_block *b = &u->blocks[0];
+        if (u->nr_free == 0 && !grow_pool(u))
+            return pv_error_set(err, "%s: out of memory for decompression", u->path);
+        pv_unpack_block *b = &u->blocks[u->free_ids[--u->nr_free]];
         start_block(b);
         if (add_piece(u, b, &b->error))
             b->status = PV_UNPACK_ERROR;
+        begin_reading(u, b);
         *out = b;
         return 0;
     }
     pthread_mutex_lock(&u->lock);
-    if (u->taken > u->released) {
-        u->released++;
-        /* the walk holds at most one block, so this comes before it can
-         * wait for one: the thread is never left asleep with none to fill */
-        if (u->producer_waiting && NR_BLOCKS - (u->produced - u->released) >= REFILL_AT)
-            pthread_cond_signal(&u->freed);
-    }
-    while (u->produced == u->taken && !u->finished)
+    /* asked before the walk waits: the thread is never left asleep with
+     * blocks to fill */
+    wake_producer(u);
+    while (u->nr_filled == 0 && !u->finished)
         pthread_cond_wait(&u->filled, &u->lock);
-    bool have = u->produced > u->taken;
-    if (have)
-        *out = &u->blocks[u->taken++ % NR_BLOCKS];
+    pv_unpack_block *b = NULL;
+    if (u->nr_filled > 0) {
+        b = &u->blocks[u->filled_ids[u->first_filled]];
+        u->first_filled = (u->first_filled + 1) % PV_UNPACK_POOL;
+        u->nr_filled--;
+    }
     pthread_mutex_unlock(&u->lock);
-    if (!have)
+    if (!b)
         return pv_error_set(err, "%s: no more decompressed data after the last block",
                             u->path);
+    begin_reading(u, b);
+    *out = b;
     return 0;
 }
 
@@ -341,7 +457,7 @@ void pv_unpacker_close(pv_unpacker *u)
         pv_file_walk_end(&u->files);
     }
     ZSTD_freeDStream(u->zstd);
-    for (size_t i = 0; i < NR_BLOCKS; i++)
+    for (size_t i = 0; i < PV_UNPACK_POOL; i++)
         free(u->blocks[i].bytes);
     free(u);
 }

@@ -26,6 +26,16 @@
 #include "format/record.h"
 
 #define PV_UNPACK_MAX_PIECES 64
+/* Decompressed bytes per block: big enough that handing a block over costs
+ * nothing next to filling it, small enough that the blocks stay in cache
+ * between the thread that writes them and the walk that reads them. */
+#define PV_UNPACK_BLOCK_CAPACITY (256u << 10)
+/* A place in a block (record_walk.h) tells the piece by the bits above
+ * its offset. */
+#define PV_UNPACK_PIECE_SHIFT 18
+_Static_assert(PV_UNPACK_BLOCK_CAPACITY <= 1u << PV_UNPACK_PIECE_SHIFT &&
+               PV_UNPACK_MAX_PIECES <= 1u << (32 - PV_UNPACK_PIECE_SHIFT),
+               "a block's piece and offset fit a place");
 
 typedef struct pv_unpack_piece {
     uint32_t segment;           /* the container's file, as pv_record.segment */
@@ -47,7 +57,20 @@ typedef struct pv_unpack_block {
     pv_unpack_piece pieces[PV_UNPACK_MAX_PIECES];
     pv_unpack_status status;
     pv_error error;
+    /* The walk's alone, from next_block to give_back: records of the
+     * block a reader holds past the next (record_walk.h, pinning), the
+     * ordinal of the first pinned since it had none, whether the walk has
+     * moved on to a later block. */
+    uint32_t pins;
+    uint64_t first_pinned_index;
+    bool left;
 } pv_unpack_block;
+
+/* Blocks the walk may hold pinned at once, the one it reads included:
+ * past that, a reader copies.  With the blocks being filled ahead, the
+ * pool is big enough that decompression never waits for a pinned one. */
+#define PV_UNPACK_MAX_PINNED 16u
+#define PV_UNPACK_POOL (PV_UNPACK_MAX_PINNED + 10u)
 
 typedef struct pv_unpacker pv_unpacker;
 
@@ -63,9 +86,18 @@ int pv_unpacker_open(pv_unpacker **out, pv_file *f, const pv_record *container,
  * the container's last piece has been handed out. */
 int pv_unpacker_enter(pv_unpacker *u, const pv_record *container, const char *path,
                       pv_error *err);
-/* The next block; the one handed out before is given back.  Without a
- * thread: the output of the container entered last, as far as it fits. */
-int pv_unpacker_next_block(pv_unpacker *u, const pv_unpack_block **out, pv_error *err);
+/* The next block.  The one read before goes back to the pool, unless
+ * records of it are pinned (its pins): then when the last is unpinned
+ * (pv_unpacker_unpinned).  The walk keeps at most PV_UNPACK_MAX_PINNED
+ * blocks pinned at once.  Without a thread: the output of the container
+ * entered last, as far as it fits. */
+int pv_unpacker_next_block(pv_unpacker *u, pv_unpack_block **out, pv_error *err);
+/* The last pinned record of b, a block the walk has left, was handed out:
+ * b goes back to the pool once the caller is done with that record. */
+void pv_unpacker_unpinned(pv_unpacker *u, pv_unpack_block *b);
+/* The pool of blocks, PV_UNPACK_POOL of them, fixed for the unpacker's
+ * life: a pinned record is told by its block's place in it. */
+pv_unpack_block *pv_unpacker_blocks(pv_unpacker *u);
 /* Stops the thread (waits for it) and frees everything. */
 void pv_unpacker_close(pv_unpacker *u);
 /* Whether a thread decompresses (for tests). */

@@ -14,13 +14,17 @@
  * match, with and without rounds (the time index taking over past the
  * roundless limit), through its blocks and compaction, with a time window;
  * and each scan matches its twin that takes every record one by one (no
- * runs of samples queued straight from a file's window).
+ * runs of samples queued straight from a file's window).  The streams
+ * compressed (one zstd stream cut into COMPRESSED records): records pinned
+ * in the blocks of decompressed bytes come out as those its twin copies
+ * (PERFVTAB_UNPACK_PIN=0), on a thread and without.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "byte_builder.h"
 #include "decode/sample.h"
@@ -291,6 +295,129 @@ static void compare(const char *what_in_memory, const stream *s, pv_record_order
     free(want), free(got);
 }
 
+/* s with its data section (at data_at) as one zstd stream cut every cut
+ * bytes into COMPRESSED records: records span containers, and a block of
+ * decompressed bytes holds pieces of many. */
+static uint8_t *compressed_image(const stream *s, uint64_t data_at, size_t cut, uint64_t *size)
+{
+    size_t raw = (size_t)(s->size - data_at), bound = ZSTD_compressBound(raw);
+    uint8_t *packed = malloc(bound), *image = malloc(data_at + bound + bound / cut * 8 + 16);
+    size_t packed_size = packed ? ZSTD_compress(packed, bound, s->image + data_at, raw, 1) : 0;
+    if (!packed || !image || ZSTD_isError(packed_size)) {
+        free(packed), free(image);
+        return NULL;
+    }
+    memcpy(image, s->image, (size_t)data_at);
+    uint64_t out = data_at;
+    for (size_t k = 0; k < packed_size; k += cut) {
+        size_t n = packed_size - k < cut ? packed_size - k : cut;
+        bb_store(image + out, PV_RECORD_COMPRESSED, 4, false);
+        bb_store(image + out + 4, 0, 2, false);
+        bb_store(image + out + 6, (uint16_t)(n + 8), 2, false);
+        memcpy(image + out + 8, packed + k, n);
+        out += 8 + n;
+    }
+    bb_store(image + 48, out - data_at, 8, false);
+    free(packed);
+    *size = out;
+    return image;
+}
+
+typedef struct scanned_row {
+    uint64_t index, file_offset, model_index;
+    uint32_t segment, size;
+    bool compressed;
+} scanned_row;
+
+static bool rows_equal(const scanned_row *a, const scanned_row *b)
+{
+    return a->index == b->index && a->file_offset == b->file_offset &&
+           a->model_index == b->model_index && a->segment == b->segment && a->size == b->size &&
+           a->compressed == b->compressed;
+}
+
+/* The rows of a scan of f in perf's order; false with why on an error. */
+static bool scan_rows(pv_file *f, scanned_row *rows, uint64_t max, uint64_t *nr,
+                      uint64_t *nr_spanned, char *why, size_t why_size)
+{
+    pv_ordered_scan o;
+    pv_error err;
+    pv_record rec;
+    int rc = pv_ordered_scan_start(&o, f, NULL, samples_only, PV_ORDER_PERF, &err) ? -1 : 1;
+    *nr = 0;
+    while (rc == 1 && (rc = pv_ordered_scan_next(&o, &rec, &err)) == 1 && *nr < max) {
+        scanned_row *r = &rows[(*nr)++];
+        uint64_t ip = 0;
+        if (rec.size >= 16)
+            memcpy(&ip, rec.bytes + 8, 8);
+        *r = (scanned_row){rec.index, rec.file_offset, ip - 0x1000, rec.segment, rec.size,
+                           rec.compressed};
+    }
+    *nr_spanned = o.nr_spanned;
+    pv_ordered_scan_end(&o);
+    if (rc < 0)
+        snprintf(why, why_size, "%s", err.msg);
+    return rc == 0;
+}
+
+/* The compressed stream's rows, records pinned (and runs of samples taken
+ * from the blocks) against the twin that copies every record, on a thread
+ * and without; with_model: in the model's order too. */
+static void compare_compressed(const char *what, const stream *s, uint64_t data_at, size_t cut,
+                               bool with_model, const char *path)
+{
+    char name[256], why[1024] = "";
+    uint64_t size;
+    uint8_t *image = compressed_image(s, data_at, cut, &size);
+    FILE *out = image ? fopen(path, "wb") : NULL;
+    bool written = out && fwrite(image, 1, size, out) == size;
+    if (out && fclose(out) != 0)
+        written = false;
+    free(image);
+    uint64_t *want = malloc(s->nr * sizeof *want);
+    uint64_t nr_want = with_model && want ? perf_model(s, 0, UINT64_MAX, want) : 0;
+    scanned_row *rows[2] = {malloc(s->nr * sizeof **rows), malloc(s->nr * sizeof **rows)};
+    for (int threaded = 0; threaded < 2; threaded++) {
+        snprintf(name, sizeof name, "compressed, %s: pinned records equal the copied twin's (%s)",
+                 what, threaded ? "on a thread" : "without a thread");
+        pv_file *f = NULL;
+        pv_error err;
+        if (!written || !want || !rows[0] || !rows[1] || pv_file_open(path, &f, &err)) {
+            check(false, name, "%s", written ? err.msg : "cannot write the file");
+            break;
+        }
+        setenv("PERFVTAB_UNPACK_THREAD_MIN", threaded ? "0" : "18446744073709551615", 1);
+        uint64_t nr[2], spanned[2];
+        bool ok = true;
+        for (int copy = 0; copy < 2 && ok; copy++) {
+            setenv("PERFVTAB_UNPACK_PIN", copy ? "0" : "1", 1);
+            ok = scan_rows(f, rows[copy], s->nr, &nr[copy], &spanned[copy], why, sizeof why);
+        }
+        unsetenv("PERFVTAB_UNPACK_PIN");
+        unsetenv("PERFVTAB_UNPACK_THREAD_MIN");
+        pv_file_close(f);
+        uint64_t k = 0;
+        while (ok && k < nr[0] && k < nr[1] && rows_equal(&rows[0][k], &rows[1][k]))
+            k++;
+        if (ok && (nr[0] != nr[1] || k < nr[0]))
+            snprintf(why, sizeof why, "%llu rows, the twin's %llu, first difference at row %llu",
+                     (unsigned long long)nr[0], (unsigned long long)nr[1], (unsigned long long)k);
+        else if (ok && (spanned[0] == 0 || spanned[1] != 0))
+            snprintf(why, sizeof why, "samples taken in runs from the blocks: %llu, by the twin %llu",
+                     (unsigned long long)spanned[0], (unsigned long long)spanned[1]);
+        for (k = 0; ok && !why[0] && k < nr[0]; k++)
+            if (!rows[0][k].compressed || rows[0][k].size != 40 ||
+                (with_model && (k >= nr_want || rows[0][k].model_index != want[k])))
+                snprintf(why, sizeof why, "row %llu is not the model's", (unsigned long long)k);
+        if (!why[0] && with_model && nr[0] != nr_want)
+            snprintf(why, sizeof why, "%llu rows, the model %llu", (unsigned long long)nr[0],
+                     (unsigned long long)nr_want);
+        check(!why[0], name, "%s", why);
+        why[0] = 0;
+    }
+    free(want), free(rows[0]), free(rows[1]);
+}
+
 int main(void)
 {
     uint64_t base_size;
@@ -351,6 +478,15 @@ int main(void)
     compare("perf order of rounds of many CPU runs, stragglers and time 0", &many, PV_ORDER_PERF,
             false, never, true);
     }
+    compare_compressed("by rounds, stragglers and time 0", &odd, header_and_attrs, 701, true, tmp);
+    compare_compressed("rounds of many CPU runs", &many, header_and_attrs, 5000, true, tmp);
+    /* held whole: more blocks than may be pinned at once (the rest copied) */
+    stream big = {0};
+    if (build(&big, base, header_and_attrs, 2500, false, true, 4))
+        compare_compressed("no rounds, 7 MB held", &big, header_and_attrs, 3000, false, tmp);
+    else
+        check(false, "compressed, no rounds: stream built", "out of memory");
+    free(big.image), free(big.records);
     unlink(tmp);
     free(plain.image), free(plain.records);
     free(odd.image), free(odd.records);

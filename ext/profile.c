@@ -196,12 +196,16 @@ static int compare_views(const TextView *x, const TextView *y)
     return x_len < y_len ? -1 : x_len > y_len;
 }
 
+/* Handed over as NUL-terminated (length -1): SQLite then copies the
+ * terminator too, where a text given by its length is copied again (grown
+ * by one byte) the first time it is read as C text. */
 static void result_view(sqlite3_context *ctx, const TextView *v)
 {
     if (v->null)
         return;
     if (!v->body_len) {
-        sqlite3_result_text64(ctx, v->head, v->head_len, SQLITE_TRANSIENT, SQLITE_UTF8);
+        /* one piece: a C text or the address's buffer, ending at head_len */
+        sqlite3_result_text(ctx, v->head, -1, SQLITE_TRANSIENT);
         return;
     }
     char *joined = sqlite3_malloc64(v->head_len + v->body_len + 1);
@@ -211,7 +215,8 @@ static void result_view(sqlite3_context *ctx, const TextView *v)
     }
     memcpy(joined, v->head, v->head_len);
     memcpy(joined + v->head_len, v->body, v->body_len);
-    sqlite3_result_text64(ctx, joined, v->head_len + v->body_len, sqlite3_free, SQLITE_UTF8);
+    joined[v->head_len + v->body_len] = 0;
+    sqlite3_result_text(ctx, joined, -1, sqlite3_free);
 }
 
 /* As SQLite orders integers (the columns give the counts as signed). */

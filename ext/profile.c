@@ -196,12 +196,16 @@ static int compare_views(const TextView *x, const TextView *y)
     return x_len < y_len ? -1 : x_len > y_len;
 }
 
+/* Handed over as NUL-terminated (length -1): SQLite then copies the
+ * terminator too, where a text given by its length is copied again (grown
+ * by one byte) the first time it is read as C text. */
 static void result_view(sqlite3_context *ctx, const TextView *v)
 {
     if (v->null)
         return;
     if (!v->body_len) {
-        sqlite3_result_text64(ctx, v->head, v->head_len, SQLITE_TRANSIENT, SQLITE_UTF8);
+        /* one piece: a C text or the address's buffer, ending at head_len */
+        sqlite3_result_text(ctx, v->head, -1, SQLITE_TRANSIENT);
         return;
     }
     char *joined = sqlite3_malloc64(v->head_len + v->body_len + 1);
@@ -211,7 +215,8 @@ static void result_view(sqlite3_context *ctx, const TextView *v)
     }
     memcpy(joined, v->head, v->head_len);
     memcpy(joined + v->head_len, v->body, v->body_len);
-    sqlite3_result_text64(ctx, joined, v->head_len + v->body_len, sqlite3_free, SQLITE_UTF8);
+    joined[v->head_len + v->body_len] = 0;
+    sqlite3_result_text(ctx, joined, -1, sqlite3_free);
 }
 
 /* As SQLite orders integers (the columns give the counts as signed). */
@@ -322,6 +327,14 @@ typedef struct EntryContext {
 static uint64_t view_prefix(const TextView *v, size_t from)
 {
     uint64_t prefix = 0;
+    if (v->head_len >= 8 && from <= v->head_len - 8) {
+        /* within head: its 8 bytes at once */
+        unsigned char bytes[8];
+        memcpy(bytes, v->head + from, 8);
+        for (int i = 0; i < 8; i++)
+            prefix = prefix << 8 | bytes[i];
+        return prefix;
+    }
     for (size_t i = from; i < from + 8; i++) {
         unsigned char byte = 0;
         if (i < v->head_len)
@@ -441,6 +454,101 @@ static void permute_rows(pv_profile *p, SortEntry **sorted)
     }
 }
 
+/* The leading keys a radix sort orders the entries by, as 64-bit words
+ * most significant first: the event's rank, the count, and when the
+ * order's third key is a text, its 16-byte prefix; a descending key's
+ * bits inverted, so that all sort up. */
+enum { RADIX_WORDS_MAX = 2 + PREFIX_WORDS };
+typedef struct RadixPlan {
+    unsigned nr_words;
+    uint64_t flip[RADIX_WORDS_MAX];
+} RadixPlan;
+
+static uint64_t radix_word(const SortEntry *e, unsigned w, const RadixPlan *rp)
+{
+    uint64_t v = w == 0 ? e->event_rank : w == 1 ? e->count : e->prefix[0][w - 2];
+    return v ^ rp->flip[w];
+}
+
+/* Whether x and y tie in every word the radix sort ordered them by. */
+static bool radix_tie(const SortEntry *x, const SortEntry *y, const RadixPlan *rp)
+{
+    for (unsigned w = 0; w < rp->nr_words; w++)
+        if (radix_word(x, w, rp) != radix_word(y, w, rp))
+            return false;
+    return true;
+}
+
+/* sorted[0 .. n) in the plan's words' order by a stable LSD radix sort, 8
+ * bits a pass (a pass whose byte all share is skipped).  False (sorted
+ * untouched) when out of memory. */
+static bool radix_sort(SortEntry **sorted, size_t n, const RadixPlan *rp)
+{
+    SortEntry **spare = sqlite3_malloc64(n * sizeof *spare);
+    size_t (*at)[256] = sqlite3_malloc64(8 * sizeof *at);
+    if (!spare || !at) {
+        sqlite3_free(spare);
+        sqlite3_free(at);
+        return false;
+    }
+    SortEntry **from = sorted, **to = spare;
+    for (unsigned w = rp->nr_words; w-- > 0;) {
+        /* the word's 8 bytes counted in one walk */
+        memset(at, 0, 8 * sizeof *at);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = radix_word(from[i], w, rp);
+            for (unsigned b = 0; b < 8; b++)
+                at[b][(v >> (8 * b)) & 255]++;
+        }
+        uint64_t v0 = radix_word(from[0], w, rp);
+        for (unsigned b = 0; b < 8; b++) {
+            unsigned shift = 8 * b;
+            if (at[b][(v0 >> shift) & 255] == n)
+                continue;
+            size_t sum = 0;
+            for (unsigned d = 0; d < 256; d++) {
+                size_t here = at[b][d];
+                at[b][d] = sum;
+                sum += here;
+            }
+            for (size_t i = 0; i < n; i++)
+                to[at[b][(radix_word(from[i], w, rp) >> shift) & 255]++] = from[i];
+            SortEntry **was = from;
+            from = to;
+            to = was;
+        }
+    }
+    if (from != sorted)
+        memcpy(sorted, from, n * sizeof *sorted);
+    sqlite3_free(spare);
+    sqlite3_free(at);
+    return true;
+}
+
+/* sorted in compare_entries' order.  When the order starts with the event
+ * and a count (both ready queries' do), by radix in those and the next
+ * key's prefix, then the runs that tie in them compared; else compared
+ * throughout.  compare_entries is a total order: either way gives one. */
+static void sort_entries(SortEntry **sorted, size_t n, EntryContext *ec)
+{
+    RadixPlan rp = { 0, { 0 } };
+    if (ec->nr_keyed >= 2 && ec->kind[0] == 0 && ec->kind[1] == 1) {
+        rp.nr_words = ec->nr_keyed >= 3 && ec->kind[2] == 2 ? 2 + PREFIX_WORDS : 2;
+        for (unsigned w = 0; w < rp.nr_words; w++)
+            rp.flip[w] = ec->sc.order->keys[w < 2 ? w : 2].desc ? UINT64_MAX : 0;
+    }
+    if (!rp.nr_words || !radix_sort(sorted, n, &rp)) {
+        qsort_r(sorted, n, sizeof *sorted, compare_entries, ec);
+        return;
+    }
+    for (size_t first = 0, end; first < n; first = end) {
+        for (end = first + 1; end < n && radix_tie(sorted[end], sorted[first], &rp); end++)
+            ;
+        if (end - first > 1)
+            qsort_r(sorted + first, end - first, sizeof *sorted, compare_entries, ec);
+    }
+}
+
 /* The sort by entries; false (rows untouched) when out of memory. */
 static bool sort_by_entries(pv_profile *p, pv_file *file, const PvRowOrder *order)
 {
@@ -460,7 +568,7 @@ static bool sort_by_entries(pv_profile *p, pv_file *file, const PvRowOrder *orde
         fill_entry(&entries[r], &p->rows[r], &ec, ranks);
         sorted[r] = &entries[r];
     }
-    qsort_r(sorted, p->nr_rows, sizeof *sorted, compare_entries, &ec);
+    sort_entries(sorted, p->nr_rows, &ec);
     permute_rows(p, sorted);
     sqlite3_free(sorted);
     sqlite3_free(entries);

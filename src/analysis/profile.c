@@ -121,14 +121,43 @@ static pv_profile_row *row_for(pv_profile *p, const key *k, size_t *cap)
     return r;
 }
 
+/* A frame the current sample met, by its address: the same (ip, cpumode)
+ * in one sample resolves to the same function (one process, one key), a
+ * row counted for the sample already, so a frame met again (recursion; the
+ * sample's own ip, which its chain repeats) is skipped, not resolved.
+ * Direct-mapped and lossy: a frame it forgot goes the whole way, which
+ * counts its function once all the same.  A function inlined at a frame
+ * has its own row: those frames always go the whole way. */
+enum { SEEN_BITS = 8 };
+typedef struct seen_frame {
+    uint64_t ip;
+    uint32_t sample;            /* the sample that met it; 0: none */
+    uint32_t cpumode;
+} seen_frame;
+
 /* Scratch of one pass: the current sample's number (from 1: rows whose
- * counted_in is it are counted for it already) and its stack.  A row is a
- * function (its key), as pv_frame_set tells functions apart: an inlined
- * function's name is interned, so equal names are one pointer. */
+ * counted_in is it are counted for it already), the frames it met and its
+ * stack.  A row is a function (its key), as pv_frame_set tells functions
+ * apart: an inlined function's name is interned, so equal names are one
+ * pointer. */
 typedef struct scratch {
     uint32_t sample;
+    /* PERFVTAB_PROFILE_EVERY_FRAME=1: every frame resolved and looked up,
+     * the twin tests/t_profile_twins.sh compares with the skipping */
+    bool every_frame;
+    seen_frame seen[1u << SEEN_BITS];
     pv_sample_stack stack;
 } scratch;
+
+/* Whether the current sample met (ip, cpumode) already (and now it has). */
+static bool seen_before(scratch *sc, uint64_t ip, unsigned cpumode)
+{
+    seen_frame *f = &sc->seen[(ip * 0x9e3779b97f4a7c15u) >> (64 - SEEN_BITS)];
+    if (f->sample == sc->sample && f->ip == ip && f->cpumode == cpumode)
+        return true;
+    *f = (seen_frame){ ip, sc->sample, cpumode };
+    return false;
+}
 
 /* One stable copy per inline function name (rows point at them): the
  * key table's own copies move as it grows. */
@@ -170,6 +199,9 @@ static int count_stack(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file *
     int rc;
     pv_sample_stack_start(&sc->stack, f, s, sym, order);
     while ((rc = pv_sample_stack_next(&sc->stack, &frame, err)) == 1) {
+        if (!sc->every_frame && !pv_stack_frame_inlined(&frame) &&
+            seen_before(sc, frame.ip, frame.cpumode))
+            continue;
         pv_sample_stack_locate(&sc->stack, &frame, &l);
         key k = key_of(s->attr_index, &l, frame.ip, frame.cpumode);
         /* a function inlined there is its own row, perf's "name (inlined)":
@@ -216,9 +248,13 @@ static int count_sample(pv_profile *p, size_t *cap, pv_symbolizer *sym, pv_file 
         /* numbered again from 1: no row may look counted for it */
         for (size_t r = 0; r < p->nr_rows; r++)
             p->rows[r].counted_in = 0;
+        memset(sc->seen, 0, sizeof sc->seen);
         sc->sample = 1;
     }
     row->counted_in = sc->sample;
+    /* the chain's frame at the sample's ip is this row */
+    if (s->sample_type & PV_SAMPLE_IP)
+        (void)seen_before(sc, s->ip, s->misc & PV_MISC_CPUMODE_MASK);
     /* the error says why: out of memory, or a deferred chain's index */
     return count_stack(p, cap, sym, f, s, order, sc, period, err) < 0 ? -1 : 0;
 }
@@ -282,11 +318,14 @@ static int build(pv_file *f, pv_symbolizer *sym, bool with_children,
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
-    /* the stack needs no clearing (sample_stack.h): only the set is */
+    /* the stack needs no clearing (sample_stack.h): only the frames met are */
     scratch *sc = pv_malloc(sizeof *sc);
     if (!sc)
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     sc->sample = 0;
+    memset(sc->seen, 0, sizeof sc->seen);
+    const char *every = getenv("PERFVTAB_PROFILE_EVERY_FRAME");
+    sc->every_frame = every && strcmp(every, "1") == 0;
     counting c = { out, &cap, sym, f, with_children, sc };
     /* without children no callchain is read: the fixed fields are enough,
      * as for perf_samples' symbol columns */

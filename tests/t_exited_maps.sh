@@ -11,29 +11,7 @@ set -u
 . "$(dirname "$0")/lib/common.sh"
 cd "$PV_ROOT"
 
-files=()
-for f in tests/fixtures/*.data tests/fixtures/*/*.data tests/fixtures/*/big_endian/*.data \
-         tests/fixtures/threads_*dir; do
-    [ -e "$f" ] && files+=("$f")
-done
-if [[ $PV_BUILD == */san ]]; then
-    # every other fixture under the sanitizers, so that make test stays
-    # within its 15 minutes
-    every_other=()
-    for ((i = 0; i < ${#files[@]}; i += 2)); do every_other+=("${files[i]}"); done
-    files=("${every_other[@]}")
-fi
-corpus=${PV_SHARED:-$PV_ROOT/../shared}/corpus
-if [[ $PV_BUILD == */san ]]; then
-    # the corpus is the plain flavour's, so that make test stays within its
-    # 15 minutes; the sanitizers take the fixtures
-    echo "# sanitized flavour: the corpus twins are the plain flavour's"
-elif [ -f "$corpus/MANIFEST.tsv" ]; then
-    mapfile -t -O "${#files[@]}" files < <(tail -n +2 "$corpus/MANIFEST.tsv" | cut -f1 |
-                                           sed "s|^|$corpus/|")
-else
-    echo "ok - exited maps twins over the shared corpus # SKIP input absent: $corpus/MANIFEST.tsv"
-fi
+twin_inputs "exited maps twins"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

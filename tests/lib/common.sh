@@ -63,3 +63,29 @@ every_nth() {
         i=$((i + 1))
     done
 }
+
+# twin_inputs what: sets the array files to every fixture (every other one
+# under the sanitizers) and, in the plain flavour, every file of the shared
+# corpus, whose absence is a counted skip naming what.  For the twin
+# scripts that compare a shortcut with its slow path over all of them.
+twin_inputs() {
+    local what=$1 all=() f
+    for f in tests/fixtures/*.data tests/fixtures/*/*.data tests/fixtures/*/big_endian/*.data \
+             tests/fixtures/threads_*dir; do
+        [ -e "$f" ] && all+=("$f")
+    done
+    if [[ $PV_BUILD == */san ]]; then
+        # so that make test stays within its 15 minutes
+        mapfile -t files < <(every_nth 2 "${all[@]}")
+        echo "# sanitized flavour: the corpus twins are the plain flavour's"
+        return
+    fi
+    files=("${all[@]}")
+    local corpus=${PV_SHARED:-$PV_ROOT/../shared}/corpus
+    if [ -f "$corpus/MANIFEST.tsv" ]; then
+        mapfile -t -O "${#files[@]}" files < <(tail -n +2 "$corpus/MANIFEST.tsv" | cut -f1 |
+                                               sed "s|^|$corpus/|")
+    else
+        echo "ok - $what over the shared corpus # SKIP input absent: $corpus/MANIFEST.tsv"
+    fi
+}

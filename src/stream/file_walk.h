@@ -24,6 +24,7 @@
 #include "format/perf_abi.h"
 #include "format/record.h"
 #include "base/byte_reader.h"
+#include "stream/pin_count.h"
 
 typedef struct pv_file_walk {
     pv_file *file;
@@ -188,19 +189,11 @@ static inline bool pv_file_walk_pin(pv_file_walk *w, const pv_record *rec, pv_wa
     if (rec->bytes < b->bytes || at > w->window_len || w->window_len - at < rec->size ||
         w->current > UINT16_MAX)
         return false;
-    if (b->pins == 0) {
-        if (w->nr_pinned >= PV_WALK_MAX_PINNED)
-            return false;
-        b->first_pinned_index = rec->index;
-    } else if (rec->index < b->first_pinned_index ||
-               rec->index - b->first_pinned_index > UINT16_MAX) {
+    if (!pv_pin_count_take(&b->pins, &b->first_pinned_index, &w->nr_pinned, PV_WALK_MAX_PINNED,
+                           rec->index, &place->ordinal_step))
         return false;
-    }
-    if (b->pins++ == 0)
-        w->nr_pinned++;
     place->at = (uint32_t)at;
     place->buffer = (uint16_t)w->current;
-    place->ordinal_step = (uint16_t)(rec->index - b->first_pinned_index);
     return true;
 }
 static inline void pv_file_walk_unpin(pv_file_walk *w, unsigned buffer)

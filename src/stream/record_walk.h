@@ -18,6 +18,7 @@
 #include "format/perf_file.h"
 #include "format/record.h"
 #include "stream/file_walk.h"
+#include "stream/pin_count.h"
 #include "stream/unpack.h"
 
 /* Records cut out of the decompressed bytes of COMPRESSED containers
@@ -92,19 +93,11 @@ static inline bool pv_unpacked_pin(pv_unpacked *u, const pv_record *rec, pv_walk
         return false;
     /* rec was cut from the block just now: it lies in it */
     uint64_t at = (uint64_t)(rec->bytes - b->bytes);
-    if (b->pins == 0) {
-        if (u->nr_pinned >= PV_UNPACK_MAX_PINNED)
-            return false;
-        b->first_pinned_index = rec->index;
-    } else if (rec->index < b->first_pinned_index ||
-               rec->index - b->first_pinned_index > UINT16_MAX) {
+    if (!pv_pin_count_take(&b->pins, &b->first_pinned_index, &u->nr_pinned, PV_UNPACK_MAX_PINNED,
+                           rec->index, &place->ordinal_step))
         return false;
-    }
-    if (b->pins++ == 0)
-        u->nr_pinned++;
     place->at = (uint32_t)at | u->piece << PV_UNPACK_PIECE_SHIFT;
     place->buffer = (uint16_t)(PV_WALK_UNPACKED_BUFFER + (uint32_t)(b - u->pool));
-    place->ordinal_step = (uint16_t)(rec->index - b->first_pinned_index);
     return true;
 }
 static inline bool pv_walk_pin(pv_walk *w, const pv_record *rec, pv_walk_place *place)

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pv_env.h"
 #include "format/event_names.h"
 #include "analysis/profile.h"
 #include "analysis/profile_parallel.h"
@@ -585,8 +586,7 @@ static void sort_rows(pv_profile *p, pv_file *file, const PvRowOrder *order)
     SortContext sc = { file, order };
     if (p->nr_rows <= 1)    /* no rows: rows is NULL, which qsort_r may not take */
         return;
-    const char *twin = getenv("PERFVTAB_PROFILE_ROW_SORT");
-    if ((twin && strcmp(twin, "1") == 0) || !sort_by_entries(p, file, order))
+    if (pv_env_flag("PERFVTAB_PROFILE_ROW_SORT") || !sort_by_entries(p, file, order))
         qsort_r(p->rows, p->nr_rows, sizeof *p->rows, compare_rows, &sc);
 }
 

@@ -7,6 +7,7 @@
 #include "format/perf_abi.h"
 #include "decode/sample.h"
 #include "base/pv_alloc.h"
+#include "base/pv_env.h"
 #include "base/pv_array.h"
 #include "symbols/sample_stack.h"
 
@@ -324,8 +325,7 @@ static int build(pv_file *f, pv_symbolizer *sym, bool with_children,
         return pv_error_set(err, "%s: out of memory counting the profile", f->path);
     sc->sample = 0;
     memset(sc->seen, 0, sizeof sc->seen);
-    const char *every = getenv("PERFVTAB_PROFILE_EVERY_FRAME");
-    sc->every_frame = every && strcmp(every, "1") == 0;
+    sc->every_frame = pv_env_flag("PERFVTAB_PROFILE_EVERY_FRAME");
     counting c = { out, &cap, sym, f, with_children, sc };
     /* without children no callchain is read: the fixed fields are enough,
      * as for perf_samples' symbol columns */

@@ -11,6 +11,7 @@
 #include "symbols/kcore_dir.h"
 #include "symbols/stack_memo.h"
 #include "base/pv_alloc.h"
+#include "base/pv_env.h"
 
 /* Paths are built in PATH_MAX-sized buffers; one cut short names no file,
  * which the lookups then report as not found. */
@@ -316,7 +317,7 @@ static void load_kallsyms(pv_symbolizer *s)
     /* the tests that hold output to documents made on another machine
      * (tests/t_fleet.sh, t_readme_commands.sh) take no kernel for the
      * running one, whatever kernel the machine runs */
-    if (getenv("PERFVTAB_NOT_RUNNING_KERNEL")) {
+    if (pv_env_flag("PERFVTAB_NOT_RUNNING_KERNEL")) {
         s->kallsyms_status = pv_strdup("no kallsyms: none in the build-id cache, and the running "
                                     "kernel is not taken (PERFVTAB_NOT_RUNNING_KERNEL)");
         return;

@@ -17,12 +17,10 @@ int pv_symbolizer_open(pv_file *f, const pv_symbol_paths *paths, pv_symbolizer *
      * comes back, and a directory's streams order nothing until all are
      * read: neither drops exited processes' maps.  The environment keeps
      * them (tests: the twin that never drops) or sets the grace. */
-    const char *keep = getenv("PERFVTAB_KEEP_EXITED_MAPS");
-    s->drop_exited = s->timed && f->nr_segments == 0 && !(keep && *keep);
+    s->drop_exited = s->timed && f->nr_segments == 0 && !pv_env_flag("PERFVTAB_KEEP_EXITED_MAPS");
     s->exit_grace =
         (unsigned)pv_env_number("PERFVTAB_EXIT_GRACE_ROUNDS", 0, PV_EXIT_GRACE_ROUNDS);
-    const char *every = getenv("PERFVTAB_FEED_EVERY_RECORD");
-    s->feed_every_record = every && *every;
+    s->feed_every_record = pv_env_flag("PERFVTAB_FEED_EVERY_RECORD");
     pv_sym_ready_space(s);
     pv_symtab_init(&s->kallsyms);
     if (paths && paths->sysroot && *paths->sysroot && !(s->sysroot = pv_strdup(paths->sysroot))) {

@@ -12,6 +12,7 @@
 #include "base/key_table.h"
 #include "base/pv_alloc.h"
 #include "base/pv_array.h"
+#include "base/pv_env.h"
 #include "base/pv_stop.h"
 #include "unwind/debug_sections.h"
 #include "unwind/dwarf_units.h"
@@ -632,7 +633,7 @@ static own_status fill_own(pv_line_table *t, Dwfl_Module *mod, int main_fd, cons
         if (st == OWN_DONE && t->nr_units > 0)
             st = read_section(o, ".debug_line", &o->line);
         if (st == OWN_DONE && t->nr_units > 0)
-            st = getenv("PERFVTAB_WHOLE_LINE_TABLES") ? read_lines(t, o) : check_lines(t, o);
+            st = pv_env_flag("PERFVTAB_WHOLE_LINE_TABLES") ? read_lines(t, o) : check_lines(t, o);
     }
     if (st == OWN_DONE && t->nr_pending > 0) {
         /* kept for the lookups: the files are closed, the sections read */

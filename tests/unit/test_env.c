@@ -1,10 +1,12 @@
 /*
  * Unit tests of src/base/pv_env.c: which values of an environment variable
- * are taken as its number, and which leave the default.
+ * are taken as its number, and which leave the default; which turn a
+ * switch on.
  *
  * Output: one "ok - what" or "not ok - what: why" line per check.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,6 +26,16 @@ static void expect(const char *what, const char *value, uint64_t least, uint64_t
     check(got == want, what, "got %" PRIu64 ", want %" PRIu64, got, want);
 }
 
+static void expect_flag(const char *what, const char *value, bool want)
+{
+    if (value)
+        setenv(NAME, value, 1);
+    else
+        unsetenv(NAME);
+    bool got = pv_env_flag(NAME);
+    check(got == want, what, "got %d, want %d", got, want);
+}
+
 int main(void)
 {
     expect("unset: the default", NULL, 0, 77);
@@ -39,6 +51,12 @@ int main(void)
     expect("a plus sign: the default", "+5", 0, 77);
     expect("a leading blank: the default", " 5", 0, 77);
     expect("not a number: the default", "abc", 0, 77);
+    expect_flag("switch unset: off", NULL, false);
+    expect_flag("switch empty: off", "", false);
+    expect_flag("switch 0: off", "0", false);
+    expect_flag("switch 1: on", "1", true);
+    expect_flag("switch yes: on", "yes", true);
+    expect_flag("switch 00: on (only \"0\" is off)", "00", true);
     unsetenv(NAME);
     return failures != 0;
 }

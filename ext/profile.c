@@ -485,6 +485,8 @@ static bool radix_tie(const SortEntry *x, const SortEntry *y, const RadixPlan *r
  * untouched) when out of memory. */
 static bool radix_sort(SortEntry **sorted, size_t n, const RadixPlan *rp)
 {
+    if (n < 2)      /* sorted already; from[0] below needs a row */
+        return true;
     SortEntry **spare = sqlite3_malloc64(n * sizeof *spare);
     size_t (*at)[256] = sqlite3_malloc64(8 * sizeof *at);
     if (!spare || !at) {

@@ -169,6 +169,25 @@ def line(text):
     sys.stdout.flush()
 
 
+def rows_out_seconds(f, name, r):
+    """SQLite's own time for a ready query's rows: its last SELECT (round(),
+    the shell's text) run over a temp copy of perf_profile's rows in the
+    query's order, less the time to make the copy.  perf_profile's pass is
+    the rest of the query's time: the part perfvtab controls."""
+    with open(os.path.join(SQL_DIR, name)) as q:
+        text = '\n'.join(l for l in q.read().splitlines() if not l.lstrip().startswith('--'))
+    body, order = text.rstrip().rstrip(';').split(';')[-1].split('ORDER BY')
+    # the order's result names (dso_path AS the column dso) as the columns
+    for column, alias in re.findall(r'\b(\w+) AS (\w+)', body):
+        order = re.sub(r'(?<![.\w])%s\b' % alias, 'perf_profile.' + column, order)
+    copy = ('CREATE TEMP TABLE p AS SELECT perf_profile.* FROM perf_profile(@file) ORDER BY %s;'
+            % order.strip())
+    rows = body.replace('perf_profile(@file)', 'p') + ';'
+    both, _ = measure(sql_cmd(f, copy + rows), r)
+    made, _ = measure(sql_cmd(f, copy), r)
+    return max(both - made, 0.0)
+
+
 def rchar():
     with open('/proc/self/io') as f:
         for row in f:
@@ -451,6 +470,9 @@ def workload_part(f, label, args, r, unseen=False):
         flat, flat_rss = measure(sql_cmd(f, flat_sql), r)
         report(tag + 'sql/flat_profile.sql / perf_samples scan (time)', flat / scan, 1.5, 'low',
                '(%.2f s, %.0f MB)' % (flat, flat_rss), key='flat_scan')
+        out = rows_out_seconds(f, 'flat_profile.sql', r)
+        line('    of which SQLite\'s own work on the rows (round(), text out): %.2f s;'
+             ' the rest / the scan: %.2f' % (out, (flat - out) / scan))
         report(tag + 'perf report --no-children / sql/flat_profile.sql (time)', report_flat / flat, 10, 'high',
                key='report_flat')
         report(tag + 'perf report --no-children / sql/flat_profile.sql (peak RSS)',
@@ -477,6 +499,9 @@ def workload_part(f, label, args, r, unseen=False):
         incl, incl_rss = measure(sql_cmd(f, incl_sql), r)
         report(tag + 'sql/inclusive_profile.sql / perf_callchains scan (time)', incl / chains_scan, 1.5, 'low',
                '(%.2f s, %.0f MB)' % (incl, incl_rss), key='incl_scan')
+        out = rows_out_seconds(f, 'inclusive_profile.sql', r)
+        line('    of which SQLite\'s own work on the rows (round(), text out): %.2f s;'
+             ' the rest / the scan: %.2f' % (out, (incl - out) / chains_scan))
         report(tag + 'perf report --children / sql/inclusive_profile.sql (time)', children / incl, 10,
                'high', key='report_incl')
         report(tag + 'perf report --children / sql/inclusive_profile.sql (peak RSS)',

@@ -433,10 +433,19 @@ static void fill_entry(SortEntry *e, const pv_profile_row *r, const EntryContext
     }
 }
 
-/* The rows put in the order of the sorted entries, in place: cycle by
- * cycle. */
+/* The rows put in the order of the sorted entries: gathered into a copy
+ * (independent reads, which the CPU overlaps), else, out of memory, in
+ * place cycle by cycle (each read waits for the one before). */
 static void permute_rows(pv_profile *p, SortEntry **sorted)
 {
+    pv_profile_row *gathered = sqlite3_malloc64(p->nr_rows * sizeof *gathered);
+    if (gathered) {
+        for (size_t at = 0; at < p->nr_rows; at++)
+            gathered[at] = *sorted[at]->row;
+        memcpy(p->rows, gathered, p->nr_rows * sizeof *gathered);
+        sqlite3_free(gathered);
+        return;
+    }
     for (size_t start = 0; start < p->nr_rows; start++) {
         if (!sorted[start]->row)
             continue;
@@ -480,6 +489,14 @@ static bool radix_tie(const SortEntry *x, const SortEntry *y, const RadixPlan *r
     return true;
 }
 
+/* An entry's radix words, copied out once so that the passes read and
+ * move them in sequence instead of following each pointer again (a
+ * profile's entries are megabytes, visited in a scattered order). */
+typedef struct RadixItem {
+    uint64_t word[RADIX_WORDS_MAX];
+    SortEntry *entry;
+} RadixItem;
+
 /* sorted[0 .. n) in the plan's words' order by a stable LSD radix sort, 8
  * bits a pass (a pass whose byte all share is skipped).  False (sorted
  * untouched) when out of memory. */
@@ -487,23 +504,30 @@ static bool radix_sort(SortEntry **sorted, size_t n, const RadixPlan *rp)
 {
     if (n < 2)      /* sorted already; from[0] below needs a row */
         return true;
-    SortEntry **spare = sqlite3_malloc64(n * sizeof *spare);
+    RadixItem *items = sqlite3_malloc64(n * sizeof *items);
+    RadixItem *spare = sqlite3_malloc64(n * sizeof *spare);
     size_t (*at)[256] = sqlite3_malloc64(8 * sizeof *at);
-    if (!spare || !at) {
+    if (!items || !spare || !at) {
+        sqlite3_free(items);
         sqlite3_free(spare);
         sqlite3_free(at);
         return false;
     }
-    SortEntry **from = sorted, **to = spare;
+    for (size_t i = 0; i < n; i++) {
+        for (unsigned w = 0; w < rp->nr_words; w++)
+            items[i].word[w] = radix_word(sorted[i], w, rp);
+        items[i].entry = sorted[i];
+    }
+    RadixItem *from = items, *to = spare;
     for (unsigned w = rp->nr_words; w-- > 0;) {
         /* the word's 8 bytes counted in one walk */
         memset(at, 0, 8 * sizeof *at);
         for (size_t i = 0; i < n; i++) {
-            uint64_t v = radix_word(from[i], w, rp);
+            uint64_t v = from[i].word[w];
             for (unsigned b = 0; b < 8; b++)
                 at[b][(v >> (8 * b)) & 255]++;
         }
-        uint64_t v0 = radix_word(from[0], w, rp);
+        uint64_t v0 = from[0].word[w];
         for (unsigned b = 0; b < 8; b++) {
             unsigned shift = 8 * b;
             if (at[b][(v0 >> shift) & 255] == n)
@@ -515,14 +539,15 @@ static bool radix_sort(SortEntry **sorted, size_t n, const RadixPlan *rp)
                 sum += here;
             }
             for (size_t i = 0; i < n; i++)
-                to[at[b][(radix_word(from[i], w, rp) >> shift) & 255]++] = from[i];
-            SortEntry **was = from;
+                to[at[b][(from[i].word[w] >> shift) & 255]++] = from[i];
+            RadixItem *was = from;
             from = to;
             to = was;
         }
     }
-    if (from != sorted)
-        memcpy(sorted, from, n * sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = from[i].entry;
+    sqlite3_free(items);
     sqlite3_free(spare);
     sqlite3_free(at);
     return true;
